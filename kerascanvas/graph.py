@@ -1,0 +1,446 @@
+"""`kc.Graph`: the public API. Every edit is one transaction over the drawing and its live network.
+
+An edit works on a copy of the Drawing; network.py rebuilds what it touched through a Journal. If
+the graph or Keras refuses, the journal rolls back and the old drawing stays: nothing changed. A
+successful edit keeps (old drawing, new drawing, journal) for undo and redo, which put back the
+exact Keras objects (and so the exact weights) each side had.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, replace
+from types import MappingProxyType
+from typing import Any, Callable, Iterable, Mapping
+
+import keras
+
+from . import catalog
+from .depth import DepthMap, depth_map
+from .drawing import INPUT_CLASS, Drawing, EditError, LayerSpec, NoSlots, Triple
+from .layout import layout
+from .network import Journal, Network
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Why `g.model` is None, and where: the layer, call and slot it concerns (or None)."""
+
+    message: str
+    layer: str | None = None
+    call: int | None = None
+    slot: int | None = None
+
+    def __str__(self) -> str:
+        return self.message
+
+
+@dataclass
+class _Step:
+    before: Drawing
+    after: Drawing
+    journal: Journal
+
+
+class Graph:
+    """A drawing of a Keras functional model and the live Keras objects that match it."""
+
+    def __init__(self, name: str = "model"):
+        if not isinstance(name, str) or not name:
+            raise TypeError(f"Graph name must be a non-empty string, got {name!r}.")
+        self.name = name
+        self._drawing = Drawing()
+        self._net = Network()
+        self._undo: list[_Step] = []
+        self._redo: list[_Step] = []
+        self._observers: list[Callable[["Graph"], None]] = []
+        self._placeholders: dict[str, tuple[Mapping, keras.layers.Layer]] = {}
+        self._forget()
+
+    # ----- building ---------------------------------------------------------------------------
+
+    def add_input(self, shape: Iterable[int | None], name: str | None = None,
+                  dtype: str = "float32") -> str:
+        """Add a `keras.Input` box; returns its name."""
+        shape = _check_shape(shape)
+
+        def change(d: Drawing) -> str:
+            chosen = d.check_new_name(name) if name is not None else d.auto_name("input_layer")
+            try:
+                layer = keras.layers.InputLayer(shape=shape, dtype=dtype, name=chosen)
+            except Exception as e:
+                raise EditError(f"Keras refused Input(shape={shape}, dtype={dtype!r}): {e}") from e
+            d.add(LayerSpec(chosen, INPUT_CLASS, layer.get_config(), NoSlots(), 1))
+            return chosen
+
+        return self._edit(change)
+
+    def add_layer(self, class_name: str, name: str | None = None, **config: Any) -> str:
+        """Add a layer of a catalog class (see `kerascanvas.catalog.names()`); returns its name."""
+        kind = catalog.get(class_name)
+
+        def change(d: Drawing) -> str:
+            chosen = d.check_new_name(name) if name is not None else d.auto_name(
+                keras.src.utils.naming.to_snake_case(kind.class_name))
+            d.add(self._spec(kind, chosen, _made(kind, chosen, config)))
+            return chosen
+
+        return self._edit(change)
+
+    def connect(self, src: str | Triple, dst: str, call: int = 0, slot: int | None = None) -> None:
+        """Feed a tensor into a slot of a layer's call. call=<number of calls> adds a new call."""
+        source = _triple(src)
+        self._edit(lambda d: d.connect(source, (dst, call, slot)) and None)
+
+    def disconnect(self, src: str | Triple, dst: str, call: int = 0, slot: int | None = None) -> None:
+        source = _triple(src)
+        self._edit(lambda d: d.disconnect(source, (dst, call, slot)) and None)
+
+    def remove(self, name: str) -> None:
+        self._edit(lambda d: d.remove(name))
+
+    def rename(self, old: str, new: str) -> None:
+        self._edit(lambda d: d.rename(old, new), predecessors={new: self._net.objects.get(old)})
+
+    def configure(self, name: str, **changes: Any) -> None:
+        """Change config values; Keras checks them (its message is in the error)."""
+
+        def change(d: Drawing) -> None:
+            spec = d.spec(name)
+            if "name" in changes:
+                raise EditError("Use rename() to change a layer's name.", layer=name)
+            if spec.is_input:
+                shape = _check_shape(changes.pop("shape", spec.config["batch_shape"][1:]))
+                dtype = changes.pop("dtype", spec.config["dtype"])
+                if changes:
+                    raise TypeError(f"An Input takes shape and dtype, not {sorted(changes)}.")
+                try:
+                    config = keras.layers.InputLayer(shape=shape, dtype=dtype, name=name).get_config()
+                except Exception as e:
+                    raise EditError(f"Keras refused Input(shape={shape}, dtype={dtype!r}): {e}",
+                                    layer=name) from e
+                d.replace_spec(replace(spec, config=config))
+                return
+            kind = catalog.get(spec.class_name)
+            config = _remade(kind, name, {**spec.config, **changes})
+            d.replace_spec(self._spec(kind, name, config, calls=spec.calls))
+
+        self._edit(change)
+
+    def add_call(self, name: str) -> int:
+        """A new, pending call of a layer (shared weights); returns its call number = node_index."""
+        return self._edit(lambda d: d.add_call(name))
+
+    def remove_call(self, name: str, call: int) -> None:
+        """Remove one call; later calls move down one node_index, as Keras would number them."""
+        self._edit(lambda d: d.remove_call(name, call))
+
+    def duplicate(self, names: Iterable[str]) -> dict[str, str]:
+        """Copy layers (new names) and the edges among them; returns {old name: new name}."""
+        names = list(names)
+
+        def change(d: Drawing) -> dict[str, str]:
+            mapping = {}
+            for old in names:
+                spec = d.spec(old)
+                prefix = ("input_layer" if spec.is_input else
+                          keras.src.utils.naming.to_snake_case(spec.class_name))
+                new = d.auto_name(prefix)
+                d.add(replace(spec, name=new, config={**spec.config, "name": new}))
+                mapping[old] = new
+                if old in d.pinned:
+                    x, y = d.pinned[old]
+                    d.pinned[new] = (x + 40.0, y + 40.0)
+            for e in list(d.edges):
+                if e.src[0] in mapping and e.dst[0] in mapping:
+                    d.edges.append(type(e)((mapping[e.src[0]],) + e.src[1:],
+                                           (mapping[e.dst[0]],) + e.dst[1:]))
+            return mapping
+
+        return self._edit(change)
+
+    def move(self, name: str, x: float, y: float) -> None:
+        """Put a box at (x, y) and pin it there (the layout leaves pinned boxes alone)."""
+        point = _check_point(x, y)
+
+        def change(d: Drawing) -> None:
+            d.spec(name)
+            d.pinned[name] = point
+
+        self._edit(change, network=False)
+
+    def arrange(self) -> None:
+        """Unpin every box and lay the drawing out again from its depth map."""
+        self._edit(lambda d: d.pinned.clear(), network=False)
+
+    def set_outputs(self, outputs: Iterable[str | Triple]) -> None:
+        """Order the model's outputs; outputs not listed follow in creation order."""
+        order = tuple(_triple(o) for o in outputs)
+
+        def change(d: Drawing) -> None:
+            for t in order:
+                spec = d.spec(t[0])
+                if t[1] >= spec.calls or t[2] >= spec.n_outputs:
+                    raise EditError(f"{t} is not an output port of {t[0]}.", layer=t[0])
+            d.output_order = order
+
+        self._edit(change, network=False)
+
+    # ----- undo / redo ------------------------------------------------------------------------
+
+    @property
+    def can_undo(self) -> bool:
+        return bool(self._undo)
+
+    @property
+    def can_redo(self) -> bool:
+        return bool(self._redo)
+
+    def undo(self) -> None:
+        if not self._undo:
+            raise EditError("Nothing to undo.")
+        step = self._undo.pop()
+        step.journal.undo()
+        self._redo.append(step)
+        self._commit(step.before)
+
+    def redo(self) -> None:
+        if not self._redo:
+            raise EditError("Nothing to redo.")
+        step = self._redo.pop()
+        step.journal.redo()
+        self._undo.append(step)
+        self._commit(step.after)
+
+    # ----- reading ----------------------------------------------------------------------------
+
+    @property
+    def layers(self) -> Mapping[str, Mapping[str, Any]]:
+        """{name: {"class_name", "config"}} in creation order (read-only)."""
+        return MappingProxyType({n: MappingProxyType({"class_name": s.class_name,
+                                                      "config": MappingProxyType(dict(s.config))})
+                                 for n, s in self._drawing.layers.items()})
+
+    @property
+    def edges(self) -> tuple:
+        """((src, node_index, tensor_index), (dst, call, slot)) pairs in creation order."""
+        return tuple((e.src, e.dst) for e in self._drawing.edges)
+
+    def calls(self, name: str) -> int:
+        """How many calls of the layer are drawn (complete or pending)."""
+        return self._drawing.spec(name).calls
+
+    def is_built(self, name: str, call: int = 0) -> bool:
+        """Whether that call exists as a Keras Node (else it is pending)."""
+        return self._net.status.get((name, call), "") is None
+
+    def keras_layer(self, name: str) -> keras.layers.Layer:
+        """The live Keras layer behind a box. A layer none of whose calls is complete yet gets an
+        unbuilt layer made from its config, replaced by a fresh one when its first call is made."""
+        spec = self._drawing.spec(name)
+        if name in self._net.objects:
+            return self._net.objects[name]
+        held = self._placeholders.get(name)
+        if held is None or held[0] is not spec.config:
+            held = (spec.config, catalog.get(spec.class_name).create(dict(spec.config)))
+            self._placeholders[name] = held
+        return held[1]
+
+    def tensor(self, src: str | Triple):
+        """The KerasTensor of an output port, or None while its call is pending."""
+        t = _triple(src)
+        record = self._net.records.get(t[:2])
+        return record.outputs[t[2]] if record is not None and t[2] < len(record.outputs) else None
+
+    @property
+    def problems(self) -> list[Problem]:
+        """Why the drawing is not (yet) a model; empty when `g.model` exists."""
+        self.model  # a model Keras refuses adds a problem
+        return list(self._problems)
+
+    @property
+    def model(self) -> keras.Model | None:
+        """A keras.Model over every Input and every unconsumed output, or None (see problems)."""
+        if self._model is _UNSET:
+            self._problems = self._find_problems()
+            self._model = None if self._problems else self._build_model()
+        return self._model
+
+    @property
+    def inputs(self) -> list[str]:
+        return [n for n, s in self._drawing.layers.items() if s.is_input]
+
+    @property
+    def outputs(self) -> list[Triple]:
+        """The unconsumed output ports of complete calls, in the model's output order."""
+        d, records = self._drawing, self._net.records
+        consumed = {e.src for e in d.edges if self.is_built(e.dst[0], e.dst[1])}
+        default = [(n, k, t) for n, s in d.layers.items() if not s.is_input
+                   for k in range(s.calls) if (n, k) in records
+                   for t in range(len(records[(n, k)].outputs)) if (n, k, t) not in consumed]
+        chosen = [t for t in d.output_order if t in default]
+        return chosen + [t for t in default if t not in chosen]
+
+    @property
+    def depth(self) -> DepthMap:
+        """Seed 000's depth map of the model, or of the complete calls of a partial drawing."""
+        if self._depth is None:
+            d = self._drawing
+            sources = d.sources()
+            node_inputs = {key: d.call_inputs(d.layers[key[0]], sources.get(key, {}))
+                           for key, why in self._net.status.items() if why is None}
+            self._depth = depth_map([(n, 0, 0) for n in self.inputs], self.outputs, node_inputs)
+        return self._depth
+
+    @property
+    def nodes_by_depth(self) -> dict[int, list[tuple[str, int]]]:
+        return self.depth.nodes_by_depth
+
+    @property
+    def layers_by_depth(self) -> dict[int, list[str]]:
+        return self.depth.layers_by_depth
+
+    @property
+    def positions(self) -> dict[str, tuple[float, float]]:
+        """Box positions: pinned ones as the user put them, the rest from the depth layout."""
+        if self._positions is None:
+            d = self._drawing
+            links = [(e.src[0], e.dst[0]) for e in d.edges]
+            self._positions = layout(self.depth.layer_depth, links, list(d.layers), d.pinned)
+        return self._positions
+
+    @property
+    def pinned(self) -> frozenset[str]:
+        return frozenset(self._drawing.pinned)
+
+    def observe(self, callback: Callable[["Graph"], None]) -> Callable[[], None]:
+        """Call `callback(graph)` after every change; returns a function that stops it."""
+        self._observers.append(callback)
+        return lambda: self._observers.remove(callback) if callback in self._observers else None
+
+    def state(self) -> dict:
+        from .state import graph_state
+
+        return graph_state(self)
+
+    def __repr__(self) -> str:
+        d = self._drawing
+        return (f"<kerascanvas.Graph {self.name!r}: {len(d.layers)} layers, {len(d.edges)} edges, "
+                f"{'model' if self.model is not None else f'{len(self.problems)} problem(s)'}>")
+
+    # ----- internals --------------------------------------------------------------------------
+
+    def _spec(self, kind, name: str, config: Mapping, calls: int = 1) -> LayerSpec:
+        return LayerSpec(name, kind.class_name, config, kind.slots, kind.n_outputs(config), calls)
+
+    def _edit(self, change: Callable[[Drawing], Any], network: bool = True,
+              predecessors: Mapping | None = None) -> Any:
+        drawing = self._drawing.copy()
+        result = change(drawing)  # refuses by raising; only the copy was touched
+        journal = Journal()
+        if network:
+            try:
+                self._net.rebuild(drawing, journal, predecessors)
+            except BaseException:
+                journal.rollback()
+                raise
+        journal.seal()
+        self._undo.append(_Step(self._drawing, drawing, journal))
+        self._redo.clear()
+        self._commit(drawing)
+        return result
+
+    def _commit(self, drawing: Drawing) -> None:
+        self._drawing = drawing
+        self._forget()
+        for callback in list(self._observers):
+            callback(self)
+
+    def _forget(self) -> None:
+        self._model = _UNSET
+        self._problems: list[Problem] = []
+        self._depth: DepthMap | None = None
+        self._positions = None
+
+    def _find_problems(self) -> list[Problem]:
+        d, status = self._drawing, self._net.status
+        found = []
+        if not self.inputs:
+            found.append(Problem("The drawing has no Input: add one with add_input()."))
+        used = {e.src[0] for e in d.edges}
+        for name in self.inputs:
+            if name not in used:
+                found.append(Problem(f"Input {name} is not used by any layer.", name, 0))
+        for (name, k), why in status.items():
+            if why is not None:
+                found.append(Problem(f"{name} call {k} is pending: {why}.", name, k))
+        if not found and not self.outputs:
+            found.append(Problem("The drawing has no output."))
+        return found
+
+    def _build_model(self) -> keras.Model | None:
+        net = self._net
+        inputs = [net.records[(n, 0)].outputs[0] for n in self.inputs]
+        outputs = [net.records[t[:2]].outputs[t[2]] for t in self.outputs]
+        limit = sys.getrecursionlimit()  # Keras's map_graph recurses once per node (#15596)
+        sys.setrecursionlimit(max(limit, 20 * len(net.records) + 2000))
+        try:
+            return keras.Model(inputs=inputs[0] if len(inputs) == 1 else inputs,
+                               outputs=outputs[0] if len(outputs) == 1 else outputs,
+                               name=self.name)
+        except Exception as e:
+            self._problems = [Problem(f"Keras refused the model: {e}")]
+            return None
+        finally:
+            sys.setrecursionlimit(limit)
+
+
+_UNSET = object()
+
+
+def _made(kind, name: str, config: Mapping[str, Any]) -> dict:
+    try:
+        return kind.make_config(**{**config, "name": name})
+    except TypeError:
+        raise
+    except Exception as e:
+        raise EditError(f"Keras refused the config of {name} ({kind.class_name}): {e}",
+                        layer=name) from e
+
+
+def _remade(kind, name: str, config: Mapping[str, Any]) -> dict:
+    try:  # from_config: Keras names unknown keys and bad values itself
+        return kind.create(dict(config)).get_config()
+    except Exception as e:
+        raise EditError(f"Keras refused the config of {name} ({kind.class_name}): {e}",
+                        layer=name) from e
+
+
+def _triple(src: Any) -> Triple:
+    if isinstance(src, str):
+        return (src, 0, 0)
+    if (isinstance(src, (tuple, list)) and len(src) == 3 and isinstance(src[0], str)
+            and all(isinstance(i, int) and not isinstance(i, bool) and i >= 0 for i in src[1:])):
+        return (src[0], src[1], src[2])
+    raise EditError(f"A source is a layer name or a (layer, node_index, tensor_index) triple of "
+                    f"non-negative ints; got {src!r}.")
+
+
+def _check_shape(shape: Any) -> tuple:
+    try:
+        dims = tuple(shape)
+    except TypeError:
+        raise EditError(f"An Input shape is a tuple of sizes (ints or None), got {shape!r}.") from None
+    if len(dims) > 8 or not all(d is None or (isinstance(d, int) and not isinstance(d, bool)
+                                              and 0 < d <= 2**31) for d in dims):
+        raise EditError(f"An Input shape is up to 8 sizes, each a positive int or None; got {shape!r}.")
+    return dims
+
+
+def _check_point(x: Any, y: Any) -> tuple[float, float]:
+    import math
+
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+               and abs(v) < 1e7 for v in (x, y)):
+        raise EditError(f"A position is two finite numbers, got ({x!r}, {y!r}).")
+    return (float(x), float(y))

@@ -1,0 +1,236 @@
+"""Drawing -> live Keras objects: one Node per complete call, rebuilt incrementally.
+
+Keras nodes are append-only, so a changed call k of a layer truncates that layer's node list at k
+(and unhooks the dropped nodes from their sources' `_outbound_nodes`) before calling it again.
+Everything downstream follows because its input tensors are new objects. A built layer whose input
+shapes did not change is called again (cheap, keeps its weights); otherwise a fresh layer is made
+from its config, so a call Keras refuses never touches a live object. Every mutation goes through a
+Journal, which is how a refused edit is rolled back and how undo/redo restore exact objects.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Mapping, NamedTuple
+
+import keras
+
+from .drawing import CallKey, Drawing, EditError, LayerSpec
+
+_MISSING = object()
+
+
+class CallRecord(NamedTuple):
+    inputs: tuple  # the KerasTensors fed to the call, in slot order
+    outputs: tuple  # its output KerasTensors, flattened: tensor_index order
+    shapes: tuple  # ((shape, dtype), ...) of the inputs
+
+
+class Journal:
+    """Before/after values of everything an edit mutates: rollback, undo and redo in one place."""
+
+    def __init__(self):
+        self._cells: dict[Any, list] = {}
+
+    def _touch(self, key: Any, read: Callable[[], Any], write: Callable[[Any], None]) -> None:
+        if key not in self._cells:
+            self._cells[key] = [read, write, read(), None]
+
+    def item(self, d: dict, key: Any) -> None:
+        def write(v):
+            if v is _MISSING:
+                d.pop(key, None)
+            else:
+                d[key] = v
+
+        self._touch(("item", id(d), key), lambda: d.get(key, _MISSING), write)
+
+    def setitem(self, d: dict, key: Any, value: Any) -> None:
+        self.item(d, key)
+        d[key] = value
+
+    def delitem(self, d: dict, key: Any) -> None:
+        self.item(d, key)
+        d.pop(key, None)
+
+    def setattr(self, obj: Any, attr: str, value: Any) -> None:
+        self._touch(("attr", id(obj), attr), lambda: getattr(obj, attr),
+                    lambda v: setattr(obj, attr, v))
+        setattr(obj, attr, value)
+
+    def node_lists(self, layer: Any) -> None:
+        """Remember a layer's inbound and outbound node lists before Keras or we change them."""
+        for lst in (layer._inbound_nodes, layer._outbound_nodes):
+            # list.__setitem__: TrackedList overrides only the element-wise mutators
+            self._touch(("list", id(lst)), lambda lst=lst: list(lst),
+                        lambda v, lst=lst: list.__setitem__(lst, slice(None), v))
+
+    def seal(self) -> None:
+        for cell in self._cells.values():
+            cell[3] = cell[0]()
+
+    def undo(self) -> None:
+        for read, write, before, _ in reversed(list(self._cells.values())):
+            write(before)
+
+    def redo(self) -> None:
+        for read, write, _, after in self._cells.values():
+            write(after)
+
+    rollback = undo
+
+
+class Network:
+    """The live Keras objects behind a Drawing."""
+
+    def __init__(self):
+        self.objects: dict[str, keras.layers.Layer] = {}
+        self.made_from: dict[str, Mapping] = {}  # the config object each live layer was made from
+        self.records: dict[CallKey, CallRecord] = {}
+        self.status: dict[CallKey, str | None] = {}  # None: built; else why the call is pending
+        self.created = 0  # layers made from config so far (tests use it to check reuse)
+
+    # ----- the rebuild -------------------------------------------------------------------------
+
+    def rebuild(self, drawing: Drawing, journal: Journal,
+                predecessors: Mapping[str, keras.layers.Layer] | None = None) -> None:
+        """Make the live objects match `drawing`, touching only calls whose inputs changed.
+
+        predecessors: name -> a layer whose weights a newly made layer inherits (rename).
+        """
+        predecessors = predecessors or {}
+        sources = drawing.sources()
+        status: dict[CallKey, str | None] = {}
+        redone: dict[str, int] = {}  # layer -> first call rebuilt in this pass
+        for key in drawing.call_order():
+            name, k = key
+            spec = drawing.layers[name]
+            filled = sources.get(key, {})
+            triples = drawing.call_inputs(spec, filled)
+            reason = None
+            if triples is None:
+                reason = drawing.missing(spec, filled)
+            elif k and status[(name, k - 1)] is not None:
+                reason = f"it waits for call {k - 1} of {name}"
+            else:
+                waiting = [s for s in triples if status[s[:2]] is not None]
+                if waiting:
+                    reason = f"it waits for {waiting[0][0]} call {waiting[0][1]}, which is pending"
+            status[key] = reason
+            if reason is not None:
+                self._cut(name, k, journal)
+                continue
+            inputs = tuple(self._tensor(s, key) for s in triples)
+            self._ensure_call(spec, k, inputs, journal, redone, predecessors)
+        for name in [n for n in self.objects if n not in drawing.layers]:
+            self._drop(name, journal)
+        for name, spec in drawing.layers.items():
+            built = sum(1 for k in range(spec.calls) if status.get((name, k)) is None)
+            self._cut(name, built, journal)  # calls removed from the end of a layer
+        journal.setattr(self, "status", status)
+
+    def _tensor(self, src: tuple, consumer: CallKey):
+        outputs = self.records[src[:2]].outputs
+        if src[2] >= len(outputs):
+            raise EditError(f"{src[0]} call {src[1]} has {len(outputs)} output(s); there is no "
+                            f"tensor_index {src[2]} for {consumer[0]} call {consumer[1]}.",
+                            layer=consumer[0], call=consumer[1])
+        return outputs[src[2]]
+
+    def _ensure_call(self, spec: LayerSpec, k: int, inputs: tuple, journal: Journal,
+                     redone: dict[str, int], predecessors: Mapping) -> None:
+        name = spec.name
+        layer = self.objects.get(name)
+        record = self.records.get((name, k))
+        same_layer = layer is not None and self.made_from.get(name) is spec.config
+        if (same_layer and name not in redone and record is not None
+                and len(record.inputs) == len(inputs)
+                and all(a is b for a, b in zip(record.inputs, inputs))):
+            return  # nothing upstream of this call changed
+        shapes = tuple((tuple(t.shape), t.dtype) for t in inputs)
+        previous = None
+        if name not in redone:
+            reuse = (same_layer and layer.built and not spec.is_input
+                     and (k > 0 or (record is not None and record.shapes == shapes)))
+            if reuse:
+                self._cut(name, k, journal)
+            else:
+                assert k == 0, f"{name}: a layer is re-created only at call 0"
+                previous = layer if layer is not None else predecessors.get(name)
+                layer = self._create(spec)
+                self._drop(name, journal)
+                journal.setitem(self.objects, name, layer)
+                journal.setitem(self.made_from, name, spec.config)
+            redone[name] = k
+        if spec.is_input:
+            outputs = tuple(layer._inbound_nodes[0].output_tensors)
+        else:
+            outputs = self._call(layer, spec, k, inputs, journal)
+            if previous is not None and k == 0:
+                _inherit_weights(previous, layer)
+        journal.setitem(self.records, (name, k), CallRecord(inputs, outputs, shapes))
+
+    def _create(self, spec: LayerSpec) -> keras.layers.Layer:
+        self.created += 1
+        try:
+            if spec.is_input:
+                return keras.layers.InputLayer.from_config(dict(spec.config))
+            from . import catalog
+
+            return catalog.get(spec.class_name).create(dict(spec.config))
+        except Exception as e:  # Keras's own message is the useful part
+            raise EditError(f"Keras refused the config of {spec.name} ({spec.class_name}): {e}",
+                            layer=spec.name) from e
+
+    def _call(self, layer, spec: LayerSpec, k: int, inputs: tuple, journal: Journal) -> tuple:
+        journal.node_lists(layer)
+        for t in inputs:
+            journal.node_lists(t._keras_history.operation)
+        if len(layer._inbound_nodes) != k:
+            raise AssertionError(f"{spec.name}: call {k} would get node_index "
+                                 f"{len(layer._inbound_nodes)}")
+        try:
+            if spec.slots.kind == "list":
+                out = layer(list(inputs))
+            else:  # positional, in slot order (Keras sorts keyword tensors)
+                out = layer(*inputs)
+        except Exception as e:
+            shapes = ", ".join(str(tuple(t.shape)) for t in inputs)
+            raise EditError(f"Keras refused to call {spec.name} ({spec.class_name}) call {k} on "
+                            f"input shape(s) {shapes}: {e}", layer=spec.name, call=k) from e
+        return tuple(keras.tree.flatten(out))
+
+    # ----- removing nodes ----------------------------------------------------------------------
+
+    def _cut(self, name: str, k: int, journal: Journal) -> None:
+        """Drop calls k, k+1, ... of a layer: its nodes, their outbound entries and records."""
+        layer = self.objects.get(name)
+        if layer is None or len(layer._inbound_nodes) <= k:
+            return
+        dropped = layer._inbound_nodes[k:]
+        journal.node_lists(layer)
+        for node in dropped:
+            for t in node.input_tensors:
+                source = t._keras_history.operation
+                journal.node_lists(source)
+                list.__setitem__(source._outbound_nodes, slice(None),
+                                 [n for n in source._outbound_nodes if n is not node])
+        list.__setitem__(layer._inbound_nodes, slice(k, None), [])
+        for j in range(k, k + len(dropped)):
+            journal.delitem(self.records, (name, j))
+
+    def _drop(self, name: str, journal: Journal) -> None:
+        """Take a layer object out of the live network (it was removed, renamed or re-created)."""
+        if name not in self.objects:
+            return
+        self._cut(name, 0, journal)
+        journal.delitem(self.objects, name)
+        journal.delitem(self.made_from, name)
+
+
+def _inherit_weights(previous, layer) -> None:
+    """Keep trained weights across a rename or a config change that leaves their shapes alone."""
+    if not getattr(previous, "built", False):
+        return
+    old, new = previous.get_weights(), layer.get_weights()
+    if old and len(old) == len(new) and all(a.shape == b.shape for a, b in zip(old, new)):
+        layer.set_weights(old)
