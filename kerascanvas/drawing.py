@@ -108,9 +108,8 @@ class Drawing:
 
     def remove(self, name: str) -> None:
         self.spec(name)
-        for edge in [e for e in self.edges if e.dst[0] == name]:
-            self._drop_edge(edge)
-        self.edges = [e for e in self.edges if e.src[0] != name]
+        self.edges = [e for e in self.edges if e.dst[0] != name]
+        self._drop_edges_from(lambda src: src[0] == name)
         del self.layers[name]
         self.pinned.pop(name, None)
         self.output_order = tuple(t for t in self.output_order if t[0] != name)
@@ -153,9 +152,8 @@ class Drawing:
         if spec.is_input or not _is_index(call) or call >= spec.calls or spec.calls == 1:
             raise EditError(f"{name} has calls 0..{spec.calls - 1}; call {call!r} cannot be removed "
                             "(a layer keeps at least one call: remove the layer instead).", layer=name)
-        for e in [e for e in self.edges if e.src[:2] == (name, call) or e.dst[:2] == (name, call)]:
-            if e in self.edges:
-                self._drop_edge(e)  # closes gaps in list slots
+        self._drop_edges_from(lambda src: src[:2] == (name, call))
+        self.edges = [e for e in self.edges if e.dst[:2] != (name, call)]  # the whole call: no gaps
         kept = []
         for e in self.edges:
             src, dst = e.src, e.dst
@@ -206,6 +204,14 @@ class Drawing:
             raise EditError(f"There is no edge {src} -> {dst}.", layer=dst[0], call=dst[1], slot=dst[2])
         self._drop_edge(matches[0])
         return matches[0]
+
+    def _drop_edges_from(self, matches) -> None:
+        """Drop edges by source one at a time: each may close a gap in a consumer's list."""
+        while True:
+            edge = next((e for e in self.edges if matches(e.src)), None)
+            if edge is None:
+                return
+            self._drop_edge(edge)
 
     def _drop_edge(self, edge: Edge) -> None:
         self.edges.remove(edge)

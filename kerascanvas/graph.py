@@ -8,6 +8,7 @@ exact Keras objects (and so the exact weights) each side had.
 
 from __future__ import annotations
 
+import re
 import sys
 from dataclasses import dataclass, replace
 from types import MappingProxyType
@@ -143,9 +144,7 @@ class Graph:
             mapping = {}
             for old in names:
                 spec = d.spec(old)
-                prefix = ("input_layer" if spec.is_input else
-                          keras.src.utils.naming.to_snake_case(spec.class_name))
-                new = d.auto_name(prefix)
+                new = d.auto_name(re.sub(r"_\d+$", "", old))  # a copy of dense_1 is dense_2
                 d.add(replace(spec, name=new, config={**spec.config, "name": new}))
                 mapping[old] = new
                 if old in d.pinned:
