@@ -6,8 +6,8 @@ copied before every edit (shallow: specs and edges are immutable), so the old co
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-from typing import Any, Mapping, NamedTuple
+from dataclasses import dataclass, replace
+from typing import Any, Iterable, Mapping, NamedTuple
 
 Triple = tuple[str, int, int]  # (layer, node_index, tensor_index): KerasTensor._keras_history
 Target = tuple[str, int, int]  # (layer, call, slot)
@@ -60,17 +60,33 @@ class LayerSpec:
         return self.class_name == INPUT_CLASS
 
 
-@dataclass
 class Drawing:
-    layers: dict[str, LayerSpec] = field(default_factory=dict)  # creation order
-    edges: list[Edge] = field(default_factory=list)  # creation order
-    pinned: dict[str, tuple[float, float]] = field(default_factory=dict)
-    output_order: tuple[Triple, ...] = ()
-    name_counts: dict[str, int] = field(default_factory=dict)
+    """Layers (creation order), edges (creation order) and pinned positions.
+
+    Two indexes (edges into a call, edges out of a call) are kept up to date by every edit, and
+    each edit notes the calls it touched and the layers it took away, so that the network rebuild
+    visits only those and what lies downstream of them.
+    """
+
+    def __init__(self):
+        self.layers: dict[str, LayerSpec] = {}
+        self.edges: list[Edge] = []
+        self.pinned: dict[str, tuple[float, float]] = {}
+        self.output_order: tuple[Triple, ...] = ()
+        self.name_counts: dict[str, int] = {}
+        self._into: dict[CallKey, tuple[Edge, ...]] = {}  # dst call -> its edges
+        self._out: dict[CallKey, tuple[Edge, ...]] = {}  # src call -> edges it feeds
+        self.touched: set[CallKey] = set()
+        self.gone: set[str] = set()
 
     def copy(self) -> "Drawing":
-        return Drawing(dict(self.layers), list(self.edges), dict(self.pinned), self.output_order,
-                       dict(self.name_counts))
+        """A copy to edit (index values are tuples, so shallow copies suffice)."""
+        d = Drawing.__new__(Drawing)
+        d.layers, d.edges, d.pinned = dict(self.layers), list(self.edges), dict(self.pinned)
+        d.output_order, d.name_counts = self.output_order, dict(self.name_counts)
+        d._into, d._out = dict(self._into), dict(self._out)
+        d.touched, d.gone = set(), set()
+        return d
 
     # ----- names -----------------------------------------------------------------------------
 
@@ -97,7 +113,8 @@ class Drawing:
 
     def spec(self, name: Any) -> LayerSpec:
         if not isinstance(name, str) or name not in self.layers:
-            raise EditError(f"There is no layer named {name!r}.", layer=name if isinstance(name, str) else None)
+            raise EditError(f"There is no layer named {name!r}.",
+                            layer=name if isinstance(name, str) else None)
         return self.layers[name]
 
     # ----- edits (structural checks only; Keras checks come from network.py) --------------------
@@ -105,14 +122,19 @@ class Drawing:
     def add(self, spec: LayerSpec) -> None:
         self.check_new_name(spec.name)
         self.layers[spec.name] = spec
+        self.touched.update((spec.name, k) for k in range(spec.calls))
 
     def remove(self, name: str) -> None:
-        self.spec(name)
-        self.edges = [e for e in self.edges if e.dst[0] != name]
-        self._drop_edges_from(lambda src: src[0] == name)
+        spec = self.spec(name)
+        for k in range(spec.calls):
+            for e in self._into.get((name, k), ()):
+                self._unlink(e)
+            while self._out.get((name, k)):
+                self._drop_edge(self._out[(name, k)][0])
         del self.layers[name]
         self.pinned.pop(name, None)
         self.output_order = tuple(t for t in self.output_order if t[0] != name)
+        self.gone.add(name)
 
     def rename(self, old: str, new: str) -> None:
         self.spec(old)
@@ -127,24 +149,31 @@ class Drawing:
         self.layers = {(new if n == old else n): (renamed if n == old else s)
                        for n, s in self.layers.items()}
         self.edges = [Edge(swap(e.src), swap(e.dst)) for e in self.edges]
+        self._reindex()
         if old in self.pinned:
             self.pinned[new] = self.pinned.pop(old)
         self.output_order = tuple(swap(t) for t in self.output_order)
+        self.gone.add(old)
+        self.touched.update((new, k) for k in range(renamed.calls))
 
     def replace_spec(self, spec: LayerSpec) -> None:
         """A new config: refused if it removes output ports that edges still use."""
-        for e in self.edges:
-            if e.src[0] == spec.name and e.src[2] >= spec.n_outputs:
-                raise EditError(
-                    f"With this config {spec.name} has {spec.n_outputs} output(s), but the edge "
-                    f"{_fmt_edge(e)} uses output {e.src[2]}: disconnect it first.", layer=spec.name)
+        for k in range(spec.calls):
+            for e in self._out.get((spec.name, k), ()):
+                if e.src[2] >= spec.n_outputs:
+                    raise EditError(
+                        f"With this config {spec.name} has {spec.n_outputs} output(s), but the edge "
+                        f"{_fmt_edge(e)} uses output {e.src[2]}: disconnect it first.",
+                        layer=spec.name)
         self.layers[spec.name] = spec
+        self.touched.add((spec.name, 0))
 
     def add_call(self, name: str) -> int:
         spec = self.spec(name)
         if spec.is_input:
             raise EditError(f"{name} is an Input: it cannot be called.", layer=name)
         self.layers[name] = replace(spec, calls=spec.calls + 1)
+        self.touched.add((name, spec.calls))
         return spec.calls
 
     def remove_call(self, name: str, call: int) -> None:
@@ -152,8 +181,10 @@ class Drawing:
         if spec.is_input or not _is_index(call) or call >= spec.calls or spec.calls == 1:
             raise EditError(f"{name} has calls 0..{spec.calls - 1}; call {call!r} cannot be removed "
                             "(a layer keeps at least one call: remove the layer instead).", layer=name)
-        self._drop_edges_from(lambda src: src[:2] == (name, call))
-        self.edges = [e for e in self.edges if e.dst[:2] != (name, call)]  # the whole call: no gaps
+        while self._out.get((name, call)):
+            self._drop_edge(self._out[(name, call)][0])
+        for e in self._into.get((name, call), ()):  # the whole call goes: no gaps to close
+            self._unlink(e)
         kept = []
         for e in self.edges:
             src, dst = e.src, e.dst
@@ -163,10 +194,12 @@ class Drawing:
                 dst = (name, dst[1] - 1, dst[2])
             kept.append(Edge(src, dst))
         self.edges = kept
+        self._reindex()
         self.layers[name] = replace(spec, calls=spec.calls - 1)
         self.output_order = tuple(
             (t[0], t[1] - (t[0] == name and t[1] > call), t[2]) for t in self.output_order
             if not (t[0] == name and t[1] == call))
+        self.touched.update((name, k) for k in range(call, spec.calls))  # the last one: to cut
 
     def connect(self, src: Triple, dst: tuple[str, int, int | None]) -> Edge:
         src_spec, dst_spec = self.spec(src[0]), self.spec(dst[0])
@@ -194,35 +227,59 @@ class Drawing:
             path = " -> ".join(f"{c[0]}({c[1]})" for c in cycle + [cycle[0]])
             raise EditError(f"This edge would close a cycle between calls: {path}.", layer=name,
                             call=call, slot=slot)
-        self.edges.append(edge)
+        self._link(edge)
         return edge
 
     def disconnect(self, src: Triple, dst: tuple[str, int, int | None]) -> Edge:
-        matches = [e for e in self.edges if e.src == tuple(src) and e.dst[:2] == tuple(dst[:2])
-                   and (dst[2] is None or e.dst[2] == dst[2])]
+        if not isinstance(dst[0], str) or not _is_index(dst[1]):
+            raise EditError(f"There is no edge {src} -> {dst}.")
+        matches = [e for e in self._into.get((dst[0], dst[1]), ())
+                   if e.src == tuple(src) and (dst[2] is None or e.dst[2] == dst[2])]
         if not matches:
             raise EditError(f"There is no edge {src} -> {dst}.", layer=dst[0], call=dst[1], slot=dst[2])
         self._drop_edge(matches[0])
         return matches[0]
 
-    def _drop_edges_from(self, matches) -> None:
-        """Drop edges by source one at a time: each may close a gap in a consumer's list."""
-        while True:
-            edge = next((e for e in self.edges if matches(e.src)), None)
-            if edge is None:
-                return
-            self._drop_edge(edge)
+    # ----- edge bookkeeping: every change of self.edges keeps both indexes right ---------------
+
+    def _link(self, edge: Edge, at: int | None = None) -> None:
+        if at is None:
+            self.edges.append(edge)
+        else:
+            self.edges.insert(at, edge)
+        self._into[edge.dst[:2]] = self._into.get(edge.dst[:2], ()) + (edge,)
+        self._out[edge.src[:2]] = self._out.get(edge.src[:2], ()) + (edge,)
+        self.touched.add(edge.dst[:2])
+
+    def _unlink(self, edge: Edge) -> int:
+        at = self.edges.index(edge)
+        del self.edges[at]
+        for index, key in ((self._into, edge.dst[:2]), (self._out, edge.src[:2])):
+            rest = tuple(e for e in index[key] if e != edge)
+            if rest:
+                index[key] = rest
+            else:
+                del index[key]
+        self.touched.add(edge.dst[:2])
+        return at
 
     def _drop_edge(self, edge: Edge) -> None:
-        self.edges.remove(edge)
+        self._unlink(edge)
         name, call, slot = edge.dst
         if self.layers[name].slots.kind == "list":  # like removing a list element: close the gap
-            self.edges = [Edge(e.src, (name, call, e.dst[2] - 1))
-                          if e.dst[:2] == (name, call) and e.dst[2] > slot else e for e in self.edges]
+            for e in self._into.get((name, call), ()):
+                if e.dst[2] > slot:
+                    self._link(Edge(e.src, (name, call, e.dst[2] - 1)), at=self._unlink(e))
+
+    def _reindex(self) -> None:
+        self._into, self._out = {}, {}
+        for e in self.edges:
+            self._into[e.dst[:2]] = self._into.get(e.dst[:2], ()) + (e,)
+            self._out[e.src[:2]] = self._out.get(e.src[:2], ()) + (e,)
 
     def _check_slot(self, spec: LayerSpec, call: int, slot: Any) -> int:
         slots = spec.slots
-        taken = {e.dst[2] for e in self.edges if e.dst[:2] == (spec.name, call)}
+        taken = {e.dst[2] for e in self._into.get((spec.name, call), ())}
         limit = slots.max if slots.max is not None else float("inf")
         if slot is None:
             if slots.kind != "list":
@@ -248,12 +305,23 @@ class Drawing:
 
     # ----- derived views ----------------------------------------------------------------------
 
-    def sources(self) -> dict[CallKey, dict[int, Triple]]:
-        """(layer, call) -> {slot: source triple}."""
-        found: dict[CallKey, dict[int, Triple]] = {}
-        for e in self.edges:
-            found.setdefault(e.dst[:2], {})[e.dst[2]] = e.src
-        return found
+    def filled(self, key: CallKey) -> dict[int, Triple]:
+        """{slot: source triple} of a call."""
+        return {e.dst[2]: e.src for e in self._into.get(key, ())}
+
+    def successors(self, key: CallKey) -> list[CallKey]:
+        """Calls that must wait for this one: its consumers and the same layer's next call."""
+        after = [e.dst[:2] for e in self._out.get(key, ())]
+        spec = self.layers.get(key[0])
+        if spec is not None and key[1] + 1 < spec.calls:
+            after.append((key[0], key[1] + 1))
+        return after
+
+    def predecessors(self, key: CallKey) -> list[CallKey]:
+        before = [e.src[:2] for e in self._into.get(key, ())]
+        if key[1]:
+            before.append((key[0], key[1] - 1))
+        return before
 
     def call_inputs(self, spec: LayerSpec, filled: Mapping[int, Triple]) -> list[Triple] | None:
         """The call's tensors in slot order, or None while required slots are empty."""
@@ -274,38 +342,35 @@ class Drawing:
         empty = [_slot_name(slots, i) for i in range(max(slots.min, 1)) if i not in filled]
         return "its " + ", ".join(repr(s) for s in empty) + " input is empty"
 
-    def call_order(self) -> list[CallKey]:
-        """Every drawn call, sources before consumers and call k before call k+1 (Kahn's order)."""
-        succ: dict[CallKey, list[CallKey]] = {}
-        indegree: dict[CallKey, int] = {}
-        for name, spec in self.layers.items():
-            for k in range(spec.calls):
-                indegree[(name, k)] = 1 if k else 0
-                if k:
-                    succ.setdefault((name, k - 1), []).append((name, k))
-        for e in self.edges:
-            succ.setdefault(e.src[:2], []).append(e.dst[:2])
-            indegree[e.dst[:2]] += 1
-        ready = [c for c, d in indegree.items() if d == 0]
-        ready.reverse()
-        order = []
-        while ready:
-            c = ready.pop()
-            order.append(c)
-            for s in reversed(succ.get(c, [])):
-                indegree[s] -= 1
-                if indegree[s] == 0:
-                    ready.append(s)
+    def downstream_order(self, seeds: Iterable[CallKey]) -> list[CallKey]:
+        """The seed calls that still exist and everything that waits on them, sources first."""
+        affected, todo = set(), [c for c in seeds if c[0] in self.layers
+                                 and c[1] < self.layers[c[0]].calls]
+        while todo:
+            c = todo.pop()
+            if c not in affected:
+                affected.add(c)
+                todo.extend(self.successors(c))
+        order, done = [], set()
+        for root in sorted(affected, key=self._rank):  # depth-first, iterative, in a stable order
+            stack = [(root, False)]
+            while stack:
+                c, expanded = stack.pop()
+                if c in done:
+                    continue
+                if expanded:
+                    done.add(c)
+                    order.append(c)
+                    continue
+                stack.append((c, True))
+                stack.extend((p, False) for p in self.predecessors(c) if p in affected and p not in done)
         return order
+
+    def _rank(self, key: CallKey) -> tuple:
+        return (key[1], key[0])
 
     def path(self, start: CallKey, goal: CallKey) -> list[CallKey] | None:
         """A path of calls from goal to start, if start depends on goal (used to name a cycle)."""
-        succ: dict[CallKey, list[CallKey]] = {}
-        for e in self.edges:
-            succ.setdefault(e.src[:2], []).append(e.dst[:2])
-        for name, spec in self.layers.items():
-            for k in range(1, spec.calls):
-                succ.setdefault((name, k - 1), []).append((name, k))
         parent = {goal: None}
         todo = [goal]
         while todo:
@@ -316,7 +381,7 @@ class Drawing:
                     chain.append(c)
                     c = parent[c]
                 return chain[::-1]
-            for s in succ.get(c, []):
+            for s in self.successors(c):
                 if s not in parent:
                     parent[s] = c
                     todo.append(s)

@@ -285,8 +285,7 @@ class Graph:
         """Seed 000's depth map of the model, or of the complete calls of a partial drawing."""
         if self._depth is None:
             d = self._drawing
-            sources = d.sources()
-            node_inputs = {key: d.call_inputs(d.layers[key[0]], sources.get(key, {}))
+            node_inputs = {key: d.call_inputs(d.layers[key[0]], d.filled(key))
                            for key, why in self._net.status.items() if why is None}
             self._depth = depth_map([(n, 0, 0) for n in self.inputs], self.outputs, node_inputs)
         return self._depth

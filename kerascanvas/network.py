@@ -98,13 +98,19 @@ class Network:
         predecessors: name -> a layer whose weights a newly made layer inherits (rename).
         """
         predecessors = predecessors or {}
-        sources = drawing.sources()
-        status: dict[CallKey, str | None] = {}
+        status = dict(self.status)
+        for name in drawing.gone | {c[0] for c in drawing.touched}:
+            spec = drawing.layers.get(name)
+            k = 0 if spec is None else spec.calls
+            while (name, k) in status:  # calls that no longer exist
+                del status[(name, k)]
+                k += 1
         redone: dict[str, int] = {}  # layer -> first call rebuilt in this pass
-        for key in drawing.call_order():
+        order = drawing.downstream_order(drawing.touched)
+        for key in order:
             name, k = key
             spec = drawing.layers[name]
-            filled = sources.get(key, {})
+            filled = drawing.filled(key)
             triples = drawing.call_inputs(spec, filled)
             reason = None
             if triples is None:
@@ -121,11 +127,16 @@ class Network:
                 continue
             inputs = tuple(self._tensor(s, key) for s in triples)
             self._ensure_call(spec, k, inputs, journal, redone, predecessors)
-        for name in [n for n in self.objects if n not in drawing.layers]:
-            self._drop(name, journal)
-        for name, spec in drawing.layers.items():
-            built = sum(1 for k in range(spec.calls) if status.get((name, k)) is None)
-            self._cut(name, built, journal)  # calls removed from the end of a layer
+        for name in drawing.gone:
+            if name not in drawing.layers:
+                self._drop(name, journal)
+        for name in {c[0] for c in drawing.touched} | {c[0] for c in order}:
+            spec = drawing.layers.get(name)
+            if spec is not None:  # calls removed from the end of a layer
+                built = 0
+                while built < spec.calls and status.get((name, built), "") is None:
+                    built += 1
+                self._cut(name, built, journal)
         journal.setattr(self, "status", status)
 
     def _tensor(self, src: tuple, consumer: CallKey):

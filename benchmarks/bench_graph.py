@@ -1,0 +1,147 @@
+"""Live-network figures, as ratios against plain Keras run side by side (issue: live network).
+
+    .venv/bin/python benchmarks/bench_graph.py [--rounds 5] [--chain 5000]
+
+(a) a 200-layer residual graph built through kc.Graph vs the same model in plain Keras;
+(b) edits on it (append after the last layer, reconfigure the last, reconfigure one ~100 layers
+    from the end) as a fraction of its full build through kc.Graph;
+(c) a 5,000-layer chain: it builds, and the time of its depth map.
+Layers are named alike in both builds, one warm-up round runs first, the garbage collector is
+paused while timing, and medians are reported (DESIGN.md: TensorFlow caches ops by name).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import statistics
+import sys
+import time
+
+import keras
+
+import kerascanvas as kc
+
+WIDTH = 32
+BLOCKS = 100  # Dense + Add per block: 200 layers
+
+
+def timed(fn):
+    gc.disable()
+    try:
+        start = time.perf_counter()
+        result = fn()
+        return time.perf_counter() - start, result
+    finally:
+        gc.enable()
+
+
+def plain_residual(blocks=BLOCKS):
+    x = keras.Input((WIDTH,), name="x")
+    h = x
+    for i in range(blocks):
+        d = keras.layers.Dense(WIDTH, activation="relu", name=f"dense_{i}")(h)
+        h = keras.layers.Add(name=f"add_{i}")([h, d])
+    return keras.Model(x, h, name="model")
+
+
+def graph_residual(blocks=BLOCKS):
+    g = kc.Graph()
+    g.add_input((WIDTH,), name="x")
+    h = "x"
+    for i in range(blocks):
+        d = g.add_layer("Dense", name=f"dense_{i}", units=WIDTH, activation="relu")
+        g.connect(h, d)
+        a = g.add_layer("Add", name=f"add_{i}")
+        g.connect(h, a)
+        g.connect(d, a)
+        h = a
+    assert g.model is not None
+    return g
+
+
+def median_time(fn, rounds):
+    fn()  # warm-up
+    return statistics.median(timed(fn)[0] for _ in range(rounds))
+
+
+def bench_build(rounds):
+    plain = median_time(plain_residual, rounds)
+    graph = median_time(graph_residual, rounds)
+    return plain, graph
+
+
+def bench_edits(rounds, full):
+    def run(edit, undo):
+        g = graph_residual()
+        edit(g)  # warm-up
+        undo(g)
+        times = []
+        for _ in range(rounds):
+            t, _ = timed(lambda: (edit(g), g.model))
+            times.append(t)
+            undo(g)
+        return statistics.median(times)
+
+    def append(g):
+        g.add_layer("Dense", name="tail", units=4)
+        g.connect(f"add_{BLOCKS - 1}", "tail")
+
+    def undo_append(g):
+        g.undo()
+        g.undo()
+
+    flip = {"relu": "tanh", "tanh": "relu"}
+
+    def last_config(g):
+        name = f"dense_{BLOCKS - 1}"
+        g.configure(name, activation=flip[g.layers[name]["config"]["activation"]])
+
+    def middle_config(g):  # 50 blocks = 100 layers downstream
+        name = f"dense_{BLOCKS // 2}"
+        g.configure(name, activation=flip[g.layers[name]["config"]["activation"]])
+
+    results = {}
+    for label, edit, undo in [("append a layer after the last", append, undo_append),
+                              ("configure the last Dense", last_config, lambda g: g.undo()),
+                              ("configure a Dense ~100 layers from the end", middle_config,
+                               lambda g: g.undo())]:
+        t = run(edit, undo)
+        results[label] = (t, t / full)
+    return results
+
+
+def bench_chain(n):
+    g = kc.Graph()
+    g.add_input((4,), name="x")
+    prev = "x"
+    start = time.perf_counter()
+    for i in range(n):
+        name = g.add_layer("Identity", name=f"identity_{i}")
+        g.connect(prev, name)
+        prev = name
+    build = time.perf_counter() - start
+    t_model, model = timed(lambda: g.model)
+    g._forget()
+    t_depth, depth = timed(lambda: g.depth)
+    return build, t_model, t_depth, model is not None, max(depth.nodes_by_depth)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--chain", type=int, default=5000)
+    args = parser.parse_args(argv)
+    print(f"keras {keras.__version__}, backend {keras.backend.backend()}, python {sys.version.split()[0]}")
+    plain, graph = bench_build(args.rounds)
+    print(f"(a) 200-layer residual build: plain Keras {plain * 1e3:.0f} ms, kc.Graph "
+          f"{graph * 1e3:.0f} ms, ratio {graph / plain:.2f} (target <= 1.2)")
+    for label, (t, frac) in bench_edits(args.rounds, graph).items():
+        print(f"(b) {label}: {t * 1e3:.1f} ms = {frac * 100:.1f}% of the full build")
+    build, t_model, t_depth, ok, depth = bench_chain(args.chain)
+    print(f"(c) {args.chain}-layer chain: drawn in {build:.1f} s, keras.Model {t_model * 1e3:.0f} ms "
+          f"(built: {ok}), depth map {t_depth * 1e3:.1f} ms (max depth {depth}; target < 100 ms)")
+
+
+if __name__ == "__main__":
+    main()

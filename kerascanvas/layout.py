@@ -1,0 +1,192 @@
+"""Box positions from the depth map: rows by level, inputs at the top, few edge crossings.
+
+Keras's depth 0 is the output side; people draw inputs first, so a layer's row is
+`max_depth - depth`. Within a row the boxes are ordered by the barycenter heuristic (each box moves
+towards the mean position of its neighbours in the rows above, then below, a few sweeps), keeping
+the best order seen. Pure Python: no Keras import.
+"""
+
+from __future__ import annotations
+
+import math
+from bisect import bisect_left
+from collections import deque
+from collections.abc import Mapping, Sequence
+
+__all__ = ["count_crossings", "layout"]
+
+SWEEPS = 8  # down, up, down, ...: enough for drawings people make; each costs O(boxes + edges)
+
+
+def layout(
+    layer_depth: Mapping[str, int],
+    edges: Sequence[tuple[str, str]],
+    order: Sequence[str],
+    pinned: Mapping[str, tuple[float, float]] = {},
+    size: tuple[float, float] = (160.0, 60.0),
+    gap: tuple[float, float] = (60.0, 40.0),
+) -> dict[str, tuple[float, float]]:
+    """Top-left corner (x, y) of every box named in `order`, `layer_depth` or `pinned`.
+
+    layer_depth: Keras depths (0 = outputs); edges: (source layer, consuming layer), one per drawn
+    edge; order: creation order, which breaks ties. Layers without a depth (parts of a partial
+    drawing) go one row below their deepest placed source, after the boxes with a depth. Pinned boxes
+    keep their position exactly; the others move right past any pinned box in their way.
+    """
+    names = list(dict.fromkeys([*order, *layer_depth, *pinned]))
+    rank = {name: i for i, name in enumerate(names)}
+    neighbours = _neighbours(edges, rank)
+    level = _levels(layer_depth, names, neighbours[0])
+    rows = _rows(names, level, layer_depth)
+    _reduce_crossings(rows, level, neighbours)
+    return _place(rows, pinned, size, gap)
+
+
+def count_crossings(rows: Sequence[Sequence[str]], edges: Sequence[tuple[str, str]]) -> int:
+    """Crossings among edges that join adjacent rows (the quantity the ordering minimises)."""
+    row_of = {name: r for r, row in enumerate(rows) for name in row}
+    index = {name: i for row in rows for i, name in enumerate(row)}
+    between: dict[int, list[tuple[int, int]]] = {}
+    for a, b in set(edges):
+        if a in row_of and b in row_of and abs(row_of[a] - row_of[b]) == 1:
+            upper, lower = (a, b) if row_of[a] < row_of[b] else (b, a)
+            between.setdefault(row_of[upper], []).append((index[upper], index[lower]))
+    return sum(_inversions(pairs) for pairs in between.values())
+
+
+def _neighbours(edges, rank):
+    """Distinct sources and consumers of each layer, in creation order (self-loops carry no order)."""
+    sources: dict[str, list[str]] = {name: [] for name in rank}
+    consumers: dict[str, list[str]] = {name: [] for name in rank}
+    for a, b in dict.fromkeys((a, b) for a, b in edges if a != b and a in rank and b in rank):
+        sources[b].append(a)
+        consumers[a].append(b)
+    return sources, consumers
+
+
+def _levels(layer_depth, names, sources) -> dict[str, int]:
+    """Row of each layer: inputs (deepest) at row 0; layers without a depth below their sources."""
+    top = max(layer_depth.values(), default=0)
+    level = {name: top - depth for name, depth in layer_depth.items()}
+    missing = [name for name in names if name not in level]
+    # Sources before consumers where the missing part is acyclic (Kahn), creation order otherwise.
+    waiting = {name: sum(1 for s in sources[name] if s not in level) for name in missing}
+    consumers_of: dict[str, list[str]] = {}
+    for name in missing:
+        for s in sources[name]:
+            if s not in level:
+                consumers_of.setdefault(s, []).append(name)
+    ready = deque(name for name in missing if waiting[name] == 0)
+    unplaced = iter(missing)  # the next one to force when only cycles are left
+    for _ in missing:
+        name = ready.popleft() if ready else next(n for n in unplaced if n not in level)
+        placed = [level[s] for s in sources[name] if s in level]
+        level[name] = max(placed) + 1 if placed else 0
+        for c in consumers_of.get(name, ()):
+            waiting[c] -= 1
+            if waiting[c] == 0 and c not in level:
+                ready.append(c)
+    return level
+
+
+def _rows(names, level, layer_depth) -> list[list[str]]:
+    """Layers grouped by row, those with a depth first, each group in creation order."""
+    rows: list[list[str]] = [[] for _ in range(max(level.values(), default=-1) + 1)]
+    for with_depth in (True, False):
+        for name in names:
+            if (name in layer_depth) == with_depth:
+                rows[level[name]].append(name)
+    return rows
+
+
+def _reduce_crossings(rows, level, neighbours) -> None:
+    """Barycenter sweeps over the rows, in place; keeps the order with the fewest crossings seen."""
+    sources, consumers = neighbours
+    above = {n: _nearest([m for m in sources[n] + consumers[n] if level[m] < level[n]], level, n)
+             for n in level}
+    below = {n: _nearest([m for m in sources[n] + consumers[n] if level[m] > level[n]], level, n)
+             for n in level}
+    links = [(a, b) for a in level for b in consumers[a]]
+    best, fewest = [row[:] for row in rows], count_crossings(rows, links)
+    if fewest == 0:
+        return
+    centre = _centres(rows)
+    for sweep in range(SWEEPS):
+        down = sweep % 2 == 0
+        for r in range(1, len(rows)) if down else range(len(rows) - 2, -1, -1):
+            towards = above if down else below
+            row = rows[r]
+            key = {}
+            for n in row:
+                near = towards[n]
+                key[n] = sum(centre[m] for m in near) / len(near) if near else centre[n]
+            row.sort(key=key.__getitem__)  # stable: ties keep their current order
+            offset = (len(row) - 1) / 2
+            for i, n in enumerate(row):
+                centre[n] = i - offset
+        crossings = count_crossings(rows, links)
+        if crossings < fewest:
+            best, fewest = [row[:] for row in rows], crossings
+            if fewest == 0:
+                break
+    rows[:] = best
+
+
+def _nearest(near, level, n):
+    """Neighbours in the adjacent row if there are any (the crossings counted), else all of them."""
+    adjacent = [m for m in near if abs(level[m] - level[n]) == 1]
+    return adjacent or near
+
+
+def _centres(rows) -> dict[str, float]:
+    """Position of each box in its row, centred on 0 so rows of different widths line up."""
+    return {n: i - (len(row) - 1) / 2 for row in rows for i, n in enumerate(row)}
+
+
+def _inversions(pairs: list[tuple[int, int]]) -> int:
+    """Pairs of edges (i, j), (k, l) with i < k and j > l: a Fenwick tree over the lower ends."""
+    pairs.sort()
+    size = max(lower for _, lower in pairs) + 1
+    tree = [0] * (size + 1)
+    crossings = 0
+    for seen, (_, lower) in enumerate(pairs):
+        at_most, i = 0, lower + 1  # edges seen so far whose lower end is <= this one's
+        while i > 0:
+            at_most += tree[i]
+            i -= i & -i
+        crossings += seen - at_most
+        i = lower + 1
+        while i <= size:
+            tree[i] += 1
+            i += i & -i
+    return crossings
+
+
+def _place(rows, pinned, size, gap) -> dict[str, tuple[float, float]]:
+    """Coordinates: rows centred on the widest, pinned boxes where the user put them."""
+    width, height = size
+    step_x, step_y = width + gap[0], height + gap[1]
+    free_rows = [[n for n in row if n not in pinned] for row in rows]
+    widest = max((len(row) for row in free_rows), default=0)
+    # Pinned boxes each row would run into, as [left, right) spans that include the gap.
+    blocking: dict[int, list[tuple[float, float]]] = {}
+    for px, py in pinned.values():
+        near = math.floor(py / step_y)
+        for r in range(max(near - 1, 0), min(near + 2, len(free_rows))):
+            if py < r * step_y + step_y and r * step_y < py + step_y:
+                blocking.setdefault(r, []).append((px - step_x, px + step_x))
+    positions: dict[str, tuple[float, float]] = {}
+    for r, row in enumerate(free_rows):
+        y = r * step_y
+        spans = sorted(blocking.get(r, ()))
+        lefts = [left for left, _ in spans]
+        x = (widest - len(row)) / 2 * step_x
+        for n in row:
+            i = max(bisect_left(lefts, x) - 1, 0)
+            while i < len(spans) and spans[i][0] < x:
+                x = max(x, spans[i][1])  # inside a pinned box's span: jump past it
+                i += 1
+            positions[n] = (x, y)
+            x += step_x
+    positions.update((n, (float(px), float(py))) for n, (px, py) in pinned.items())
+    return positions
