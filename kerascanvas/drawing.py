@@ -79,13 +79,16 @@ class Drawing:
         self.touched: set[CallKey] = set()
         self.gone: set[str] = set()
 
-    def copy(self) -> "Drawing":
-        """A copy to edit (index values are tuples, so shallow copies suffice)."""
+    def copy(self, keep_marks: bool = False) -> "Drawing":
+        """A copy to edit (index values are tuples, so shallow copies suffice).
+
+        keep_marks: carry over the touched calls and gone layers (edits batched into one rebuild).
+        """
         d = Drawing.__new__(Drawing)
         d.layers, d.edges, d.pinned = dict(self.layers), list(self.edges), dict(self.pinned)
         d.output_order, d.name_counts = self.output_order, dict(self.name_counts)
         d._into, d._out = dict(self._into), dict(self._out)
-        d.touched, d.gone = set(), set()
+        d.touched, d.gone = (set(self.touched), set(self.gone)) if keep_marks else (set(), set())
         return d
 
     # ----- names -----------------------------------------------------------------------------

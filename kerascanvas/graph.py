@@ -8,6 +8,7 @@ exact Keras objects (and so the exact weights) each side had.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import sys
 from dataclasses import dataclass, replace
@@ -16,7 +17,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 import keras
 
-from . import catalog
+from . import catalog, kinds
 from .depth import DepthMap, depth_map
 from .drawing import INPUT_CLASS, Drawing, EditError, LayerSpec, NoSlots, Triple
 from .layout import layout
@@ -56,6 +57,8 @@ class Graph:
         self._redo: list[_Step] = []
         self._observers: list[Callable[["Graph"], None]] = []
         self._placeholders: dict[str, tuple[Mapping, keras.layers.Layer]] = {}
+        self._batch: Drawing | None = None
+        self._batch_predecessors: dict = {}
         self._forget()
 
     # ----- building ---------------------------------------------------------------------------
@@ -85,6 +88,29 @@ class Graph:
                 keras.src.utils.naming.to_snake_case(kind.class_name))
             d.add(self._spec(kind, chosen, _made(kind, chosen, config)))
             return chosen
+
+        return self._edit(change)
+
+    def add_layer_from_config(self, serialized: Mapping[str, Any]) -> str:
+        """Add a layer from Keras's serialized form, {"class_name": ..., "config": {...}} (as in a
+        model's get_config()["layers"]); the config's name is the box's name. Used by import."""
+        if not isinstance(serialized, Mapping) or not isinstance(serialized.get("config"), Mapping):
+            raise EditError(f"Expected {{'class_name': ..., 'config': {{...}}}}, got {serialized!r:.200}.")
+        class_name, config = serialized.get("class_name"), dict(serialized["config"])
+        kind = kinds.get(class_name) if class_name in kinds.NESTED_MODEL_CLASSES else catalog.get(
+            class_name)
+
+        def change(d: Drawing) -> str:
+            name = d.check_new_name(config.get("name"))
+            try:
+                layer = kind.create(config)
+            except Exception as e:
+                raise EditError(f"Keras refused the config of {name} ({class_name}): {e}",
+                                layer=name) from e
+            spec = self._spec(kind, name, layer.get_config())
+            self._net.prepared[name] = (spec.config, layer)
+            d.add(spec)
+            return name
 
         return self._edit(change)
 
@@ -122,7 +148,7 @@ class Graph:
                                     layer=name) from e
                 d.replace_spec(replace(spec, config=config))
                 return
-            kind = catalog.get(spec.class_name)
+            kind = kinds.get(spec.class_name)
             config = _remade(kind, name, {**spec.config, **changes})
             d.replace_spec(self._spec(kind, name, config, calls=spec.calls))
 
@@ -241,7 +267,7 @@ class Graph:
             return self._net.objects[name]
         held = self._placeholders.get(name)
         if held is None or held[0] is not spec.config:
-            held = (spec.config, catalog.get(spec.class_name).create(dict(spec.config)))
+            held = (spec.config, kinds.get(spec.class_name).create(dict(spec.config)))
             self._placeholders[name] = held
         return held[1]
 
@@ -321,6 +347,40 @@ class Graph:
 
         return graph_state(self)
 
+    # ----- code, import, files (codegen.py, importer.py, storage.py) -------------------------
+
+    def to_code(self) -> str:
+        """Python source (keras functional API) that rebuilds the same model."""
+        from .codegen import to_code
+
+        return to_code(self)
+
+    @classmethod
+    def from_model(cls, model: keras.Model) -> "Graph":
+        """A drawing of any Functional or Sequential model of catalog layers, weights included."""
+        from .importer import from_model
+
+        return from_model(model, cls)
+
+    @classmethod
+    def load_keras(cls, path) -> "Graph":
+        """A drawing of a model saved as a .keras file."""
+        from .importer import load_keras
+
+        return load_keras(path, cls)
+
+    def save(self, path) -> None:
+        """Save drawing, configs, positions and weights (atomically: write, then rename)."""
+        from .storage import save
+
+        save(self, path)
+
+    @classmethod
+    def load(cls, path) -> "Graph":
+        from .storage import load
+
+        return load(path, cls)
+
     def __repr__(self) -> str:
         d = self._drawing
         return (f"<kerascanvas.Graph {self.name!r}: {len(d.layers)} layers, {len(d.edges)} edges, "
@@ -333,8 +393,18 @@ class Graph:
 
     def _edit(self, change: Callable[[Drawing], Any], network: bool = True,
               predecessors: Mapping | None = None) -> Any:
+        if self._batch is not None:  # inside batch(): collect, rebuild once at the end
+            drawing = self._batch.copy(keep_marks=True)
+            result = change(drawing)
+            self._batch = drawing
+            self._batch_predecessors.update(predecessors or {})
+            return result
         drawing = self._drawing.copy()
         result = change(drawing)  # refuses by raising; only the copy was touched
+        self._apply(drawing, network, predecessors)
+        return result
+
+    def _apply(self, drawing: Drawing, network: bool, predecessors: Mapping | None) -> None:
         journal = Journal()
         if network:
             try:
@@ -346,7 +416,24 @@ class Graph:
         self._undo.append(_Step(self._drawing, drawing, journal))
         self._redo.clear()
         self._commit(drawing)
-        return result
+
+    @contextlib.contextmanager
+    def batch(self):
+        """Several edits as one: Keras is called once at the end, and undo takes them back at once.
+
+        Structural checks happen at each edit; Keras's checks at the end, where a refusal takes
+        back the whole batch. Reads inside the block see the drawing as it was before it.
+        """
+        if self._batch is not None:
+            yield self
+            return
+        self._batch, self._batch_predecessors = self._drawing.copy(), {}
+        try:
+            yield self
+            drawing, predecessors = self._batch, self._batch_predecessors
+        finally:
+            self._batch = None
+        self._apply(drawing, True, predecessors)
 
     def _commit(self, drawing: Drawing) -> None:
         self._drawing = drawing

@@ -14,6 +14,7 @@ from typing import Any, Callable, Mapping, NamedTuple
 
 import keras
 
+from . import kinds
 from .drawing import CallKey, Drawing, EditError, LayerSpec
 
 _MISSING = object()
@@ -88,6 +89,8 @@ class Network:
         self.records: dict[CallKey, CallRecord] = {}
         self.status: dict[CallKey, str | None] = {}  # None: built; else why the call is pending
         self.created = 0  # layers made from config so far (tests use it to check reuse)
+        self.prepared: dict[str, tuple[Mapping, Any]] = {}  # name -> (config, unbuilt layer made
+        # while checking that config), used once instead of making the layer a second time
 
     # ----- the rebuild -------------------------------------------------------------------------
 
@@ -182,12 +185,13 @@ class Network:
 
     def _create(self, spec: LayerSpec) -> keras.layers.Layer:
         self.created += 1
+        config, layer = self.prepared.pop(spec.name, (None, None))
+        if config is spec.config and not layer.built and not layer._inbound_nodes:
+            return layer
         try:
             if spec.is_input:
                 return keras.layers.InputLayer.from_config(dict(spec.config))
-            from . import catalog
-
-            return catalog.get(spec.class_name).create(dict(spec.config))
+            return kinds.get(spec.class_name).create(dict(spec.config))
         except Exception as e:  # Keras's own message is the useful part
             raise EditError(f"Keras refused the config of {spec.name} ({spec.class_name}): {e}",
                             layer=spec.name) from e

@@ -61,9 +61,9 @@ def graph_state(g) -> dict:
 def _group(spec) -> str:
     if spec.is_input:
         return "input"
-    from . import catalog
+    from . import kinds
 
-    return catalog.get(spec.class_name).group
+    return kinds.get(spec.class_name).group
 
 
 def _shape(shape) -> list:

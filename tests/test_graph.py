@@ -341,3 +341,41 @@ def test_state_is_json_and_names_stay_text():
     assert "<img src=x onerror=alert(1)>" in names
     assert state["model"]["params"] == 15
     assert state["edges"][0]["shape"] == [None, 4]
+
+
+def test_batch_is_one_rebuild_and_one_undo_step():
+    g = kc.Graph()
+    with g.batch():
+        g.add_input((4,), name="x")
+        g.add_layer("Dense", units=3, name="d")
+        g.connect("x", "d")
+        assert g.layers == {}  # reads see the drawing as it was
+    ok(g)
+    assert g.model is not None and history(g, "d", 0, 0) == ("x", 0, 0)
+    g.undo()
+    assert dict(g.layers) == {} and not g.can_undo
+    g.redo()
+    ok(g)
+    before = fingerprint(g)
+    with pytest.raises(kc.EditError, match="incompatible"):
+        with g.batch():
+            g.add_input((5,), name="y")
+            g.add_layer("Add", name="add")
+            g.connect("d", "add")
+            g.connect("y", "add")  # Keras refuses (3 vs 5) at the end: the whole batch goes
+    assert fingerprint(g) == before
+    ok(g)
+
+
+def test_add_layer_from_config_uses_the_checked_layer_once():
+    g = kc.Graph()
+    g.add_input((4,), name="x")
+    made = g._net.created
+    name = g.add_layer_from_config({"class_name": "Dense", "config": {"name": "head", "units": 2}})
+    g.connect("x", name)
+    assert name == "head" and g.model.count_params() == 10
+    assert g._net.created == made + 1
+    with pytest.raises(ValueError):
+        g.add_layer_from_config({"class_name": "Lambda", "config": {"name": "evil"}})
+    with pytest.raises(kc.EditError):
+        g.add_layer_from_config({"class_name": "Dense", "config": {"name": "head", "units": 2}})
