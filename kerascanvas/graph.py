@@ -86,7 +86,10 @@ class Graph:
         def change(d: Drawing) -> str:
             chosen = d.check_new_name(name) if name is not None else d.auto_name(
                 keras.src.utils.naming.to_snake_case(kind.class_name))
-            d.add(self._spec(kind, chosen, _made(kind, chosen, config)))
+            layer = _made(kind, chosen, {**kind.suggested_args(), **config})
+            spec = self._spec(kind, chosen, layer.get_config())
+            self._net.prepared[chosen] = (spec.config, layer)  # made once, called by the network
+            d.add(spec)
             return chosen
 
         return self._edit(change)
@@ -102,11 +105,7 @@ class Graph:
 
         def change(d: Drawing) -> str:
             name = d.check_new_name(config.get("name"))
-            try:
-                layer = kind.create(config)
-            except Exception as e:
-                raise EditError(f"Keras refused the config of {name} ({class_name}): {e}",
-                                layer=name) from e
+            layer = _made(kind, name, config)
             spec = self._spec(kind, name, layer.get_config())
             self._net.prepared[name] = (spec.config, layer)
             d.add(spec)
@@ -483,22 +482,17 @@ class Graph:
 _UNSET = object()
 
 
-def _made(kind, name: str, config: Mapping[str, Any]) -> dict:
+def _made(kind, name: str, config: Mapping[str, Any]):
+    """A layer of `kind` from constructor arguments; Keras's own message if it refuses them."""
     try:
-        return kind.make_config(**{**config, "name": name})
-    except TypeError:
-        raise
+        return kind.create({**config, "name": name})
     except Exception as e:
         raise EditError(f"Keras refused the config of {name} ({kind.class_name}): {e}",
                         layer=name) from e
 
 
 def _remade(kind, name: str, config: Mapping[str, Any]) -> dict:
-    try:  # from_config: Keras names unknown keys and bad values itself
-        return kind.create(dict(config)).get_config()
-    except Exception as e:
-        raise EditError(f"Keras refused the config of {name} ({kind.class_name}): {e}",
-                        layer=name) from e
+    return _made(kind, name, config).get_config()  # from_config: Keras names unknown keys
 
 
 def _triple(src: Any) -> Triple:
