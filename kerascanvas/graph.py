@@ -57,6 +57,7 @@ class Graph:
         self._redo: list[_Step] = []
         self._observers: list[Callable[["Graph"], None]] = []
         self._placeholders: dict[str, tuple[Mapping, keras.layers.Layer]] = {}
+        self._edit_lock: str | None = None  # a message: edits are refused while it is set
         self._batch: Drawing | None = None
         self._batch_predecessors: dict = {}
         self._forget()
@@ -221,6 +222,7 @@ class Graph:
         return bool(self._redo)
 
     def undo(self) -> None:
+        self._check_unlocked()
         if not self._undo:
             raise EditError("Nothing to undo.")
         step = self._undo.pop()
@@ -229,6 +231,7 @@ class Graph:
         self._commit(step.before)
 
     def redo(self) -> None:
+        self._check_unlocked()
         if not self._redo:
             raise EditError("Nothing to redo.")
         step = self._redo.pop()
@@ -392,6 +395,7 @@ class Graph:
 
     def _edit(self, change: Callable[[Drawing], Any], network: bool = True,
               predecessors: Mapping | None = None) -> Any:
+        self._check_unlocked()
         if self._batch is not None:  # inside batch(): collect, rebuild once at the end
             drawing = self._batch.copy(keep_marks=True)
             result = change(drawing)
@@ -415,6 +419,10 @@ class Graph:
         self._undo.append(_Step(self._drawing, drawing, journal))
         self._redo.clear()
         self._commit(drawing)
+
+    def _check_unlocked(self) -> None:
+        if self._edit_lock is not None:  # set while training runs on these layers
+            raise EditError(self._edit_lock)
 
     @contextlib.contextmanager
     def batch(self):

@@ -379,3 +379,15 @@ def test_add_layer_from_config_uses_the_checked_layer_once():
         g.add_layer_from_config({"class_name": "Lambda", "config": {"name": "evil"}})
     with pytest.raises(kc.EditError):
         g.add_layer_from_config({"class_name": "Dense", "config": {"name": "head", "units": 2}})
+
+
+def test_edits_are_refused_while_locked():
+    g = siamese()
+    before = fingerprint(g)
+    g._edit_lock = "Training is running: edits wait until it ends."
+    for edit in (lambda: g.add_layer("Dense", units=2), g.undo, lambda: g.remove("shared")):
+        with pytest.raises(kc.EditError, match="Training is running"):
+            edit()
+    g._edit_lock = None
+    assert fingerprint(g) == before
+    g.remove("subtract")
