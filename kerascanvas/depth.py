@@ -122,6 +122,7 @@ def depth_map(
     inputs: Sequence[Triple],
     outputs: Sequence[Triple],
     node_inputs: Mapping[NodeKey, Sequence[Triple]],
+    notify: Callable[[str, NodeKey, int], None] | None = None,
 ) -> DepthMap:
     """Keras's `map_graph` by name: node and layer depths, grouped and ordered exactly as Keras does.
 
@@ -129,7 +130,8 @@ def depth_map(
     layers depend on it); node_inputs[(layer, k)]: the input tensors of call k, in Keras order
     (`node.input_tensors`), `[]` for an Input. Raises CycleError for a cycle of calls. Unlike Keras it
     does not check that every node is computable from `inputs` ("Graph disconnected"), so that partial
-    drawings have a depth map too.
+    drawings have a depth map too. notify("depth", node, depth) hears each node's final depth as
+    it is assigned (for teaching views).
     """
     walk = _walk(inputs, outputs, node_inputs)
     in_graph = set(walk.finished_order)
@@ -142,6 +144,8 @@ def depth_map(
         depth = max(depth, layer_depth.get(node[0], 0))  # a shared layer sits at its deepest call
         layer_depth[node[0]] = depth
         node_depth[node] = depth
+        if notify is not None:
+            notify("depth", node, depth)
         for tensor in node_inputs.get(node, ()):  # Keras's node.parent_nodes, duplicates included
             parent = (tensor[0], tensor[1])
             if parent in in_graph:

@@ -228,8 +228,10 @@ class Drawing:
         cycle = self.path((src[0], n), (name, call))
         if cycle is not None:
             path = " -> ".join(f"{c[0]}({c[1]})" for c in cycle + [cycle[0]])
-            raise EditError(f"This edge would close a cycle between calls: {path}.", layer=name,
-                            call=call, slot=slot)
+            error = EditError(f"This edge would close a cycle between calls: {path}.", layer=name,
+                              call=call, slot=slot)
+            error.path = cycle + [cycle[0]]  # where the search found it, for teaching views
+            raise error
         self._link(edge)
         return edge
 

@@ -349,6 +349,44 @@ class Graph:
 
         return graph_state(self)
 
+    # ----- teaching views (teaching.py) ----------------------------------------------------
+
+    def explain_node(self, layer: str, node_index: int = 0):
+        """A node's tensors and Keras 2 coordinates, with seed 001's identity checked live."""
+        from .teaching import explain_node
+
+        return explain_node(self, layer, node_index)
+
+    def explain_layer(self, layer: str):
+        """A layer's _inbound_nodes (the edges feeding each call) and _outbound_nodes."""
+        from .teaching import explain_layer
+
+        return explain_layer(self, layer)
+
+    def explain_edge(self, src: str | Triple, dst: str, call: int = 0, slot: int = 0):
+        """The KerasTensor on an edge and its _keras_history."""
+        from .teaching import explain_edge
+
+        return explain_edge(self, src, dst, call, slot)
+
+    def depth_steps(self) -> list[tuple]:
+        """Seed 000's depth computation on this graph, step by step."""
+        from .teaching import depth_steps
+
+        return depth_steps(self)
+
+    def cycle_path(self, src: str | Triple, dst: str, call: int = 0):
+        """The calls that would form a cycle if this edge were drawn, or None."""
+        from .teaching import cycle_path
+
+        return cycle_path(self, src, dst, call)
+
+    def forward_steps(self, sample) -> list:
+        """The forward pass node by node (decreasing depth) on a real sample."""
+        from .teaching import forward_steps
+
+        return forward_steps(self, sample)
+
     # ----- code, import, files (codegen.py, importer.py, storage.py) -------------------------
 
     def to_code(self) -> str:
