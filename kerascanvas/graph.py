@@ -87,7 +87,7 @@ class Graph:
         def change(d: Drawing) -> str:
             chosen = d.check_new_name(name) if name is not None else d.auto_name(
                 keras.src.utils.naming.to_snake_case(kind.class_name))
-            layer = _made(kind, chosen, {**kind.suggested_args(), **config})
+            layer = _made(kind.build, chosen, kind.class_name, {**kind.suggested_args(), **config})
             spec = self._spec(kind, chosen, layer.get_config())
             self._net.prepared[chosen] = (spec.config, layer)  # made once, called by the network
             d.add(spec)
@@ -106,7 +106,7 @@ class Graph:
 
         def change(d: Drawing) -> str:
             name = d.check_new_name(config.get("name"))
-            layer = _made(kind, name, config)
+            layer = _made(lambda **c: kind.create(c), name, class_name, config)
             spec = self._spec(kind, name, layer.get_config())
             self._net.prepared[name] = (spec.config, layer)
             d.add(spec)
@@ -528,17 +528,17 @@ class Graph:
 _UNSET = object()
 
 
-def _made(kind, name: str, config: Mapping[str, Any]):
-    """A layer of `kind` from constructor arguments; Keras's own message if it refuses them."""
+def _made(make, name: str, class_name: str, args: Mapping[str, Any]):
+    """A layer from `make(**args)`; Keras's own message if it refuses them."""
     try:
-        return kind.create({**config, "name": name})
+        return make(**{**args, "name": name})
     except Exception as e:
-        raise EditError(f"Keras refused the config of {name} ({kind.class_name}): {e}",
+        raise EditError(f"Keras refused the config of {name} ({class_name}): {e}",
                         layer=name) from e
 
 
 def _remade(kind, name: str, config: Mapping[str, Any]) -> dict:
-    return _made(kind, name, config).get_config()  # from_config: Keras names unknown keys
+    return _made(lambda **c: kind.create(c), name, kind.class_name, config).get_config()
 
 
 def _triple(src: Any) -> Triple:
