@@ -159,8 +159,8 @@ def main(argv=None):
           f"batch {t['batch'] * 1e3:.0f} ms, ratio {t['batch'] / t['plain']:.2f} (target <= 1.2); "
           f"kc.Graph edit by edit (600 undoable edits) {t['graph'] * 1e3:.0f} ms, ratio "
           f"{t['graph'] / t['plain']:.2f}")
-    for label, (t, frac) in bench_edits(args.rounds, t["batch"]).items():
-        print(f"(b) {label}: {t * 1e3:.1f} ms = {frac * 100:.1f}% of the full build")
+    for label, (seconds, frac) in bench_edits(args.rounds, t["batch"]).items():
+        print(f"(b) {label}: {seconds * 1e3:.1f} ms = {frac * 100:.1f}% of the full build")
     build, t_model, t_depth, ok, depth = bench_chain(args.chain)
     print(f"(c) {args.chain}-layer chain: drawn (one batch) in {build:.1f} s, keras.Model {t_model * 1e3:.0f} ms "
           f"(built: {ok}), depth map {t_depth * 1e3:.1f} ms (max depth {depth}; target < 100 ms)")

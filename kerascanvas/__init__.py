@@ -5,7 +5,7 @@
 
 __version__ = "0.1.0"
 
-__all__ = ["Graph", "Canvas", "EditError", "Problem"]
+__all__ = ["Canvas", "EditError", "Graph", "Problem"]
 
 
 def __getattr__(name):

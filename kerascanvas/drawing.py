@@ -6,8 +6,9 @@ copied before every edit (shallow: specs and edges are immutable), so the old co
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
-from typing import Any, Iterable, Mapping, NamedTuple
+from typing import Any, NamedTuple
 
 Triple = tuple[str, int, int]  # (layer, node_index, tensor_index): KerasTensor._keras_history
 Target = tuple[str, int, int]  # (layer, call, slot)
@@ -79,7 +80,7 @@ class Drawing:
         self.touched: set[CallKey] = set()
         self.gone: set[str] = set()
 
-    def copy(self, keep_marks: bool = False) -> "Drawing":
+    def copy(self, keep_marks: bool = False) -> Drawing:
         """A copy to edit (index values are tuples, so shallow copies suffice).
 
         keep_marks: carry over the touched calls and gone layers (edits batched into one rebuild).

@@ -11,9 +11,10 @@ from __future__ import annotations
 import contextlib
 import re
 import sys
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from types import MappingProxyType
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any
 
 import keras
 
@@ -55,7 +56,7 @@ class Graph:
         self._net = Network()
         self._undo: list[_Step] = []
         self._redo: list[_Step] = []
-        self._observers: list[Callable[["Graph"], None]] = []
+        self._observers: list[Callable[[Graph], None]] = []
         self._placeholders: dict[str, tuple[Mapping, keras.layers.Layer]] = {}
         self._edit_lock: str | None = None  # a message: edits are refused while it is set
         self._batch: Drawing | None = None
@@ -282,7 +283,7 @@ class Graph:
     @property
     def problems(self) -> list[Problem]:
         """Why the drawing is not (yet) a model; empty when `g.model` exists."""
-        self.model  # a model Keras refuses adds a problem
+        _ = self.model  # building it may add one: a model Keras refuses
         return list(self._problems)
 
     @property
@@ -339,7 +340,7 @@ class Graph:
     def pinned(self) -> frozenset[str]:
         return frozenset(self._drawing.pinned)
 
-    def observe(self, callback: Callable[["Graph"], None]) -> Callable[[], None]:
+    def observe(self, callback: Callable[[Graph], None]) -> Callable[[], None]:
         """Call `callback(graph)` after every change; returns a function that stops it."""
         self._observers.append(callback)
         return lambda: self._observers.remove(callback) if callback in self._observers else None
@@ -396,14 +397,14 @@ class Graph:
         return to_code(self)
 
     @classmethod
-    def from_model(cls, model: keras.Model) -> "Graph":
+    def from_model(cls, model: keras.Model) -> Graph:
         """A drawing of any Functional or Sequential model of catalog layers, weights included."""
         from .importer import from_model
 
         return from_model(model, cls)
 
     @classmethod
-    def load_keras(cls, path) -> "Graph":
+    def load_keras(cls, path) -> Graph:
         """A drawing of a model saved as a .keras file."""
         from .importer import load_keras
 
@@ -416,7 +417,7 @@ class Graph:
         save(self, path)
 
     @classmethod
-    def load(cls, path) -> "Graph":
+    def load(cls, path) -> Graph:
         from .storage import load
 
         return load(path, cls)
@@ -518,7 +519,7 @@ class Graph:
             return keras.Model(inputs=inputs[0] if len(inputs) == 1 else inputs,
                                outputs=outputs[0] if len(outputs) == 1 else outputs,
                                name=self.name)
-        except Exception as e:
+        except Exception as e:  # noqa: BLE001 - Keras's message becomes the problem
             self._problems = [Problem(f"Keras refused the model: {e}")]
             return None
         finally:

@@ -10,7 +10,8 @@ Journal, which is how a refused edit is rolled back and how undo/redo restore ex
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping, NamedTuple
+from collections.abc import Callable, Mapping
+from typing import Any, NamedTuple
 
 import keras
 

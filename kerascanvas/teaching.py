@@ -72,8 +72,8 @@ def explain_node(g, layer: str, node_index: int) -> Explanation:
     for i, ok in enumerate(holds):
         c = coords[i]
         rows.append((f"identity for input {i}",
-                     f"input_tensors[{i}] is {c[0].name}._inbound_nodes[{c[1]}]"
-                     f".output_tensors[{c[2]}]: {ok}"))
+                     (f"input_tensors[{i}] is {c[0].name}._inbound_nodes[{c[1]}]"
+                      f".output_tensors[{c[2]}]: {ok}")))
     return Explanation(f"Node {node_index} of {layer}", rows)
 
 

@@ -2,11 +2,9 @@
 
 import numpy as np
 import pytest
+from support import fingerprint, history, ok
 
 import kerascanvas as kc
-
-
-from support import fingerprint, history, ok
 
 
 def siamese():
@@ -357,12 +355,11 @@ def test_batch_is_one_rebuild_and_one_undo_step():
     g.redo()
     ok(g)
     before = fingerprint(g)
-    with pytest.raises(kc.EditError, match="incompatible"):
-        with g.batch():
-            g.add_input((5,), name="y")
-            g.add_layer("Add", name="add")
-            g.connect("d", "add")
-            g.connect("y", "add")  # Keras refuses (3 vs 5) at the end: the whole batch goes
+    with pytest.raises(kc.EditError, match="incompatible"), g.batch():
+        g.add_input((5,), name="y")
+        g.add_layer("Add", name="add")
+        g.connect("d", "add")
+        g.connect("y", "add")  # Keras refuses (3 vs 5) at the end: the whole batch goes
     assert fingerprint(g) == before
     ok(g)
 

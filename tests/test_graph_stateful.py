@@ -3,9 +3,9 @@
 import hypothesis.strategies as st
 from hypothesis import HealthCheck, settings
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
+from support import fingerprint, ok
 
 import kerascanvas as kc
-from support import fingerprint, ok
 
 WIDTHS = (4, 6)
 KINDS = [("Dense", {"units": 4}), ("Dense", {"units": 6}), ("Add", {}), ("Concatenate", {}),
