@@ -1,0 +1,437 @@
+// The drawing area: boxes, ports and edges in SVG, and every gesture turned into a kernel intent.
+import { clear, el, svg } from "./dom";
+import {
+  BOX_WIDTH, type Point, type Port, type View, boxAt, boxHeight, bounds, edgePath, fitView,
+  portAt, ports, toWorld, zoomAt,
+} from "./geometry";
+import { byName, callText, edgeTitle, paramsText, shapeText, summary } from "./mirror";
+import { renderInspector, renderPalette } from "./panels";
+import { Client, type Model } from "./protocol";
+import { exportPng, exportSvg } from "./exporting";
+import type { GraphState, LayerState, PaletteEntry } from "./types";
+
+type Drag =
+  | { kind: "pan"; from: Point; view: View; moved: boolean }
+  | { kind: "box"; name: string; from: Point; start: Point; moved: boolean }
+  | { kind: "edge"; port: Port }
+  | { kind: "new"; className: string; ghost: HTMLElement };
+
+const ANIMATE_MS = 250;
+const ANIMATE_LIMIT = 400; // layers: bigger graphs jump to the new layout
+
+export class CanvasView {
+  readonly root: HTMLElement;
+  private svgEl: SVGSVGElement;
+  private world: SVGGElement;
+  private edgeLayer: SVGGElement;
+  private boxLayer: SVGGElement;
+  private portLayer: SVGGElement;
+  private overlay: SVGPathElement;
+  private minimap: SVGSVGElement;
+  private status: HTMLElement;
+  private inspector: HTMLElement;
+  private toast: HTMLElement;
+  private menu: HTMLElement;
+  private client: Client;
+  private state: GraphState;
+  private palette: PaletteEntry[];
+  private view: View = { x: 20, y: 20, k: 1 };
+  private selected = new Set<string>();
+  private clipboard: string[] = [];
+  private armed: Port | null = null;
+  private drag: Drag | null = null;
+  private shown = new Map<string, Point>();
+  private allPorts: Port[] = [];
+  private inspectorError: string | null = null;
+  private fitted = false;
+  private lastPointer: Point = { x: 40, y: 40 };
+  private frame = 0;
+
+  constructor(private model: Model, host: HTMLElement) {
+    this.client = new Client(model);
+    this.state = model.get("state");
+    this.palette = model.get("palette") ?? [];
+    this.root = el("div", { class: "kc-root", tabindex: "0" });
+    const height = Number(model.get("height") ?? 520);
+    const side = el("div", { class: "kc-side" });
+    const paletteHost = el("div", { class: "kc-palette", "aria-label": "Layer palette" });
+    this.inspector = el("div", { class: "kc-inspector", "aria-label": "Inspector" });
+    side.append(paletteHost, this.inspector);
+    const main = el("div", { class: "kc-main" });
+    main.append(this.toolbar());
+    this.svgEl = svg("svg", { class: "kc-svg", role: "application", "aria-label": "Model drawing" });
+    this.svgEl.style.height = `${height}px`;
+    this.world = svg("g", { class: "kc-world" });
+    this.edgeLayer = svg("g");
+    this.boxLayer = svg("g");
+    this.portLayer = svg("g");
+    this.overlay = svg("path", { class: "kc-temp-edge", d: "" });
+    this.world.append(this.edgeLayer, this.boxLayer, this.portLayer, this.overlay);
+    this.svgEl.append(this.world);
+    this.minimap = svg("svg", { class: "kc-minimap", "aria-label": "Minimap" });
+    this.status = el("div", { class: "kc-status", role: "status" });
+    this.toast = el("div", { class: "kc-toast", role: "alert" });
+    this.menu = el("div", { class: "kc-menu", role: "menu" });
+    const stage = el("div", { class: "kc-stage" });
+    stage.append(this.svgEl, this.minimap, this.toast, this.menu);
+    main.append(stage, this.status);
+    this.root.append(side, main);
+    host.append(this.root);
+    renderPalette(paletteHost, this.palette, (c, ev) => this.pickFromPalette(c, ev));
+    this.listen();
+    this.render();
+  }
+
+  destroy(): void {
+    this.client.close();
+    cancelAnimationFrame(this.frame);
+  }
+
+  setState(state: GraphState): void {
+    const before = new Map(this.state.layers.map((l) => [l.name, { x: l.x, y: l.y }]));
+    this.state = state;
+    for (const name of [...this.selected]) if (!state.layers.some((l) => l.name === name)) this.selected.delete(name);
+    this.animateFrom(before);
+  }
+
+  // ----- rendering ---------------------------------------------------------------------------
+
+  private pos(layer: LayerState): Point {
+    return this.shown.get(layer.name) ?? { x: layer.x, y: layer.y };
+  }
+
+  private placed(): LayerState[] {
+    return this.state.layers.map((l) => ({ ...l, ...this.pos(l) }));
+  }
+
+  render(): void {
+    const layers = this.placed();
+    if (!this.fitted && layers.length) {
+      const r = this.svgEl.getBoundingClientRect();
+      if (r.width > 0) { this.view = fitView(layers, r.width, r.height); this.fitted = true; }
+    }
+    this.applyView();
+    clear(this.boxLayer);
+    clear(this.portLayer);
+    clear(this.edgeLayer);
+    this.allPorts = [];
+    for (const layer of layers) this.drawBox(layer);
+    for (const layer of layers) {
+      for (const port of ports(layer, this.state.edges)) {
+        this.allPorts.push(port);
+        this.drawPort(port);
+      }
+    }
+    const at = new Map(this.allPorts.map((p) => [p.key, p.at]));
+    for (const e of this.state.edges) {
+      const a = at.get(`out:${e.src.join(":")}`);
+      const b = at.get(`in:${e.dst.join(":")}`);
+      if (!a || !b) continue;
+      const g = svg("g", { class: e.built ? "kc-edge" : "kc-edge kc-pending" });
+      g.append(svg("path", { d: edgePath(a, b) }), svg("title", {}, edgeTitle(e)));
+      g.append(svg("text", { x: (a.x + b.x) / 2 + 4, y: (a.y + b.y) / 2, class: "kc-edge-label" }, shapeText(e.shape)));
+      this.edgeLayer.append(g);
+    }
+    this.status.textContent = summary(this.state);
+    this.drawMinimap(layers);
+    const current = this.state.layers.find((l) => this.selected.has(l.name)) ?? null;
+    renderInspector(this.inspector, this.selected.size === 1 ? current : null,
+      this.palette.find((p) => p.class_name === current?.class_name), this.inspectorError,
+      (config) => current && this.act("configure", { name: current.name, config }),
+      (name) => current && name !== current.name && this.act("rename", { name: current.name, new_name: name }));
+  }
+
+  private drawBox(layer: LayerState): void {
+    const h = boxHeight(layer);
+    const classes = ["kc-box"];
+    if (this.selected.has(layer.name)) classes.push("kc-selected");
+    if (layer.problems.length) classes.push("kc-problem");
+    if (layer.calls.some((c) => !c.built)) classes.push("kc-pending");
+    const g = svg("g", { class: classes.join(" "), transform: `translate(${layer.x},${layer.y})`,
+      tabindex: 0, role: "button", "aria-label": layer.name, "data-name": layer.name });
+    g.append(svg("rect", { width: BOX_WIDTH, height: h, rx: 6 }));
+    g.append(svg("text", { x: 8, y: 16, class: "kc-name" }, layer.name));
+    const params = layer.params === null ? "" : ` · ${paramsText(layer.params)} params`;
+    g.append(svg("text", { x: 8, y: 32, class: "kc-class" }, `${layer.class_name}${params}`));
+    layer.calls.forEach((_, k) => {
+      g.append(svg("text", { x: 8, y: 40 + 12 + k * 16, class: layer.calls[k].built ? "kc-call" : "kc-call kc-call-pending" }, callText(layer, k)));
+    });
+    if (layer.problems.length) g.append(svg("title", {}, layer.problems.join("\n")));
+    this.boxLayer.append(g);
+  }
+
+  private drawPort(port: Port): void {
+    const armed = this.armed?.key === port.key;
+    this.portLayer.append(svg("circle", { cx: port.at.x, cy: port.at.y, r: 6, tabindex: 0, role: "button",
+      class: `kc-port kc-port-${port.kind}${armed ? " kc-armed" : ""}`, "aria-label": port.label, "data-port": port.key }));
+  }
+
+  private drawMinimap(layers: LayerState[]): void {
+    clear(this.minimap);
+    const b = bounds(layers);
+    if (!b || layers.length < 2) { this.minimap.style.display = "none"; return; }
+    this.minimap.style.display = "";
+    const pad = 20;
+    this.minimap.setAttribute("viewBox", `${b.x - pad} ${b.y - pad} ${b.w + 2 * pad} ${b.h + 2 * pad}`);
+    for (const l of layers) this.minimap.append(svg("rect", { x: l.x, y: l.y, width: BOX_WIDTH, height: boxHeight(l), class: "kc-mini-box" }));
+    const r = this.svgEl.getBoundingClientRect();
+    const tl = toWorld(this.view, { x: 0, y: 0 });
+    this.minimap.append(svg("rect", { x: tl.x, y: tl.y, width: r.width / this.view.k, height: r.height / this.view.k, class: "kc-mini-view" }));
+  }
+
+  private applyView(): void {
+    this.world.setAttribute("transform", `translate(${this.view.x},${this.view.y}) scale(${this.view.k})`);
+  }
+
+  private animateFrom(before: Map<string, Point>): void {
+    cancelAnimationFrame(this.frame);
+    this.shown.clear();
+    const moving = this.state.layers.filter((l) => {
+      const b = before.get(l.name);
+      return b && (b.x !== l.x || b.y !== l.y);
+    });
+    if (!moving.length || this.state.layers.length > ANIMATE_LIMIT || typeof requestAnimationFrame === "undefined") {
+      this.render();
+      return;
+    }
+    const start = performance.now();
+    const step = (now: number) => {
+      const t = Math.min(1, (now - start) / ANIMATE_MS);
+      const ease = t * (2 - t);
+      for (const l of moving) {
+        const b = before.get(l.name)!;
+        this.shown.set(l.name, { x: b.x + (l.x - b.x) * ease, y: b.y + (l.y - b.y) * ease });
+      }
+      if (t >= 1) this.shown.clear();
+      this.render();
+      if (t < 1) this.frame = requestAnimationFrame(step);
+    };
+    this.frame = requestAnimationFrame(step);
+  }
+
+  // ----- intents -------------------------------------------------------------------------------
+
+  private async act(kind: string, fields: Record<string, unknown> = {}): Promise<boolean> {
+    const reply = await this.client.send(kind, fields);
+    if (!reply.ok) {
+      this.showError(reply.error ?? "refused");
+      if (kind === "configure" || kind === "rename") { this.inspectorError = reply.error ?? null; this.render(); }
+      return false;
+    }
+    this.inspectorError = null;
+    return true;
+  }
+
+  private showError(message: string): void {
+    this.toast.textContent = message;
+    this.toast.style.left = `${Math.max(0, this.lastPointer.x + 12)}px`;
+    this.toast.style.top = `${Math.max(0, this.lastPointer.y + 12)}px`;
+    this.toast.classList.add("kc-show");
+    window.setTimeout(() => this.toast.classList.remove("kc-show"), 6000);
+  }
+
+  private addLayer(className: string, at: Point): void {
+    if (className === "Input") this.act("add_input", { shape: [8], x: at.x, y: at.y });
+    else this.act("add_layer", { class_name: className, x: at.x, y: at.y });
+  }
+
+  // ----- gestures ------------------------------------------------------------------------------
+
+  private local(ev: { clientX: number; clientY: number }): Point {
+    const r = this.svgEl.getBoundingClientRect();
+    return { x: ev.clientX - r.left, y: ev.clientY - r.top };
+  }
+
+  private pickFromPalette(className: string, ev: PointerEvent | KeyboardEvent): void {
+    if (ev instanceof KeyboardEvent) {
+      const r = this.svgEl.getBoundingClientRect();
+      this.addLayer(className, toWorld(this.view, { x: r.width / 2, y: r.height / 3 }));
+      return;
+    }
+    ev.preventDefault();
+    const ghost = el("div", { class: "kc-ghost" }, className);
+    document.body.append(ghost);
+    this.drag = { kind: "new", className, ghost };
+    this.moveGhost(ev);
+  }
+
+  private moveGhost(ev: PointerEvent): void {
+    if (this.drag?.kind !== "new") return;
+    this.drag.ghost.style.left = `${ev.clientX + 8}px`;
+    this.drag.ghost.style.top = `${ev.clientY + 8}px`;
+  }
+
+  private listen(): void {
+    const svgEl = this.svgEl;
+    svgEl.addEventListener("pointerdown", (ev) => this.onDown(ev));
+    window.addEventListener("pointermove", this.onMove);
+    window.addEventListener("pointerup", this.onUp);
+    svgEl.addEventListener("wheel", (ev) => {
+      ev.preventDefault();
+      this.view = zoomAt(this.view, this.local(ev), Math.exp(-ev.deltaY * 0.0015));
+      this.applyView();
+      this.drawMinimap(this.placed());
+    }, { passive: false });
+    svgEl.addEventListener("contextmenu", (ev) => this.onMenu(ev));
+    this.root.addEventListener("keydown", (ev) => this.onKey(ev));
+    this.minimap.addEventListener("pointerdown", (ev) => {
+      const box = this.minimap.viewBox.baseVal;
+      const r = this.minimap.getBoundingClientRect();
+      const w = { x: box.x + ((ev.clientX - r.left) / r.width) * box.width, y: box.y + ((ev.clientY - r.top) / r.height) * box.height };
+      const s = this.svgEl.getBoundingClientRect();
+      this.view = { ...this.view, x: s.width / 2 - w.x * this.view.k, y: s.height / 2 - w.y * this.view.k };
+      this.render();
+    });
+    document.addEventListener("pointerdown", (ev) => { if (!this.menu.contains(ev.target as Node)) this.menu.classList.remove("kc-show"); });
+  }
+
+  private onDown(ev: PointerEvent): void {
+    if (ev.button !== 0) return;
+    const p = this.local(ev);
+    this.lastPointer = p;
+    const w = toWorld(this.view, p);
+    const target = ev.target as Element;
+    const portKey = target.getAttribute?.("data-port");
+    const port = portKey ? this.allPorts.find((q) => q.key === portKey) ?? null : portAt(this.allPorts, w);
+    if (port && port.kind === "out") {
+      this.drag = { kind: "edge", port };
+      ev.preventDefault();
+      return;
+    }
+    const box = boxAt(this.placed(), w);
+    if (box) {
+      if (ev.shiftKey) {
+        if (this.selected.has(box.name)) this.selected.delete(box.name); else this.selected.add(box.name);
+      } else if (!this.selected.has(box.name)) {
+        this.selected = new Set([box.name]);
+      }
+      this.inspectorError = null;
+      this.drag = { kind: "box", name: box.name, from: w, start: { x: box.x, y: box.y }, moved: false };
+      this.render();
+      this.root.focus({ preventScroll: true });
+      return;
+    }
+    this.drag = { kind: "pan", from: p, view: this.view, moved: false };
+  }
+
+  private readonly onMove = (ev: PointerEvent): void => {
+    const drag = this.drag;
+    if (!drag) return;
+    if (drag.kind === "new") { this.moveGhost(ev); return; }
+    const p = this.local(ev);
+    const w = toWorld(this.view, p);
+    if (drag.kind === "pan") {
+      this.view = { ...drag.view, x: drag.view.x + p.x - drag.from.x, y: drag.view.y + p.y - drag.from.y };
+      drag.moved = drag.moved || Math.abs(p.x - drag.from.x) + Math.abs(p.y - drag.from.y) > 3;
+      this.applyView();
+    } else if (drag.kind === "box") {
+      const x = drag.start.x + w.x - drag.from.x;
+      const y = drag.start.y + w.y - drag.from.y;
+      drag.moved = drag.moved || Math.abs(w.x - drag.from.x) + Math.abs(w.y - drag.from.y) > 3;
+      if (drag.moved) { this.shown.set(drag.name, { x, y }); this.render(); }
+    } else if (drag.kind === "edge") {
+      this.overlay.setAttribute("d", edgePath(drag.port.at, w));
+    }
+  };
+
+  private readonly onUp = (ev: PointerEvent): void => {
+    const drag = this.drag;
+    this.drag = null;
+    if (!drag) return;
+    if (drag.kind === "new") {
+      drag.ghost.remove();
+      const r = this.svgEl.getBoundingClientRect();
+      if (ev.clientX >= r.left && ev.clientX <= r.right && ev.clientY >= r.top && ev.clientY <= r.bottom) {
+        this.lastPointer = this.local(ev);
+        this.addLayer(drag.className, toWorld(this.view, this.lastPointer));
+      }
+      return;
+    }
+    const p = this.local(ev);
+    this.lastPointer = p;
+    if (drag.kind === "pan") {
+      if (!drag.moved && this.selected.size) { this.selected.clear(); this.render(); }
+      this.drawMinimap(this.placed());
+    } else if (drag.kind === "box" && drag.moved) {
+      const at = this.shown.get(drag.name);
+      if (at) this.act("move", { name: drag.name, x: Math.round(at.x), y: Math.round(at.y) }).then(() => { this.shown.delete(drag.name); this.render(); });
+    } else if (drag.kind === "edge") {
+      this.overlay.setAttribute("d", "");
+      const target = portAt(this.allPorts.filter((q) => q.kind === "in"), toWorld(this.view, p), 14);
+      if (target) this.connect(drag.port, target);
+    }
+  };
+
+  private connect(src: Port, dst: Port): void {
+    const layer = this.state.layers.find((l) => l.name === dst.layer);
+    const slot = layer?.slots.kind === "list" ? null : dst.index;
+    this.act("connect", { src: [src.layer, src.call, src.index], dst: [dst.layer, dst.call, slot] });
+  }
+
+  private onKey(ev: KeyboardEvent): void {
+    const target = ev.target as HTMLElement;
+    if (target.tagName === "INPUT" || target.tagName === "SELECT") return;
+    const mod = ev.ctrlKey || ev.metaKey;
+    const portKey = target.getAttribute?.("data-port");
+    if (ev.key === "Enter" && portKey) {
+      const port = this.allPorts.find((p) => p.key === portKey);
+      if (port?.kind === "out") { this.armed = port; this.render(); this.focusPort(port.key); }
+      else if (port && this.armed) { const src = this.armed; this.armed = null; this.connect(src, port); }
+      ev.preventDefault();
+      return;
+    }
+    const boxName = target.getAttribute?.("data-name");
+    if (ev.key === "Enter" && boxName) { this.selected = new Set([boxName]); this.render(); return; }
+    if (mod && ev.key.toLowerCase() === "z") { ev.preventDefault(); this.act(ev.shiftKey ? "redo" : "undo"); return; }
+    if (mod && ev.key.toLowerCase() === "y") { ev.preventDefault(); this.act("redo"); return; }
+    if (mod && ev.key.toLowerCase() === "c") { this.clipboard = [...this.selected]; return; }
+    if (mod && ev.key.toLowerCase() === "v" && this.clipboard.length) { ev.preventDefault(); this.act("duplicate", { names: this.clipboard }); return; }
+    if ((ev.key === "Delete" || ev.key === "Backspace") && this.selected.size) { ev.preventDefault(); this.act("remove", { names: [...this.selected] }); return; }
+    if (ev.key === "Escape") { this.armed = null; this.selected.clear(); this.render(); }
+  }
+
+  private focusPort(key: string): void {
+    (this.portLayer.querySelector(`[data-port="${CSS.escape(key)}"]`) as SVGElement | null)?.focus();
+  }
+
+  private onMenu(ev: MouseEvent): void {
+    const box = boxAt(this.placed(), toWorld(this.view, this.local(ev)));
+    if (!box) return;
+    ev.preventDefault();
+    this.selected = new Set([box.name]);
+    this.render();
+    clear(this.menu);
+    const item = (label: string, run: () => void) => {
+      const b = el("button", { role: "menuitem", class: "kc-menu-item" }, label);
+      b.addEventListener("click", () => { this.menu.classList.remove("kc-show"); run(); });
+      this.menu.append(b);
+    };
+    if (!box.is_input) item("Call again (shared weights)", () => this.act("add_call", { name: box.name }));
+    if (box.calls.length > 1) item(`Remove call ${box.calls.length - 1}`, () => this.act("remove_call", { name: box.name, call: box.calls.length - 1 }));
+    item("Delete", () => this.act("remove", { names: [box.name] }));
+    const p = this.local(ev);
+    this.menu.style.left = `${p.x}px`;
+    this.menu.style.top = `${p.y}px`;
+    this.menu.classList.add("kc-show");
+  }
+
+  private toolbar(): HTMLElement {
+    const bar = el("div", { class: "kc-toolbar", role: "toolbar" });
+    const button = (label: string, run: () => void) => {
+      const b = el("button", { class: "kc-button", "aria-label": label }, label);
+      b.addEventListener("click", run);
+      bar.append(b);
+    };
+    button("Undo", () => this.act("undo"));
+    button("Redo", () => this.act("redo"));
+    button("Arrange", () => this.act("arrange"));
+    button("Fit", () => { const r = this.svgEl.getBoundingClientRect(); this.view = fitView(this.placed(), r.width, r.height); this.render(); });
+    button("Export SVG", () => exportSvg(this.svgEl, this.placed(), this.state.name));
+    button("Export PNG", () => exportPng(this.svgEl, this.placed(), this.state.name));
+    return bar;
+  }
+
+  byName(): Map<string, LayerState> {
+    return byName(this.state);
+  }
+}

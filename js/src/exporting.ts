@@ -1,0 +1,61 @@
+// Export the drawing as an SVG or PNG file: a copy of the SVG framed around every box.
+import { bounds } from "./geometry";
+import type { LayerState } from "./types";
+
+function standalone(svgEl: SVGSVGElement, layers: LayerState[]): { text: string; width: number; height: number } {
+  const b = bounds(layers) ?? { x: 0, y: 0, w: 100, h: 100 };
+  const pad = 20;
+  const copy = svgEl.cloneNode(true) as SVGSVGElement;
+  copy.setAttribute("xmlns", "http://www.w3.org/2000/svg");
+  copy.setAttribute("viewBox", `${b.x - pad} ${b.y - pad} ${b.w + 2 * pad} ${b.h + 2 * pad}`);
+  copy.setAttribute("width", String(b.w + 2 * pad));
+  copy.setAttribute("height", String(b.h + 2 * pad));
+  copy.querySelector(".kc-world")?.removeAttribute("transform");
+  const style = document.createElementNS("http://www.w3.org/2000/svg", "style");
+  style.textContent = EXPORT_CSS;
+  copy.insertBefore(style, copy.firstChild);
+  return { text: new XMLSerializer().serializeToString(copy), width: b.w + 2 * pad, height: b.h + 2 * pad };
+}
+
+const EXPORT_CSS = `
+.kc-box rect { fill: #fff; stroke: #555; } .kc-name { font: bold 12px sans-serif; }
+.kc-class, .kc-call, .kc-edge-label { font: 10px sans-serif; fill: #444; }
+.kc-edge path { fill: none; stroke: #777; stroke-width: 1.5; } .kc-port { fill: #888; }
+.kc-pending path, .kc-call-pending { stroke-dasharray: 4 3; fill: #999; }`;
+
+function download(blob: Blob, filename: string): void {
+  const a = document.createElement("a");
+  a.href = URL.createObjectURL(blob);
+  a.download = filename;
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(a.href), 1000);
+}
+
+export function svgText(svgEl: SVGSVGElement, layers: LayerState[]): string {
+  return standalone(svgEl, layers).text;
+}
+
+export function exportSvg(svgEl: SVGSVGElement, layers: LayerState[], name: string): void {
+  download(new Blob([svgText(svgEl, layers)], { type: "image/svg+xml" }), `${safe(name)}.svg`);
+}
+
+export function exportPng(svgEl: SVGSVGElement, layers: LayerState[], name: string): void {
+  const { text, width, height } = standalone(svgEl, layers);
+  const img = new Image();
+  img.onload = () => {
+    const canvas = document.createElement("canvas");
+    canvas.width = width * 2;
+    canvas.height = height * 2;
+    const ctx = canvas.getContext("2d")!;
+    ctx.fillStyle = "#fff";
+    ctx.fillRect(0, 0, canvas.width, canvas.height);
+    ctx.scale(2, 2);
+    ctx.drawImage(img, 0, 0);
+    canvas.toBlob((blob) => blob && download(blob, `${safe(name)}.png`), "image/png");
+  };
+  img.src = "data:image/svg+xml;charset=utf-8," + encodeURIComponent(text);
+}
+
+function safe(name: string): string {
+  return name.replace(/[^A-Za-z0-9_.-]+/g, "_").slice(0, 60) || "model";
+}

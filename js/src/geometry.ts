@@ -1,0 +1,127 @@
+// Pure geometry: box sizes, port positions, the view transform, hit tests. No DOM.
+import type { EdgeState, LayerState } from "./types";
+
+export const BOX_WIDTH = 180;
+export const HEADER = 40;
+export const CALL_ROW = 16;
+export const PORT_RADIUS = 6;
+
+export interface Point { x: number; y: number }
+export interface View { x: number; y: number; k: number } // screen = world * k + (x, y)
+
+export interface Port {
+  key: string;        // "in:layer:call:slot" or "out:layer:node:tensor"
+  kind: "in" | "out";
+  layer: string;
+  call: number;       // call (in) or node_index (out)
+  index: number;      // slot (in) or tensor_index (out)
+  label: string;      // the accessible name
+  at: Point;          // world coordinates
+}
+
+export function inLabel(layer: string, call: number, slot: number): string {
+  return `${layer} in ${call}.${slot}`;
+}
+
+export function outLabel(layer: string, node: number, tensor: number): string {
+  return `${layer} out ${node}.${tensor}`;
+}
+
+export function boxHeight(layer: LayerState): number {
+  return HEADER + CALL_ROW * Math.max(1, layer.calls.length) + 6;
+}
+
+/** How many input slots a call shows: a list layer offers one free slot to append to. */
+export function slotCount(layer: LayerState, filled: number): number {
+  const s = layer.slots;
+  if (layer.is_input || s.kind === "none") return 0;
+  if (s.kind === "list") return Math.min(s.max ?? Infinity, Math.max(s.min, filled + 1));
+  if (s.kind === "args") return s.max ?? s.names.length;
+  return 1;
+}
+
+export function ports(layer: LayerState, edges: EdgeState[]): Port[] {
+  const found: Port[] = [];
+  const h = boxHeight(layer);
+  const calls = Math.max(1, layer.calls.length);
+  const inputs: [number, number][] = [];
+  if (!layer.is_input) {
+    for (let k = 0; k < calls; k++) {
+      const filled = edges.filter((e) => e.dst[0] === layer.name && e.dst[1] === k).length;
+      for (let s = 0; s < slotCount(layer, filled); s++) inputs.push([k, s]);
+    }
+  }
+  inputs.forEach(([k, s], i) => {
+    found.push({ key: `in:${layer.name}:${k}:${s}`, kind: "in", layer: layer.name, call: k, index: s,
+      label: inLabel(layer.name, k, s), at: { x: layer.x + spread(i, inputs.length), y: layer.y } });
+  });
+  const outputs: [number, number][] = [];
+  for (let n = 0; n < calls; n++) for (let t = 0; t < layer.n_outputs; t++) outputs.push([n, t]);
+  outputs.forEach(([n, t], i) => {
+    found.push({ key: `out:${layer.name}:${n}:${t}`, kind: "out", layer: layer.name, call: n, index: t,
+      label: outLabel(layer.name, n, t), at: { x: layer.x + spread(i, outputs.length), y: layer.y + h } });
+  });
+  return found;
+}
+
+function spread(i: number, n: number): number {
+  return (BOX_WIDTH * (i + 1)) / (n + 1);
+}
+
+export function edgePath(a: Point, b: Point): string {
+  const dy = Math.max(30, Math.abs(b.y - a.y) / 2);
+  return `M${a.x},${a.y} C${a.x},${a.y + dy} ${b.x},${b.y - dy} ${b.x},${b.y}`;
+}
+
+export function toWorld(view: View, p: Point): Point {
+  return { x: (p.x - view.x) / view.k, y: (p.y - view.y) / view.k };
+}
+
+export function toScreen(view: View, p: Point): Point {
+  return { x: p.x * view.k + view.x, y: p.y * view.k + view.y };
+}
+
+/** Zoom by `factor` keeping the world point under `at` (screen) in place. */
+export function zoomAt(view: View, at: Point, factor: number): View {
+  const k = Math.min(4, Math.max(0.05, view.k * factor));
+  const w = toWorld(view, at);
+  return { k, x: at.x - w.x * k, y: at.y - w.y * k };
+}
+
+export interface Rect { x: number; y: number; w: number; h: number }
+
+export function bounds(layers: LayerState[]): Rect | null {
+  if (!layers.length) return null;
+  let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+  for (const l of layers) {
+    x0 = Math.min(x0, l.x); y0 = Math.min(y0, l.y);
+    x1 = Math.max(x1, l.x + BOX_WIDTH); y1 = Math.max(y1, l.y + boxHeight(l));
+  }
+  return { x: x0, y: y0, w: x1 - x0, h: y1 - y0 };
+}
+
+/** The view that shows every box inside a width x height area, with a margin. */
+export function fitView(layers: LayerState[], width: number, height: number, margin = 30): View {
+  const b = bounds(layers);
+  if (!b) return { x: margin, y: margin, k: 1 };
+  const k = Math.min(1.5, (width - 2 * margin) / Math.max(b.w, 1), (height - 2 * margin) / Math.max(b.h, 1));
+  return { k, x: (width - b.w * k) / 2 - b.x * k, y: (height - b.h * k) / 2 - b.y * k };
+}
+
+export function boxAt(layers: LayerState[], p: Point): LayerState | null {
+  for (let i = layers.length - 1; i >= 0; i--) {
+    const l = layers[i];
+    if (p.x >= l.x && p.x <= l.x + BOX_WIDTH && p.y >= l.y && p.y <= l.y + boxHeight(l)) return l;
+  }
+  return null;
+}
+
+export function portAt(all: Port[], p: Point, radius = PORT_RADIUS * 2): Port | null {
+  let best: Port | null = null;
+  let bestD = radius * radius;
+  for (const q of all) {
+    const d = (q.at.x - p.x) ** 2 + (q.at.y - p.y) ** 2;
+    if (d <= bestD) { best = q; bestD = d; }
+  }
+  return best;
+}

@@ -1,0 +1,76 @@
+// Pure helpers over the kernel's state: lookups, texts, summaries. No DOM.
+import type { EdgeState, GraphState, LayerState } from "./types";
+
+export function shapeText(shape: (number | null)[] | null): string {
+  if (!shape) return "?";
+  return "(" + shape.map((d) => (d === null ? "None" : String(d))).join(", ") + (shape.length === 1 ? ",)" : ")");
+}
+
+export function paramsText(n: number): string {
+  if (n >= 1e6) return `${(n / 1e6).toFixed(2)}M`;
+  if (n >= 1e4) return `${(n / 1e3).toFixed(1)}k`;
+  return String(n);
+}
+
+export function callText(layer: LayerState, k: number): string {
+  const call = layer.calls[k];
+  if (!call) return "";
+  if (!call.built) return `call ${k}: pending`;
+  const shapes = (call.output_shapes ?? []).map(shapeText).join(" ");
+  return `node ${k} → ${shapes}`;
+}
+
+export function edgeTitle(e: EdgeState): string {
+  return `(${JSON.stringify(e.src[0])}, node_index=${e.src[1]}, tensor_index=${e.src[2]}) → ${e.dst[0]} call ${e.dst[1]} slot ${e.dst[2]}`;
+}
+
+export function summary(state: GraphState): string {
+  const params = state.layers.reduce((sum, l) => sum + (l.params ?? 0), 0);
+  if (state.model) {
+    const outs = state.model.outputs.map((o) => `${o[0]}[${o[1]}.${o[2]}]`).join(", ");
+    return `${paramsText(state.model.params)} params · inputs: ${state.model.inputs.join(", ")} · outputs: ${outs}`;
+  }
+  const n = state.problems.length;
+  return `${paramsText(params)} params · not a model yet: ${n} problem${n === 1 ? "" : "s"}`;
+}
+
+export function byName(state: GraphState): Map<string, LayerState> {
+  return new Map(state.layers.map((l) => [l.name, l]));
+}
+
+/** Filter palette entries by a search text (class name or group), case-insensitive. */
+export function search<T extends { class_name: string; group: string }>(entries: T[], text: string): T[] {
+  const q = text.trim().toLowerCase();
+  if (!q) return entries;
+  return entries.filter((e) => e.class_name.toLowerCase().includes(q) || e.group.toLowerCase().includes(q));
+}
+
+export function grouped<T extends { group: string }>(entries: T[]): [string, T[]][] {
+  const groups = new Map<string, T[]>();
+  for (const e of entries) {
+    if (!groups.has(e.group)) groups.set(e.group, []);
+    groups.get(e.group)!.push(e);
+  }
+  return [...groups.entries()];
+}
+
+/** Parse a form field back to a config value of the schema's type; throws with a message. */
+export function parseField(type: string, text: string): unknown {
+  const t = text.trim();
+  if (type === "int") {
+    if (!/^-?\d+$/.test(t)) throw new Error(`expected an integer, got "${text}"`);
+    return parseInt(t, 10);
+  }
+  if (type === "float") {
+    const v = Number(t);
+    if (t === "" || !Number.isFinite(v)) throw new Error(`expected a number, got "${text}"`);
+    return v;
+  }
+  if (type === "ints") {
+    const parts = t.replace(/[()[\]]/g, "").split(",").map((s) => s.trim()).filter((s) => s !== "");
+    if (!parts.every((p) => /^-?\d+$/.test(p))) throw new Error(`expected integers like 3, 3, got "${text}"`);
+    return parts.length === 1 ? parseInt(parts[0], 10) : parts.map((p) => parseInt(p, 10));
+  }
+  if (t === "None" || t === "null") return null;
+  return t;
+}

@@ -1,0 +1,93 @@
+// The palette (searchable, grouped) and the inspector (a typed form from the catalog schema).
+import { clear, el } from "./dom";
+import { grouped, parseField, search } from "./mirror";
+import type { LayerState, PaletteEntry } from "./types";
+
+export function renderPalette(
+  host: HTMLElement, entries: PaletteEntry[],
+  onPick: (className: string, ev: PointerEvent | KeyboardEvent) => void,
+): void {
+  clear(host);
+  const input = el("input", { type: "search", placeholder: "Search layers", "aria-label": "Search layers", class: "kc-search" });
+  const list = el("div", { class: "kc-palette-list", role: "list" });
+  host.append(input, list);
+  const all: PaletteEntry[] = [{ class_name: "Input", group: "input", slots: { kind: "none", names: [], min: 0, max: 0 }, schema: [], suggested: {} }, ...entries];
+  const draw = () => {
+    clear(list);
+    for (const [group, items] of grouped(search(all, input.value))) {
+      list.append(el("div", { class: "kc-group" }, group));
+      for (const item of items) {
+        const entry = el("div", { class: "kc-entry", role: "button", tabindex: "0", "aria-label": item.class_name, "data-class": item.class_name }, item.class_name);
+        entry.addEventListener("pointerdown", (ev) => onPick(item.class_name, ev));
+        entry.addEventListener("keydown", (ev) => { if (ev.key === "Enter") onPick(item.class_name, ev); });
+        list.append(entry);
+      }
+    }
+  };
+  input.addEventListener("input", draw);
+  draw();
+}
+
+export function renderInspector(
+  host: HTMLElement, layer: LayerState | null, entry: PaletteEntry | undefined,
+  error: string | null, onChange: (config: Record<string, unknown>) => void,
+  onRename: (name: string) => void,
+): void {
+  clear(host);
+  if (!layer) {
+    host.append(el("div", { class: "kc-muted" }, "Select a layer to edit its config."));
+    return;
+  }
+  host.append(el("div", { class: "kc-title" }, `${layer.name} · ${layer.class_name}`));
+  const name = el("input", { value: layer.name, "aria-label": "layer name", class: "kc-field" });
+  name.addEventListener("change", () => onRename(name.value));
+  host.append(row("name", name));
+  if (error) host.append(el("div", { class: "kc-error", role: "alert" }, error));
+  if (layer.is_input) {
+    const shape = (layer.config.batch_shape as (number | null)[] | undefined)?.slice(1) ?? [];
+    const field = el("input", { value: shape.map((d) => (d === null ? "None" : d)).join(", "), "aria-label": "shape", class: "kc-field" });
+    field.addEventListener("change", () => {
+      try { onChange({ shape: field.value.split(",").map((s) => s.trim()).filter(Boolean).map((s) => (s === "None" ? null : parseInt(s, 10))) }); }
+      catch (e) { onError(host, String(e)); }
+    });
+    host.append(row("shape", field));
+    return;
+  }
+  for (const f of entry?.schema ?? []) {
+    if (f.type === "layer" || f.type === "any" || !(f.name in layer.config)) continue;
+    const value = layer.config[f.name];
+    let input: HTMLInputElement | HTMLSelectElement;
+    if (f.type === "bool") {
+      input = el("input", { type: "checkbox", "aria-label": f.name });
+      (input as HTMLInputElement).checked = Boolean(value);
+      input.addEventListener("change", () => onChange({ [f.name]: (input as HTMLInputElement).checked }));
+    } else if (f.type === "choice" && f.choices) {
+      input = el("select", { "aria-label": f.name, class: "kc-field" });
+      for (const c of f.choices) {
+        const opt = el("option", { value: JSON.stringify(c) }, c === null ? "None" : String(c));
+        if (JSON.stringify(c) === JSON.stringify(value)) opt.selected = true;
+        input.append(opt);
+      }
+      input.addEventListener("change", () => onChange({ [f.name]: JSON.parse((input as HTMLSelectElement).value) }));
+    } else {
+      const text = Array.isArray(value) ? value.join(", ") : value === null ? "None" : String(value);
+      input = el("input", { value: text, "aria-label": f.name, class: "kc-field" });
+      input.addEventListener("change", () => {
+        try { onChange({ [f.name]: parseField(f.type, (input as HTMLInputElement).value) }); }
+        catch (e) { onError(host, (e as Error).message); }
+      });
+    }
+    host.append(row(f.name, input));
+  }
+}
+
+function row(label: string, input: HTMLElement): HTMLElement {
+  const r = el("label", { class: "kc-row" });
+  r.append(el("span", {}, label), input);
+  return r;
+}
+
+function onError(host: HTMLElement, message: string): void {
+  host.querySelector(".kc-error")?.remove();
+  host.insertBefore(el("div", { class: "kc-error", role: "alert" }, message), host.children[2] ?? null);
+}

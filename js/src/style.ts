@@ -1,0 +1,57 @@
+// The widget's CSS, in JupyterLab's theme variables (light and dark) with fallbacks.
+export const CSS = `
+.kc-root { display: flex; gap: 8px; font: 12px var(--jp-ui-font-family, sans-serif);
+  color: var(--jp-ui-font-color1, #222); background: var(--jp-layout-color1, #fff); outline: none; }
+.kc-side { width: 210px; display: flex; flex-direction: column; gap: 8px; }
+.kc-palette { max-height: 300px; overflow: auto; border: 1px solid var(--jp-border-color1, #ccc); padding: 4px; }
+.kc-search, .kc-field { width: 100%; box-sizing: border-box; background: var(--jp-layout-color0, #fff);
+  color: var(--jp-ui-font-color1, #222); border: 1px solid var(--jp-border-color1, #ccc); }
+.kc-group { font-weight: bold; margin-top: 6px; color: var(--jp-ui-font-color2, #555); }
+.kc-entry { padding: 2px 6px; cursor: grab; user-select: none; border-radius: 3px; }
+.kc-entry:hover, .kc-entry:focus { background: var(--jp-layout-color2, #eee); }
+.kc-inspector { border: 1px solid var(--jp-border-color1, #ccc); padding: 6px; overflow: auto; max-height: 320px; }
+.kc-row { display: grid; grid-template-columns: 90px 1fr; gap: 4px; margin: 2px 0; align-items: center; }
+.kc-title { font-weight: bold; margin-bottom: 4px; }
+.kc-muted { color: var(--jp-ui-font-color2, #777); }
+.kc-error { color: var(--jp-error-color1, #c00); white-space: pre-wrap; margin: 4px 0; }
+.kc-main { flex: 1; min-width: 0; display: flex; flex-direction: column; }
+.kc-toolbar { display: flex; gap: 4px; margin-bottom: 4px; flex-wrap: wrap; }
+.kc-button { background: var(--jp-layout-color2, #eee); color: var(--jp-ui-font-color1, #222);
+  border: 1px solid var(--jp-border-color1, #ccc); border-radius: 3px; padding: 2px 8px; cursor: pointer; }
+.kc-stage { position: relative; }
+.kc-svg { width: 100%; display: block; border: 1px solid var(--jp-border-color1, #ccc);
+  background: var(--jp-layout-color0, #fafafa); touch-action: none; user-select: none; }
+.kc-box rect { fill: var(--jp-layout-color1, #fff); stroke: var(--jp-border-color0, #666); stroke-width: 1.2; }
+.kc-box:focus { outline: none; } .kc-box:focus rect { stroke: var(--jp-brand-color1, #1976d2); stroke-width: 2; }
+.kc-selected rect { stroke: var(--jp-brand-color1, #1976d2); stroke-width: 2.5; }
+.kc-problem rect { stroke: var(--jp-error-color1, #d32f2f); }
+.kc-pending rect { stroke-dasharray: 5 3; }
+.kc-name { font-weight: bold; fill: var(--jp-ui-font-color1, #222); }
+.kc-class, .kc-call { fill: var(--jp-ui-font-color2, #555); font-size: 10px; }
+.kc-call-pending { font-style: italic; fill: var(--jp-warn-color1, #e65100); }
+.kc-edge path { fill: none; stroke: var(--jp-ui-font-color2, #777); stroke-width: 1.6; }
+.kc-edge:hover path { stroke: var(--jp-brand-color1, #1976d2); stroke-width: 2.5; }
+.kc-edge.kc-pending path { stroke-dasharray: 5 4; }
+.kc-edge-label { font-size: 10px; fill: var(--jp-ui-font-color2, #555); }
+.kc-port { fill: var(--jp-layout-color3, #999); stroke: var(--jp-layout-color1, #fff); cursor: crosshair; }
+.kc-port-out { fill: var(--jp-brand-color2, #64b5f6); }
+.kc-port:focus, .kc-armed { stroke: var(--jp-brand-color1, #1976d2); stroke-width: 3; outline: none; }
+.kc-temp-edge { fill: none; stroke: var(--jp-brand-color1, #1976d2); stroke-width: 2; stroke-dasharray: 4 3; }
+.kc-world .kc-box { transition: none; }
+.kc-status { margin-top: 4px; color: var(--jp-ui-font-color2, #555); }
+.kc-minimap { position: absolute; right: 6px; bottom: 6px; width: 140px; height: 100px;
+  background: var(--jp-layout-color1, #fff); border: 1px solid var(--jp-border-color1, #ccc); opacity: 0.9; }
+.kc-mini-box { fill: var(--jp-layout-color3, #aaa); }
+.kc-mini-view { fill: none; stroke: var(--jp-brand-color1, #1976d2); stroke-width: 8; }
+.kc-toast { position: absolute; display: none; max-width: 420px; padding: 6px 8px; z-index: 10;
+  background: var(--jp-error-color3, #fdecea); color: var(--jp-error-color0, #b71c1c);
+  border: 1px solid var(--jp-error-color1, #d32f2f); border-radius: 4px; white-space: pre-wrap; }
+.kc-toast.kc-show { display: block; }
+.kc-menu { position: absolute; display: none; z-index: 11; background: var(--jp-layout-color1, #fff);
+  border: 1px solid var(--jp-border-color1, #ccc); box-shadow: 0 2px 6px rgba(0,0,0,.2); }
+.kc-menu.kc-show { display: flex; flex-direction: column; }
+.kc-menu-item { background: none; border: 0; text-align: left; padding: 4px 10px; cursor: pointer; color: inherit; }
+.kc-menu-item:hover { background: var(--jp-layout-color2, #eee); }
+.kc-ghost { position: fixed; pointer-events: none; z-index: 1000; padding: 2px 8px; border-radius: 3px;
+  background: var(--jp-brand-color1, #1976d2); color: #fff; font: 12px sans-serif; }
+`;

@@ -1,0 +1,47 @@
+// The state the kernel sends (kerascanvas/state.py) and the catalog palette (catalog.palette()).
+
+export type Triple = [string, number, number];
+export type Target = [string, number, number];
+
+export interface Slots { kind: "single" | "list" | "args" | "none"; names: string[]; min: number; max: number | null }
+
+export interface CallState {
+  index: number;
+  built: boolean;
+  output_shapes: (number | null)[][] | null;
+  missing: string | null;
+}
+
+export interface LayerState {
+  name: string;
+  class_name: string;
+  group: string;
+  config: Record<string, unknown>;
+  is_input: boolean;
+  x: number;
+  y: number;
+  pinned: boolean;
+  slots: Slots;
+  n_outputs: number;
+  calls: CallState[];
+  params: number | null;
+  depth: number | null;
+  problems: string[];
+}
+
+export interface EdgeState { src: Triple; dst: Target; shape: (number | null)[] | null; dtype: string | null; built: boolean }
+export interface Problem { message: string; layer: string | null; call: number | null; slot: number | null }
+
+export interface GraphState {
+  version: number;
+  name: string;
+  layers: LayerState[];
+  edges: EdgeState[];
+  problems: Problem[];
+  model: { inputs: string[]; outputs: Triple[]; params: number } | null;
+  can_undo: boolean;
+  can_redo: boolean;
+}
+
+export interface SchemaField { name: string; type: string; default: unknown; required: boolean; choices?: unknown[] }
+export interface PaletteEntry { class_name: string; group: string; slots: Slots; schema: SchemaField[]; suggested: Record<string, unknown> }

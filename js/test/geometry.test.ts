@@ -1,0 +1,84 @@
+import { describe, expect, it } from "vitest";
+import { BOX_WIDTH, boxAt, boxHeight, edgePath, fitView, inLabel, outLabel, portAt, ports, slotCount, toScreen, toWorld, zoomAt } from "../src/geometry";
+import type { EdgeState, LayerState } from "../src/types";
+
+function layer(over: Partial<LayerState>): LayerState {
+  return { name: "dense", class_name: "Dense", group: "core", config: {}, is_input: false, x: 0, y: 0, pinned: false,
+    slots: { kind: "single", names: ["inputs"], min: 1, max: 1 }, n_outputs: 1,
+    calls: [{ index: 0, built: true, output_shapes: [[null, 4]], missing: null }], params: 20, depth: 0, problems: [], ...over };
+}
+
+describe("ports", () => {
+  it("names ports by the accessibility contract", () => {
+    expect(inLabel("dense_1", 0, 1)).toBe("dense_1 in 0.1");
+    expect(outLabel("lstm", 2, 1)).toBe("lstm out 2.1");
+  });
+
+  it("gives a multi-output layer one output port per tensor_index and call", () => {
+    const lstm = layer({ name: "lstm", n_outputs: 3, calls: [{ index: 0, built: true, output_shapes: null, missing: null }, { index: 1, built: false, output_shapes: null, missing: "x" }] });
+    const outs = ports(lstm, []).filter((p) => p.kind === "out").map((p) => p.label);
+    expect(outs).toEqual(["lstm out 0.0", "lstm out 0.1", "lstm out 0.2", "lstm out 1.0", "lstm out 1.1", "lstm out 1.2"]);
+  });
+
+  it("offers a merge layer one free slot after its filled ones", () => {
+    const add = layer({ name: "add", slots: { kind: "list", names: [], min: 2, max: null } });
+    const edge: EdgeState = { src: ["a", 0, 0], dst: ["add", 0, 0], shape: [null, 4], dtype: "float32", built: true };
+    expect(slotCount(add, 0)).toBe(2);
+    expect(slotCount(add, 2)).toBe(3);
+    expect(ports(add, [edge]).filter((p) => p.kind === "in").map((p) => p.label)).toEqual(["add in 0.0", "add in 0.1"]);
+    expect(slotCount(layer({ slots: { kind: "list", names: [], min: 2, max: 2 } }), 2)).toBe(2);
+  });
+
+  it("puts no input slot on an Input and three on MultiHeadAttention", () => {
+    expect(ports(layer({ is_input: true, slots: { kind: "none", names: [], min: 0, max: 0 } }), []).filter((p) => p.kind === "in")).toEqual([]);
+    const mha = layer({ name: "mha", slots: { kind: "args", names: ["query", "value", "key"], min: 2, max: 3 } });
+    expect(ports(mha, []).filter((p) => p.kind === "in")).toHaveLength(3);
+  });
+
+  it("places inputs on the top edge and outputs on the bottom edge", () => {
+    const l = layer({ x: 100, y: 50 });
+    const [inp, out] = ports(l, []);
+    expect(inp.at).toEqual({ x: 100 + BOX_WIDTH / 2, y: 50 });
+    expect(out.at).toEqual({ x: 100 + BOX_WIDTH / 2, y: 50 + boxHeight(l) });
+  });
+});
+
+describe("hit tests", () => {
+  it("finds the nearest port within the radius and the topmost box", () => {
+    const l = layer({ x: 0, y: 0 });
+    const ps = ports(l, []);
+    expect(portAt(ps, { x: BOX_WIDTH / 2 + 3, y: 2 })?.kind).toBe("in");
+    expect(portAt(ps, { x: 5, y: 200 })).toBeNull();
+    expect(boxAt([l], { x: 10, y: 10 })?.name).toBe("dense");
+    expect(boxAt([l], { x: -1, y: 10 })).toBeNull();
+  });
+});
+
+describe("view", () => {
+  it("round-trips screen and world coordinates and zooms about the pointer", () => {
+    const v = { x: 30, y: -10, k: 2 };
+    const p = { x: 17, y: 41 };
+    expect(toScreen(v, toWorld(v, p))).toEqual(p);
+    const z = zoomAt(v, p, 1.5);
+    expect(z.k).toBe(3);
+    const a = toWorld(v, p), b = toWorld(z, p);
+    expect(b.x).toBeCloseTo(a.x);
+    expect(b.y).toBeCloseTo(a.y);
+  });
+
+  it("fits every box into the area", () => {
+    const ls = [layer({ x: 0, y: 0 }), layer({ name: "b", x: 1000, y: 2000 })];
+    const v = fitView(ls, 400, 300);
+    for (const l of ls) {
+      const s = toScreen(v, { x: l.x, y: l.y });
+      expect(s.x).toBeGreaterThanOrEqual(0);
+      expect(s.y).toBeGreaterThanOrEqual(0);
+      expect(s.x).toBeLessThanOrEqual(400);
+      expect(s.y).toBeLessThanOrEqual(300);
+    }
+  });
+
+  it("draws edges as curves between the two points", () => {
+    expect(edgePath({ x: 0, y: 0 }, { x: 10, y: 100 })).toMatch(/^M0,0 C.* 10,100$/);
+  });
+});

@@ -1,0 +1,60 @@
+import { describe, expect, it } from "vitest";
+import { callText, grouped, paramsText, parseField, search, shapeText, summary } from "../src/mirror";
+import { Client } from "../src/protocol";
+import type { GraphState } from "../src/types";
+
+const state: GraphState = {
+  version: 1, name: "model", edges: [], problems: [], can_undo: false, can_redo: false,
+  layers: [{ name: "x", class_name: "InputLayer", group: "input", config: {}, is_input: true, x: 0, y: 0, pinned: false,
+    slots: { kind: "none", names: [], min: 0, max: 0 }, n_outputs: 1, calls: [{ index: 0, built: true, output_shapes: [[null, 4]], missing: null }],
+    params: 0, depth: 1, problems: [] }],
+  model: { inputs: ["x"], outputs: [["d", 0, 0]], params: 1234 },
+};
+
+describe("texts", () => {
+  it("formats shapes, params, calls and the summary", () => {
+    expect(shapeText([null, 4])).toBe("(None, 4)");
+    expect(shapeText([3])).toBe("(3,)");
+    expect(paramsText(25_000)).toBe("25.0k");
+    expect(callText(state.layers[0], 0)).toBe("node 0 → (None, 4)");
+    expect(summary(state)).toBe("1234 params · inputs: x · outputs: d[0.0]");
+    expect(summary({ ...state, model: null, problems: [{ message: "m", layer: null, call: null, slot: null }] })).toContain("1 problem");
+  });
+});
+
+describe("palette", () => {
+  const entries = [{ class_name: "Dense", group: "core" }, { class_name: "Conv2D", group: "convolutional" }, { class_name: "Dropout", group: "regularization" }];
+  it("searches by class or group and groups in order", () => {
+    expect(search(entries, "d").map((e) => e.class_name)).toEqual(["Dense", "Conv2D", "Dropout"]);
+    expect(search(entries, "conv").map((e) => e.class_name)).toEqual(["Conv2D"]);
+    expect(grouped(entries).map(([g]) => g)).toEqual(["core", "convolutional", "regularization"]);
+  });
+});
+
+describe("form fields", () => {
+  it("parses typed values and refuses bad ones with a message", () => {
+    expect(parseField("int", " 12 ")).toBe(12);
+    expect(parseField("float", "0.5")).toBe(0.5);
+    expect(parseField("ints", "(3, 3)")).toEqual([3, 3]);
+    expect(parseField("ints", "2")).toBe(2);
+    expect(parseField("str", "None")).toBeNull();
+    expect(() => parseField("int", "1.5")).toThrow(/integer/);
+    expect(() => parseField("float", "abc")).toThrow(/number/);
+  });
+});
+
+describe("protocol client", () => {
+  it("matches replies to intents by id", async () => {
+    const sent: any[] = [];
+    let handler: (m: any) => void = () => {};
+    const model = { get: () => null, on: (_: string, cb: any) => { handler = cb; }, off: () => {}, send: (c: any) => sent.push(c) };
+    const client = new Client(model);
+    const a = client.send("undo");
+    const b = client.send("connect", { src: ["x", 0, 0], dst: ["d", 0, 0] });
+    expect(sent.map((m) => [m.kind, m.id])).toEqual([["undo", 1], ["connect", 2]]);
+    handler({ id: 2, error: "refused" });
+    handler({ id: 1, ok: true, result: null });
+    expect(await a).toEqual({ ok: true, result: null });
+    expect(await b).toEqual({ ok: false, error: "refused" });
+  });
+});

@@ -1,0 +1,223 @@
+"""`kc.Canvas`: the anywidget that draws a Graph. Thin: it validates browser intents and hands them
+to the same Graph methods Python code calls; the Graph's new state flows back as one trait.
+
+Protocol: the browser sends `{"kind": ..., "id": ..., ...}` custom messages; each is answered
+`{"id": ..., "ok": true, "result": ...}` or `{"id": ..., "error": "..."}`. Everything in a message
+is untrusted: types, sizes and class names (catalog only) are checked before anything changes.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any, Callable
+
+import anywidget
+import traitlets
+
+from . import catalog
+from .drawing import MAX_NAME_LENGTH, EditError
+from .graph import Graph
+
+MAX_MESSAGE_ITEMS = 200  # names in one delete/duplicate; config keys in one configure
+MAX_STRING = 10_000
+
+
+class IntentError(ValueError):
+    """A message from the browser that is malformed; answered as an error, changes nothing."""
+
+
+class Canvas(anywidget.AnyWidget):
+    """Draw, edit and inspect a kc.Graph in a notebook. `canvas.graph` is the live Graph."""
+
+    _esm = Path(__file__).parent / "static" / "widget.js"
+
+    state = traitlets.Dict().tag(sync=True)
+    """The Graph's state (`Graph.state()`): layers, edges, problems, model summary. Read-only."""
+
+    palette = traitlets.List().tag(sync=True)
+    """The catalog for the palette and the inspector's forms (`catalog.palette()`), sent once."""
+
+    height = traitlets.Int(520).tag(sync=True)
+    """Height of the drawing area in pixels."""
+
+    def __init__(self, graph: Graph | None = None, *, height: int = 520):
+        if graph is not None and not isinstance(graph, Graph):
+            raise TypeError(f"Canvas(graph=...) takes a kerascanvas.Graph, got {type(graph).__name__}.")
+        super().__init__(height=height, palette=catalog.palette())
+        self.graph = graph if graph is not None else Graph()
+        self.state = self.graph.state()
+        self._stop = self.graph.observe(self._push)
+        self.on_msg(self._on_message)
+
+    def _push(self, graph: Graph) -> None:
+        self.state = graph.state()
+
+    # ----- messages ------------------------------------------------------------------------
+
+    def _on_message(self, _widget: Any, content: Any, _buffers: Any = None) -> None:
+        ident = content.get("id") if isinstance(content, dict) else None
+        if not (isinstance(ident, int) and not isinstance(ident, bool)) and not (
+                isinstance(ident, str) and len(ident) <= 64):
+            ident = None
+        try:
+            result = self.handle(content)
+        except (IntentError, EditError, ValueError, TypeError) as e:
+            self.send({"id": ident, "error": str(e)})
+            return
+        self.send({"id": ident, "ok": True, "result": result})
+
+    def handle(self, message: Any) -> Any:
+        """Apply one intent (a dict from the browser) through the Graph; returns its result."""
+        if not isinstance(message, dict):
+            raise IntentError(f"An intent is an object, got {type(message).__name__}.")
+        kind = message.get("kind")
+        handler = _HANDLERS.get(kind) if isinstance(kind, str) else None
+        if handler is None:
+            raise IntentError(f"Unknown intent kind {kind!r:.80}.")
+        return handler(self.graph, message)
+
+
+# ----- validation of untrusted fields ---------------------------------------------------------
+
+def _name(m: dict, key: str = "name") -> str:
+    value = m.get(key)
+    if not isinstance(value, str) or not 0 < len(value) <= MAX_NAME_LENGTH:
+        raise IntentError(f"{key!r} must be a layer name (1 to {MAX_NAME_LENGTH} characters), got "
+                          f"{value!r:.80}.")
+    return value
+
+
+def _optional_name(m: dict, key: str = "name") -> str | None:
+    return None if m.get(key) is None else _name(m, key)
+
+
+def _index(m: dict, key: str, optional: bool = False) -> int | None:
+    value = m.get(key)
+    if value is None and optional:
+        return None
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < 10_000:
+        raise IntentError(f"{key!r} must be an index 0..9999, got {value!r:.40}.")
+    return value
+
+
+def _number(m: dict, key: str) -> float:
+    value = m.get(key)
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value):
+        raise IntentError(f"{key!r} must be a finite number, got {value!r:.40}.")
+    return float(value)
+
+
+def _triple(m: dict, key: str) -> tuple[str, int, int]:
+    value = m.get(key)
+    if not isinstance(value, list) or len(value) != 3:
+        raise IntentError(f"{key!r} must be [layer, node_index, tensor_index], got {value!r:.80}.")
+    return (_name({"v": value[0]}, "v"), _index({"v": value[1]}, "v"), _index({"v": value[2]}, "v"))
+
+
+def _json_value(value: Any, depth: int = 0) -> Any:
+    """Config values: JSON scalars, lists and dicts of bounded size and depth."""
+    if depth > 6:
+        raise IntentError("A config value is nested too deeply.")
+    if value is None or isinstance(value, (bool, int)):
+        return value
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise IntentError(f"A config value must be finite, got {value!r}.")
+        return value
+    if isinstance(value, str):
+        if len(value) > MAX_STRING:
+            raise IntentError("A config string is too long.")
+        return value
+    if isinstance(value, list) and len(value) <= MAX_MESSAGE_ITEMS:
+        return [_json_value(v, depth + 1) for v in value]
+    if isinstance(value, dict) and len(value) <= MAX_MESSAGE_ITEMS:
+        return {_key(k): _json_value(v, depth + 1) for k, v in value.items()}
+    raise IntentError(f"Unsupported config value {value!r:.80}.")
+
+
+def _key(k: Any) -> str:
+    if not isinstance(k, str) or not k.isidentifier() or len(k) > 64:
+        raise IntentError(f"A config key must be an identifier, got {k!r:.40}.")
+    return k
+
+
+def _config(m: dict) -> dict:
+    config = m.get("config", {})
+    if not isinstance(config, dict) or len(config) > MAX_MESSAGE_ITEMS:
+        raise IntentError("'config' must be an object of at most 200 keys.")
+    return {_key(k): _json_value(v) for k, v in config.items()}
+
+
+def _names(m: dict) -> list[str]:
+    value = m.get("names")
+    if not isinstance(value, list) or not 0 < len(value) <= MAX_MESSAGE_ITEMS:
+        raise IntentError(f"'names' must be a list of 1 to {MAX_MESSAGE_ITEMS} layer names.")
+    return [_name({"v": v}, "v") for v in value]
+
+
+def _shape(m: dict) -> list:
+    value = m.get("shape")
+    if not isinstance(value, list) or len(value) > 8 or not all(
+            v is None or (isinstance(v, int) and not isinstance(v, bool) and 0 < v <= 2**31)
+            for v in value):
+        raise IntentError(f"'shape' must be a list of up to 8 positive sizes or null, got {value!r:.80}.")
+    return value
+
+
+def _place(g: Graph, name: str, m: dict) -> None:
+    if m.get("x") is not None and m.get("y") is not None:
+        g.move(name, _number(m, "x"), _number(m, "y"))
+
+
+def _add_layer(g: Graph, m: dict) -> str:
+    class_name = m.get("class_name")
+    if not isinstance(class_name, str) or class_name not in catalog.names():
+        raise IntentError(f"{class_name!r:.80} is not a layer the canvas offers.")
+    with g.batch():
+        name = g.add_layer(class_name, _optional_name(m), **_config(m))
+        _place(g, name, m)
+    return name
+
+
+def _add_input(g: Graph, m: dict) -> str:
+    dtype = m.get("dtype", "float32")
+    if dtype not in ("float32", "float16", "bfloat16", "int32", "int64", "bool"):
+        raise IntentError(f"'dtype' must be a numeric dtype name, got {dtype!r:.40}.")
+    with g.batch():
+        name = g.add_input(_shape(m), _optional_name(m), dtype=dtype)
+        _place(g, name, m)
+    return name
+
+
+def _connect(g: Graph, m: dict, edit: Callable) -> None:
+    dst = m.get("dst")
+    if not isinstance(dst, list) or len(dst) != 3:
+        raise IntentError(f"'dst' must be [layer, call, slot|null], got {dst!r:.80}.")
+    d = {"n": dst[0], "k": dst[1], "s": dst[2]}
+    edit(_triple(m, "src"), _name(d, "n"), call=_index(d, "k"), slot=_index(d, "s", optional=True))
+
+
+def _remove(g: Graph, m: dict) -> None:
+    names = _names(m)
+    with g.batch():
+        for name in names:
+            g.remove(name)
+
+
+_HANDLERS: dict[str, Callable[[Graph, dict], Any]] = {
+    "add_layer": _add_layer,
+    "add_input": _add_input,
+    "connect": lambda g, m: _connect(g, m, g.connect),
+    "disconnect": lambda g, m: _connect(g, m, g.disconnect),
+    "remove": _remove,
+    "rename": lambda g, m: g.rename(_name(m), _name(m, "new_name")),
+    "configure": lambda g, m: g.configure(_name(m), **_config(m)),
+    "add_call": lambda g, m: g.add_call(_name(m)),
+    "remove_call": lambda g, m: g.remove_call(_name(m), _index(m, "call")),
+    "move": lambda g, m: g.move(_name(m), _number(m, "x"), _number(m, "y")),
+    "arrange": lambda g, m: g.arrange(),
+    "duplicate": lambda g, m: g.duplicate(_names(m)),
+    "undo": lambda g, m: g.undo(),
+    "redo": lambda g, m: g.redo(),
+}
