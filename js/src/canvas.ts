@@ -5,7 +5,7 @@ import {
   portAt, ports, toWorld, zoomAt,
 } from "./geometry";
 import { byName, callText, edgeTitle, paramsText, shapeText, summary } from "./mirror";
-import { renderInspector, renderPalette } from "./panels";
+import { INPUT_PRESETS, renderInspector, renderPalette } from "./panels";
 import { Client, type Model } from "./protocol";
 import { exportPng, exportSvg } from "./exporting";
 import type { GraphState, LayerState, PaletteEntry } from "./types";
@@ -77,6 +77,7 @@ export class CanvasView {
     main.append(stage, this.status);
     this.root.append(side, main);
     host.append(this.root);
+    this.fitted = this.state.layers.length === 0; // an empty canvas keeps screen = world: drops land where dropped
     renderPalette(paletteHost, this.palette, (c, ev) => this.pickFromPalette(c, ev));
     this.listen();
     this.render();
@@ -231,7 +232,8 @@ export class CanvasView {
   }
 
   private addLayer(className: string, at: Point): void {
-    if (className === "Input") this.act("add_input", { shape: [8], x: at.x, y: at.y });
+    const preset = INPUT_PRESETS[className];
+    if (preset) this.act("add_input", { shape: preset, x: at.x, y: at.y });
     else this.act("add_layer", { class_name: className, x: at.x, y: at.y });
   }
 

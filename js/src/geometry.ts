@@ -104,7 +104,7 @@ export function bounds(layers: LayerState[]): Rect | null {
 export function fitView(layers: LayerState[], width: number, height: number, margin = 30): View {
   const b = bounds(layers);
   if (!b) return { x: margin, y: margin, k: 1 };
-  const k = Math.min(1.5, (width - 2 * margin) / Math.max(b.w, 1), (height - 2 * margin) / Math.max(b.h, 1));
+  const k = Math.min(1, (width - 2 * margin) / Math.max(b.w, 1), (height - 2 * margin) / Math.max(b.h, 1));
   return { k, x: (width - b.w * k) / 2 - b.x * k, y: (height - b.h * k) / 2 - b.y * k };
 }
 

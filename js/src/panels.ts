@@ -3,6 +3,14 @@ import { clear, el } from "./dom";
 import { grouped, parseField, search } from "./mirror";
 import type { LayerState, PaletteEntry } from "./types";
 
+/** Input boxes the palette offers, by their palette name: the shape each starts with. */
+export const INPUT_PRESETS: Record<string, number[]> = {
+  "Input": [8],
+  "Input 28x28x1": [28, 28, 1],
+  "Input 32x32x3": [32, 32, 3],
+  "Input 16x8 sequence": [16, 8],
+};
+
 export function renderPalette(
   host: HTMLElement, entries: PaletteEntry[],
   onPick: (className: string, ev: PointerEvent | KeyboardEvent) => void,
@@ -11,7 +19,8 @@ export function renderPalette(
   const input = el("input", { type: "search", placeholder: "Search layers", "aria-label": "Search layers", class: "kc-search" });
   const list = el("div", { class: "kc-palette-list", role: "list" });
   host.append(input, list);
-  const all: PaletteEntry[] = [{ class_name: "Input", group: "input", slots: { kind: "none", names: [], min: 0, max: 0 }, schema: [], suggested: {} }, ...entries];
+  const inputs = Object.keys(INPUT_PRESETS).map((class_name) => ({ class_name, group: "input", slots: { kind: "none" as const, names: [], min: 0, max: 0 }, schema: [], suggested: {} }));
+  const all: PaletteEntry[] = [...inputs, ...entries];
   const draw = () => {
     clear(list);
     for (const [group, items] of grouped(search(all, input.value))) {
