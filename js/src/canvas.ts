@@ -2,7 +2,7 @@
 import { clear, el, svg } from "./dom";
 import {
   BOX_WIDTH, type Point, type Port, type View, boxAt, boxHeight, bounds, edgePath, fitView,
-  portAt, ports, toWorld, zoomAt,
+  portAt, ports, toScreen, toWorld, zoomAt,
 } from "./geometry";
 import { byName, callText, edgeTitle, paramsText, shapeText, summary } from "./mirror";
 import { INPUT_PRESETS, renderInspector, renderPalette } from "./panels";
@@ -18,6 +18,7 @@ type Drag =
 
 const ANIMATE_MS = 250;
 const ANIMATE_LIMIT = 400; // layers: bigger graphs jump to the new layout
+const BIG_GRAPH = 300; // layers: beyond this, draw only near the viewport and preview gestures
 
 export class CanvasView {
   readonly root: HTMLElement;
@@ -36,6 +37,9 @@ export class CanvasView {
   private state: GraphState;
   private palette: PaletteEntry[];
   private view: View = { x: 20, y: 20, k: 1 };
+  private drawn: View = this.view; // the view the SVG was last drawn for
+  private settle = 0;
+  private stage: HTMLElement;
   private selected = new Set<string>();
   private clipboard: string[] = [];
   private armed: Port | null = null;
@@ -60,7 +64,6 @@ export class CanvasView {
     const main = el("div", { class: "kc-main" });
     main.append(this.toolbar());
     this.svgEl = svg("svg", { class: "kc-svg", role: "application", "aria-label": "Model drawing" });
-    this.svgEl.style.height = `${height}px`;
     this.world = svg("g", { class: "kc-world" });
     this.edgeLayer = svg("g");
     this.boxLayer = svg("g");
@@ -72,9 +75,10 @@ export class CanvasView {
     this.status = el("div", { class: "kc-status", role: "status" });
     this.toast = el("div", { class: "kc-toast", role: "alert" });
     this.menu = el("div", { class: "kc-menu", role: "menu" });
-    const stage = el("div", { class: "kc-stage" });
-    stage.append(this.svgEl, this.minimap, this.toast, this.menu);
-    main.append(stage, this.status);
+    this.stage = el("div", { class: "kc-stage" });
+    this.stage.style.height = `${height}px`;
+    this.stage.append(this.svgEl, this.minimap, this.toast, this.menu);
+    main.append(this.stage, this.status);
     this.root.append(side, main);
     host.append(this.root);
     this.fitted = this.state.layers.length === 0; // an empty canvas keeps screen = world: drops land where dropped
@@ -108,29 +112,36 @@ export class CanvasView {
   render(): void {
     const layers = this.placed();
     if (!this.fitted && layers.length) {
-      const r = this.svgEl.getBoundingClientRect();
+      const r = this.stage.getBoundingClientRect();
       if (r.width > 0) { this.view = fitView(layers, r.width, r.height); this.fitted = true; }
     }
     this.applyView();
     clear(this.boxLayer);
     clear(this.portLayer);
     clear(this.edgeLayer);
+    // Big graphs: draw only what is near the viewport, and no text when zoomed far out.
+    const big = layers.length > BIG_GRAPH;
+    const detail = !big || this.view.k >= 0.5;
+    const seen = big ? this.visibleRect() : null;
+    const inView = (p: Point) => !seen || (p.x >= seen.x && p.x <= seen.x + seen.w && p.y >= seen.y && p.y <= seen.y + seen.h);
     this.allPorts = [];
-    for (const layer of layers) this.drawBox(layer);
     for (const layer of layers) {
+      const visible = !seen || (layer.x + BOX_WIDTH >= seen.x && layer.x <= seen.x + seen.w
+        && layer.y + boxHeight(layer) >= seen.y && layer.y <= seen.y + seen.h);
+      if (visible) this.drawBox(layer, detail);
       for (const port of ports(layer, this.state.edges)) {
         this.allPorts.push(port);
-        this.drawPort(port);
+        if (visible && detail) this.drawPort(port);
       }
     }
     const at = new Map(this.allPorts.map((p) => [p.key, p.at]));
     for (const e of this.state.edges) {
       const a = at.get(`out:${e.src.join(":")}`);
       const b = at.get(`in:${e.dst.join(":")}`);
-      if (!a || !b) continue;
+      if (!a || !b || !(inView(a) || inView(b))) continue;
       const g = svg("g", { class: e.built ? "kc-edge" : "kc-edge kc-pending" });
       g.append(svg("path", { d: edgePath(a, b) }), svg("title", {}, edgeTitle(e)));
-      g.append(svg("text", { x: (a.x + b.x) / 2 + 4, y: (a.y + b.y) / 2, class: "kc-edge-label" }, shapeText(e.shape)));
+      if (detail) g.append(svg("text", { x: (a.x + b.x) / 2 + 4, y: (a.y + b.y) / 2, class: "kc-edge-label" }, shapeText(e.shape)));
       this.edgeLayer.append(g);
     }
     this.status.textContent = summary(this.state);
@@ -142,7 +153,14 @@ export class CanvasView {
       (name) => current && name !== current.name && this.act("rename", { name: current.name, new_name: name }));
   }
 
-  private drawBox(layer: LayerState): void {
+  /** The world rectangle on screen, with half a screen of margin on every side. */
+  private visibleRect(): { x: number; y: number; w: number; h: number } {
+    const r = this.stage.getBoundingClientRect();
+    const tl = toWorld(this.view, { x: -r.width / 2, y: -r.height / 2 });
+    return { x: tl.x, y: tl.y, w: (2 * r.width) / this.view.k, h: (2 * r.height) / this.view.k };
+  }
+
+  private drawBox(layer: LayerState, detail = true): void {
     const h = boxHeight(layer);
     const classes = ["kc-box"];
     if (this.selected.has(layer.name)) classes.push("kc-selected");
@@ -151,6 +169,7 @@ export class CanvasView {
     const g = svg("g", { class: classes.join(" "), transform: `translate(${layer.x},${layer.y})`,
       tabindex: 0, role: "button", "aria-label": layer.name, "data-name": layer.name });
     g.append(svg("rect", { width: BOX_WIDTH, height: h, rx: 6 }));
+    if (!detail) { this.boxLayer.append(g); return; }
     g.append(svg("text", { x: 8, y: 16, class: "kc-name" }, layer.name));
     const params = layer.params === null ? "" : ` · ${paramsText(layer.params)} params`;
     g.append(svg("text", { x: 8, y: 32, class: "kc-class" }, `${layer.class_name}${params}`));
@@ -175,13 +194,42 @@ export class CanvasView {
     const pad = 20;
     this.minimap.setAttribute("viewBox", `${b.x - pad} ${b.y - pad} ${b.w + 2 * pad} ${b.h + 2 * pad}`);
     for (const l of layers) this.minimap.append(svg("rect", { x: l.x, y: l.y, width: BOX_WIDTH, height: boxHeight(l), class: "kc-mini-box" }));
-    const r = this.svgEl.getBoundingClientRect();
+    this.miniView = svg("rect", { class: "kc-mini-view" });
+    this.minimap.append(this.miniView);
+    this.moveMiniView();
+  }
+
+  /** Only the viewport's rectangle follows pan and zoom; the boxes are drawn with the state. */
+  private moveMiniView(): void {
+    if (!this.miniView) return;
+    const r = this.stage.getBoundingClientRect();
     const tl = toWorld(this.view, { x: 0, y: 0 });
-    this.minimap.append(svg("rect", { x: tl.x, y: tl.y, width: r.width / this.view.k, height: r.height / this.view.k, class: "kc-mini-view" }));
+    for (const [k, v] of Object.entries({ x: tl.x, y: tl.y, width: r.width / this.view.k, height: r.height / this.view.k })) {
+      this.miniView.setAttribute(k, String(v));
+    }
+  }
+
+  private miniView: SVGRectElement | null = null;
+
+  private minimapSoon(): void {
+    this.moveMiniView();
   }
 
   private applyView(): void {
     this.world.setAttribute("transform", `translate(${this.view.x},${this.view.y}) scale(${this.view.k})`);
+    this.drawn = this.view;
+    this.svgEl.style.transform = "";
+  }
+
+  /** Pan and zoom: big graphs move as one picture (a CSS transform of what is drawn) while the
+   * gesture goes on, and are drawn again, sharp and culled, once it pauses. */
+  private viewChanged(): void {
+    this.minimapSoon();
+    if (this.state.layers.length <= BIG_GRAPH) { this.applyView(); return; }
+    const s = this.view.k / this.drawn.k;
+    this.svgEl.style.transform = `translate(${this.view.x - this.drawn.x * s}px,${this.view.y - this.drawn.y * s}px) scale(${s})`;
+    window.clearTimeout(this.settle);
+    this.settle = window.setTimeout(() => this.render(), 150);
   }
 
   private animateFrom(before: Map<string, Point>): void {
@@ -240,13 +288,13 @@ export class CanvasView {
   // ----- gestures ------------------------------------------------------------------------------
 
   private local(ev: { clientX: number; clientY: number }): Point {
-    const r = this.svgEl.getBoundingClientRect();
+    const r = this.stage.getBoundingClientRect(); // not the svg: it moves while a gesture previews
     return { x: ev.clientX - r.left, y: ev.clientY - r.top };
   }
 
   private pickFromPalette(className: string, ev: PointerEvent | KeyboardEvent): void {
     if (ev instanceof KeyboardEvent) {
-      const r = this.svgEl.getBoundingClientRect();
+      const r = this.stage.getBoundingClientRect();
       this.addLayer(className, toWorld(this.view, { x: r.width / 2, y: r.height / 3 }));
       return;
     }
@@ -271,16 +319,16 @@ export class CanvasView {
     svgEl.addEventListener("wheel", (ev) => {
       ev.preventDefault();
       this.view = zoomAt(this.view, this.local(ev), Math.exp(-ev.deltaY * 0.0015));
-      this.applyView();
-      this.drawMinimap(this.placed());
+      this.viewChanged();
     }, { passive: false });
     svgEl.addEventListener("contextmenu", (ev) => this.onMenu(ev));
     this.root.addEventListener("keydown", (ev) => this.onKey(ev));
+    this.svgEl.addEventListener("focusin", (ev) => this.reveal(ev.target as Element));
     this.minimap.addEventListener("pointerdown", (ev) => {
       const box = this.minimap.viewBox.baseVal;
       const r = this.minimap.getBoundingClientRect();
       const w = { x: box.x + ((ev.clientX - r.left) / r.width) * box.width, y: box.y + ((ev.clientY - r.top) / r.height) * box.height };
-      const s = this.svgEl.getBoundingClientRect();
+      const s = this.stage.getBoundingClientRect();
       this.view = { ...this.view, x: s.width / 2 - w.x * this.view.k, y: s.height / 2 - w.y * this.view.k };
       this.render();
     });
@@ -325,7 +373,7 @@ export class CanvasView {
     if (drag.kind === "pan") {
       this.view = { ...drag.view, x: drag.view.x + p.x - drag.from.x, y: drag.view.y + p.y - drag.from.y };
       drag.moved = drag.moved || Math.abs(p.x - drag.from.x) + Math.abs(p.y - drag.from.y) > 3;
-      this.applyView();
+      this.viewChanged();
     } else if (drag.kind === "box") {
       const x = drag.start.x + w.x - drag.from.x;
       const y = drag.start.y + w.y - drag.from.y;
@@ -342,7 +390,7 @@ export class CanvasView {
     if (!drag) return;
     if (drag.kind === "new") {
       drag.ghost.remove();
-      const r = this.svgEl.getBoundingClientRect();
+      const r = this.stage.getBoundingClientRect();
       if (ev.clientX >= r.left && ev.clientX <= r.right && ev.clientY >= r.top && ev.clientY <= r.bottom) {
         this.lastPointer = this.local(ev);
         this.addLayer(drag.className, toWorld(this.view, this.lastPointer));
@@ -392,6 +440,21 @@ export class CanvasView {
     if (ev.key === "Escape") { this.armed = null; this.selected.clear(); this.render(); }
   }
 
+  /** Keyboard focus on a box or port off screen brings it into view (the view follows Tab). */
+  private reveal(target: Element): void {
+    const name = target.getAttribute("data-name") ?? target.getAttribute("data-port")?.split(":")[1];
+    const layer = name ? this.placed().find((l) => l.name === name) : undefined;
+    if (!layer) return;
+    const r = this.stage.getBoundingClientRect();
+    const a = toScreen(this.view, { x: layer.x, y: layer.y });
+    const b = toScreen(this.view, { x: layer.x + BOX_WIDTH, y: layer.y + boxHeight(layer) });
+    if (a.x >= 0 && a.y >= 0 && b.x <= r.width && b.y <= r.height && this.view.k >= 0.5) return;
+    const k = Math.max(this.view.k, 1);
+    this.view = { k, x: r.width / 2 - (layer.x + BOX_WIDTH / 2) * k, y: r.height / 2 - (layer.y + boxHeight(layer) / 2) * k };
+    this.render();
+    (this.svgEl.querySelector(`[data-${target.hasAttribute("data-port") ? "port" : "name"}="${CSS.escape(target.getAttribute("data-port") ?? name!)}"]`) as SVGElement | null)?.focus({ preventScroll: true });
+  }
+
   private focusPort(key: string): void {
     (this.portLayer.querySelector(`[data-port="${CSS.escape(key)}"]`) as SVGElement | null)?.focus();
   }
@@ -427,7 +490,7 @@ export class CanvasView {
     button("Undo", () => this.act("undo"));
     button("Redo", () => this.act("redo"));
     button("Arrange", () => this.act("arrange"));
-    button("Fit", () => { const r = this.svgEl.getBoundingClientRect(); this.view = fitView(this.placed(), r.width, r.height); this.render(); });
+    button("Fit", () => { const r = this.stage.getBoundingClientRect(); this.view = fitView(this.placed(), r.width, r.height); this.render(); });
     button("Export SVG", () => exportSvg(this.svgEl, this.placed(), this.state.name));
     button("Export PNG", () => exportPng(this.svgEl, this.placed(), this.state.name));
     return bar;

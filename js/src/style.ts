@@ -18,9 +18,10 @@ export const CSS = `
 .kc-toolbar { display: flex; gap: 4px; margin-bottom: 4px; flex-wrap: wrap; }
 .kc-button { background: var(--jp-layout-color2, #eee); color: var(--jp-ui-font-color1, #222);
   border: 1px solid var(--jp-border-color1, #ccc); border-radius: 3px; padding: 2px 8px; cursor: pointer; }
-.kc-stage { position: relative; }
-.kc-svg { width: 100%; display: block; border: 1px solid var(--jp-border-color1, #ccc);
-  background: var(--jp-layout-color0, #fafafa); touch-action: none; user-select: none; }
+.kc-stage { position: relative; overflow: hidden; border: 1px solid var(--jp-border-color1, #ccc);
+  background: var(--jp-layout-color0, #fafafa); }
+.kc-svg { width: 100%; height: 100%; display: block; touch-action: none; user-select: none;
+  transform-origin: 0 0; will-change: transform; }
 .kc-box rect { fill: var(--jp-layout-color1, #fff); stroke: var(--jp-border-color0, #666); stroke-width: 1.2; }
 .kc-box:focus { outline: none; } .kc-box:focus rect { stroke: var(--jp-brand-color1, #1976d2); stroke-width: 2; }
 .kc-selected rect { stroke: var(--jp-brand-color1, #1976d2); stroke-width: 2.5; }

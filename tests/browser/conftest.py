@@ -8,6 +8,7 @@ browser path (default /usr/bin/chromium).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -44,6 +45,13 @@ class Lab:
 
 @pytest.fixture(scope="session")
 def lab():
+    with running_lab() as server:
+        yield server
+
+
+@contextlib.contextmanager
+def running_lab():
+    """A JupyterLab on a free loopback port, with a temporary HOME and root dir."""
     home = Path(tempfile.mkdtemp(prefix="kc-home-"))
     root = Path(tempfile.mkdtemp(prefix="kc-root-"))
     runtime = home / "runtime"
@@ -71,15 +79,17 @@ def lab():
                 server.kill()
                 raise RuntimeError("JupyterLab did not start: " + (home / "server.log").read_text()[-2000:])
             time.sleep(0.3)
-    yield Lab(url, root, runtime)
-    server.terminate()
     try:
-        server.wait(10)
-    except subprocess.TimeoutExpired:
-        server.kill()
-    log.close()
-    shutil.rmtree(home, ignore_errors=True)
-    shutil.rmtree(root, ignore_errors=True)
+        yield Lab(url, root, runtime)
+    finally:
+        server.terminate()
+        try:
+            server.wait(10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+        log.close()
+        shutil.rmtree(home, ignore_errors=True)
+        shutil.rmtree(root, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
