@@ -205,7 +205,18 @@ def _remove(g: Graph, m: dict) -> None:
             g.remove(name)
 
 
+def _explain(g: Graph, m: dict) -> dict:
+    """The teaching view of a layer: its nodes with their Keras 2 coordinates, read live."""
+    name = _name(m)
+    if name not in g.layers:
+        raise IntentError(f"There is no layer named {name!r:.80}.")
+    nodes = len(g.keras_layer(name)._inbound_nodes)
+    return {"layer": g.explain_layer(name).data,
+            "nodes": [g.explain_node(name, k).data for k in range(nodes)]}
+
+
 _HANDLERS: dict[str, Callable[[Graph, dict], Any]] = {
+    "explain": _explain,
     "add_layer": _add_layer,
     "add_input": _add_input,
     "connect": lambda g, m: _connect(g, m, g.connect),

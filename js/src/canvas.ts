@@ -5,7 +5,7 @@ import {
   portAt, ports, toScreen, toWorld, zoomAt,
 } from "./geometry";
 import { byName, callText, edgeTitle, paramsText, shapeText, summary } from "./mirror";
-import { INPUT_PRESETS, renderInspector, renderPalette } from "./panels";
+import { type Explanation, INPUT_PRESETS, renderInspector, renderNodes, renderPalette } from "./panels";
 import { Client, type Model } from "./protocol";
 import { exportPng, exportSvg } from "./exporting";
 import type { GraphState, LayerState, PaletteEntry } from "./types";
@@ -151,6 +151,7 @@ export class CanvasView {
       this.palette.find((p) => p.class_name === current?.class_name), this.inspectorError,
       (config) => current && this.act("configure", { name: current.name, config }),
       (name) => current && name !== current.name && this.act("rename", { name: current.name, new_name: name }));
+    if (this.selected.size === 1 && current) this.explain(current.name);
   }
 
   /** The world rectangle on screen, with half a screen of margin on every side. */
@@ -171,7 +172,8 @@ export class CanvasView {
     g.append(svg("rect", { width: BOX_WIDTH, height: h, rx: 6 }));
     if (!detail) { this.boxLayer.append(g); return; }
     g.append(svg("text", { x: 8, y: 16, class: "kc-name" }, layer.name));
-    const params = layer.params === null ? "" : ` · ${paramsText(layer.params)} params`;
+    const params = (layer.params === null ? "" : ` · ${paramsText(layer.params)} params`)
+      + (layer.depth === null ? "" : ` · depth ${layer.depth}`);
     g.append(svg("text", { x: 8, y: 32, class: "kc-class" }, `${layer.class_name}${params}`));
     layer.calls.forEach((_, k) => {
       g.append(svg("text", { x: 8, y: 40 + 12 + k * 16, class: layer.calls[k].built ? "kc-call" : "kc-call kc-call-pending" }, callText(layer, k)));
@@ -269,6 +271,20 @@ export class CanvasView {
     }
     this.inspectorError = null;
     return true;
+  }
+
+  private explained: { key: string; nodes: Explanation[] } | null = null;
+
+  /** Show the selected layer's nodes under the config form (asked of the kernel once per change). */
+  private async explain(name: string): Promise<void> {
+    const layer = this.state.layers.find((l) => l.name === name);
+    const key = `${name}:${JSON.stringify(layer?.calls)}:${this.state.edges.length}`;
+    if (this.explained?.key === key) { renderNodes(this.inspector, this.explained.nodes); return; }
+    this.explained = { key, nodes: [] };
+    const reply = await this.client.send("explain", { name });
+    if (!reply.ok || this.explained?.key !== key) return;
+    this.explained.nodes = (reply.result as { nodes: Explanation[] }).nodes;
+    if (this.selected.has(name)) renderNodes(this.inspector, this.explained.nodes);
   }
 
   private showError(message: string): void {

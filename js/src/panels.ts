@@ -78,6 +78,10 @@ export function renderInspector(
         input.append(opt);
       }
       input.addEventListener("change", () => onChange({ [f.name]: JSON.parse((input as HTMLSelectElement).value) }));
+    } else if (value !== null && typeof value === "object" && !Array.isArray(value)) {
+      // serialized Keras objects (initializers, regularizers): shown, edited from Python
+      const v = value as { class_name?: string };
+      input = el("input", { value: v.class_name ?? JSON.stringify(value), "aria-label": f.name, class: "kc-field", disabled: "" });
     } else {
       const text = Array.isArray(value) ? value.join(", ") : value === null ? "None" : String(value);
       input = el("input", { value: text, "aria-label": f.name, class: "kc-field" });
@@ -99,4 +103,24 @@ function row(label: string, input: HTMLElement): HTMLElement {
 function onError(host: HTMLElement, message: string): void {
   host.querySelector(".kc-error")?.remove();
   host.insertBefore(el("div", { class: "kc-error", role: "alert" }, message), host.children[2] ?? null);
+}
+
+export interface Explanation { title: string; rows: [string, unknown][] }
+
+/** The inspector's "Keras internals" section: each node of the layer and its coordinates. */
+export function renderNodes(host: HTMLElement, nodes: Explanation[]): void {
+  host.querySelector(".kc-nodes")?.remove();
+  const box = el("div", { class: "kc-nodes" });
+  box.append(el("div", { class: "kc-title" }, "Keras nodes (_inbound_nodes)"));
+  nodes.forEach((node, k) => {
+    const item = el("div", { class: "kc-node", tabindex: "0", "aria-label": node.title.replace(/^Node/, "node") });
+    item.append(el("div", { class: "kc-node-title" }, node.title));
+    for (const [label, value] of node.rows) {
+      if (label === "input_tensors" || label === "output_tensors") continue;
+      item.append(el("div", { class: "kc-node-row" }, `${label}: ${Array.isArray(value) ? JSON.stringify(value) : String(value)}`));
+    }
+    box.append(item);
+    void k;
+  });
+  host.append(box);
 }

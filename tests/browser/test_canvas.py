@@ -128,3 +128,27 @@ def test_keyboard_edge_and_inspector_shows_keras_message(lab, page):
     assert "units" in error.text_content()
     assert kernel.value("canvas.graph.layers['head']['config']['units']") == 3
     kernel.close()
+
+
+SHARED = """import kerascanvas as kc
+g = kc.Graph()
+g.add_input((4,), name="left")
+g.add_input((4,), name="right")
+g.add_layer("Dense", units=3, name="shared")
+g.connect("left", "shared")
+g.connect("right", "shared", call=1)
+canvas = kc.Canvas(g)
+canvas"""
+
+
+def test_inspector_shows_the_second_node_of_a_shared_layer(lab, page):
+    kernel = open_notebook(page, lab, "shared.ipynb", [SHARED])
+    box(page, "shared").click()
+    node = page.locator('.kc-inspector [aria-label="node 1 of shared"]')
+    node.wait_for(timeout=20_000)
+    text = node.text_content()
+    assert "Node 1 of shared" in text and "node_index: 1" in text
+    assert 'inbound_layers: ["right"]' in text and "True" in text
+    assert "node 1 → (None, 3)" in box(page, "shared").text_content()
+    screenshot(page, "canvas-shared-node")
+    kernel.close()
