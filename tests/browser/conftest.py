@@ -148,20 +148,27 @@ class Kernel:
         self.client.stop_channels()
 
 
-def open_notebook(page, lab: Lab, name: str, cells: list[str]) -> Kernel:
-    """Write a notebook, open it in JupyterLab, run its cells in order; returns its kernel."""
+def open_notebook(page, lab: Lab, name: str, cells: list[str], app: str = "lab") -> Kernel:
+    """Write a notebook, open it in JupyterLab (app="lab") or Notebook 7 (app="notebook"), run
+    its cells in order; returns its kernel."""
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(c) for c in cells]
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nbformat.write(nb, lab.root / name)
-    page.goto(f"{lab.url}/lab/tree/{name}?reset")  # not the last test's restored tabs
+    if app == "lab":
+        page.goto(f"{lab.url}/lab/tree/{name}?reset")  # not the last test's restored tabs
+    else:
+        page.goto(f"{lab.url}/notebooks/{name}")
     page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
     kernel_id = _wait(lambda: next((s["kernel"]["id"] for s in lab.api("/api/sessions")
                                     if s["path"].endswith(name)), None), f"a kernel for {name}")
     _wait(lambda: lab.api(f"/api/kernels/{kernel_id}")["execution_state"] == "idle", "kernel idle")
-    page.wait_for_function(  # the page has seen it too: runs before this are dropped
-        "() => [...document.querySelectorAll('#jp-main-statusbar *')]"
-        ".some(e => e.textContent.trim().endsWith('Idle'))", timeout=60_000)
+    if app == "lab":  # the page has seen it too: runs before this are dropped
+        page.wait_for_function(
+            "() => [...document.querySelectorAll('#jp-main-statusbar *')]"
+            ".some(e => e.textContent.trim().endsWith('Idle'))", timeout=60_000)
+    else:
+        page.wait_for_timeout(2000)
     page.locator(".jp-NotebookPanel:visible .jp-Cell .jp-InputArea-editor").first.click()
     for _ in cells:
         page.keyboard.press("Shift+Enter")

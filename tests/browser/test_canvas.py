@@ -151,4 +151,21 @@ def test_inspector_shows_the_second_node_of_a_shared_layer(lab, page):
     assert 'inbound_layers: ["right"]' in text and "True" in text
     assert "node 1 → (None, 3)" in box(page, "shared").text_content()
     screenshot(page, "canvas-shared-node")
+    with page.expect_download() as svg_download:
+        page.locator('.kc-toolbar [aria-label="Export SVG"]').click()
+    picture = open(svg_download.value.path(), encoding="utf-8").read()
+    assert picture.startswith("<svg") and ">shared<" in picture and "node 1 → (None, 3)" in picture
+    with page.expect_download() as png_download:
+        page.locator('.kc-toolbar [aria-label="Export PNG"]').click()
+    assert open(png_download.value.path(), "rb").read(8) == b"\x89PNG\r\n\x1a\n"
+    kernel.close()
+
+
+def test_the_canvas_works_in_notebook_7(lab, page):
+    kernel = open_notebook(page, lab, "nb7.ipynb", [PREBUILT], app="notebook")
+    box(page, "head").wait_for(timeout=30_000)
+    drag_edge(page, "vec out 0.0", "head in 0.0")
+    wait_edges(page, 1)
+    assert kernel.value("len(canvas.graph.edges)") == 1
+    screenshot(page, "notebook7-canvas")
     kernel.close()
