@@ -23,8 +23,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-import kerascanvas as kc  # noqa: E402
-from kerascanvas import catalog  # noqa: E402
+import kerascanvas as kc
+from kerascanvas import catalog
 
 PAGE = """<!doctype html><html><body><div id="host"></div><script type="module">
 import widget from "./widget.js";
@@ -57,7 +57,7 @@ def big_state(n_blocks: int = 1000) -> dict:
 
 
 def serve(folder: Path):
-    handler = lambda *a: http.server.SimpleHTTPRequestHandler(*a, directory=str(folder))  # noqa: E731
+    handler = lambda *a: http.server.SimpleHTTPRequestHandler(*a, directory=str(folder))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server

@@ -9,8 +9,9 @@ is untrusted: types, sizes and class names (catalog only) are checked before any
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import anywidget
 import traitlets

@@ -3,9 +3,9 @@
 from unittest.mock import MagicMock
 
 import pytest
+from support import fingerprint, history, ok
 
 import kerascanvas as kc
-from support import fingerprint, history, ok
 
 
 @pytest.fixture

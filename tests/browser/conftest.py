@@ -62,7 +62,7 @@ def running_lab():
     port = _free_port()
     env = {**os.environ, "HOME": str(home), "JUPYTER_RUNTIME_DIR": str(runtime),
            "TF_CPP_MIN_LOG_LEVEL": "2"}
-    log = open(home / "server.log", "w")
+    log = open(home / "server.log", "w")  # noqa: SIM115 - lives as long as the server
     server = subprocess.Popen(
         [sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root", f"--port={port}",
          "--ServerApp.ip=127.0.0.1", "--ServerApp.token=", "--ServerApp.password=",

@@ -1,5 +1,7 @@
 """The canvas in a real JupyterLab and Chromium: gestures become kernel edits, asserted in Python."""
 
+from pathlib import Path
+
 import pytest
 
 from .conftest import open_notebook, screenshot
@@ -153,11 +155,11 @@ def test_inspector_shows_the_second_node_of_a_shared_layer(lab, page):
     screenshot(page, "canvas-shared-node")
     with page.expect_download() as svg_download:
         page.locator('.kc-toolbar [aria-label="Export SVG"]').click()
-    picture = open(svg_download.value.path(), encoding="utf-8").read()
+    picture = Path(svg_download.value.path()).read_text(encoding="utf-8")
     assert picture.startswith("<svg") and ">shared<" in picture and "node 1 → (None, 3)" in picture
     with page.expect_download() as png_download:
         page.locator('.kc-toolbar [aria-label="Export PNG"]').click()
-    assert open(png_download.value.path(), "rb").read(8) == b"\x89PNG\r\n\x1a\n"
+    assert Path(png_download.value.path()).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     kernel.close()
 
 
