@@ -1,4 +1,6 @@
-"""Code export figure: `to_code` of a 1,000-layer graph (target: under 0.5 s).
+"""Code export and import figures: `to_code` of a 1,000-layer graph (target: under 0.5 s), and
+importing ResNet50 against `keras.Model.from_config` of its config, side by side (target: ratio
+at most 1.3; the import includes copying the weights and building `g.model`).
 
     .venv/bin/python benchmarks/bench_codegen.py
 """
@@ -40,5 +42,35 @@ def main():
           f"(model rebuilt each round), {len(code.splitlines())} lines (target < 500 ms)")
 
 
+def bench_import(rounds: int = 5):
+    import keras
+
+    import copy
+
+    model = keras.applications.ResNet50(weights=None)
+    config = model.get_config()
+    copies = [copy.deepcopy(config) for _ in range(rounds + 1)]  # from_config consumes its dict
+
+    def plain():
+        return keras.Model.from_config(copies.pop())
+
+    def drawn():
+        return kc.Graph.from_model(model).model
+
+    plain(), drawn()  # warm-up
+    times = {"plain": [], "drawn": []}
+    for _ in range(rounds):
+        for label, fn in (("plain", plain), ("drawn", drawn)):
+            gc.disable()
+            start = time.perf_counter()
+            fn()
+            times[label].append(time.perf_counter() - start)
+            gc.enable()
+    p, d = statistics.median(times["plain"]), statistics.median(times["drawn"])
+    print(f"import ResNet50: keras.Model.from_config {p * 1e3:.0f} ms, kc.Graph.from_model "
+          f"(+ weights, + g.model) {d * 1e3:.0f} ms, ratio {d / p:.2f} (target <= 1.3)")
+
+
 if __name__ == "__main__":
+    bench_import()
     main()

@@ -119,12 +119,23 @@ def _call(g, spec, k: int, names: dict) -> list[str]:
 
 def _arguments(spec) -> dict:
     """The layer's config minus what equals the class default (name always kept)."""
+    from . import kinds
+
     config = json.loads(json.dumps(dict(spec.config)))  # tuples as lists, as in the defaults
     required = _required(spec.class_name, config)
     defaults = _defaults(spec.class_name, json.dumps(required, sort_keys=True))
     args = {k: _object(spec.config[k]) for k, v in config.items()  # written as Keras gave them
             if k not in ("name", "trainable", "dtype")
             and (k in required or k not in defaults or defaults[k] != v)}
+    # A default may follow another argument (MaxPooling2D's strides follow pool_size): keep
+    # what the shortened call would not give back.
+    for _ in range(3):
+        again = _built_config(spec.class_name, json.dumps({k: config[k] for k in args}, sort_keys=True))
+        missed = [k for k, v in config.items() if k not in ("name", "trainable", "dtype")
+                  and k not in args and again.get(k) != v]
+        if not missed:
+            break
+        args.update({k: _object(spec.config[k]) for k in missed})
     if config.get("trainable") is False:
         args["trainable"] = False
     if config.get("dtype") not in (None, defaults.get("dtype")):
@@ -142,12 +153,21 @@ def _required(class_name: str, config: dict) -> dict:
             if p.default is inspect.Parameter.empty and p.name in config}
 
 
+@functools.lru_cache(maxsize=4096)
+def _built_config(class_name: str, args_json: str) -> dict:
+    """The config a layer built from these arguments has (JSON-normalized; cached, since most
+    layers of a graph share their arguments but for the name)."""
+    from . import kinds
+
+    return json.loads(json.dumps(kinds.get(class_name).build(**json.loads(args_json)).get_config()))
+
+
 @functools.lru_cache(maxsize=512)
 def _defaults(class_name: str, required_json: str) -> dict:
     from . import kinds
 
     kind = kinds.get(class_name)
-    return json.loads(json.dumps(kind.create(json.loads(required_json)).get_config()))
+    return json.loads(json.dumps(kind.build(**json.loads(required_json)).get_config()))
 
 
 def _object(value: Any) -> Any:

@@ -74,6 +74,7 @@ class Drawing:
         self.edges: list[Edge] = []
         self.pinned: dict[str, tuple[float, float]] = {}
         self.output_order: tuple[Triple, ...] = ()
+        self.outputs_only = False  # True: the model's outputs are exactly output_order (import)
         self.name_counts: dict[str, int] = {}
         self._into: dict[CallKey, tuple[Edge, ...]] = {}  # dst call -> its edges
         self._out: dict[CallKey, tuple[Edge, ...]] = {}  # src call -> edges it feeds
@@ -88,6 +89,7 @@ class Drawing:
         d = Drawing.__new__(Drawing)
         d.layers, d.edges, d.pinned = dict(self.layers), list(self.edges), dict(self.pinned)
         d.output_order, d.name_counts = self.output_order, dict(self.name_counts)
+        d.outputs_only = self.outputs_only
         d._into, d._out = dict(self._into), dict(self._out)
         d.touched, d.gone = (set(self.touched), set(self.gone)) if keep_marks else (set(), set())
         return d

@@ -199,8 +199,9 @@ class Graph:
         """Unpin every box and lay the drawing out again from its depth map."""
         self._edit(lambda d: d.pinned.clear(), network=False)
 
-    def set_outputs(self, outputs: Iterable[str | Triple]) -> None:
-        """Order the model's outputs; outputs not listed follow in creation order."""
+    def set_outputs(self, outputs: Iterable[str | Triple], only: bool = False) -> None:
+        """Order the model's outputs; outputs not listed follow in creation order, unless
+        only=True: then the model's outputs are exactly these (as an imported model's are)."""
         order = tuple(_triple(o) for o in outputs)
 
         def change(d: Drawing) -> None:
@@ -209,6 +210,7 @@ class Graph:
                 if t[1] >= spec.calls or t[2] >= spec.n_outputs:
                     raise EditError(f"{t} is not an output port of {t[0]}.", layer=t[0])
             d.output_order = order
+            d.outputs_only = bool(only) and bool(order)
 
         self._edit(change, network=False)
 
@@ -306,6 +308,9 @@ class Graph:
         default = [(n, k, t) for n, s in d.layers.items() if not s.is_input
                    for k in range(s.calls) if (n, k) in records
                    for t in range(len(records[(n, k)].outputs)) if (n, k, t) not in consumed]
+        if d.outputs_only:  # exactly the listed ports whose calls are built, consumed or not
+            return [t for t in d.output_order
+                    if t[:2] in records and t[2] < len(records[t[:2]].outputs)]
         chosen = [t for t in d.output_order if t in default]
         return chosen + [t for t in default if t not in chosen]
 
