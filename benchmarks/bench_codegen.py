@@ -43,9 +43,9 @@ def main():
 
 
 def bench_import(rounds: int = 5):
-    import keras
-
     import copy
+
+    import keras
 
     model = keras.applications.ResNet50(weights=None)
     config = model.get_config()

@@ -119,7 +119,6 @@ def _call(g, spec, k: int, names: dict) -> list[str]:
 
 def _arguments(spec) -> dict:
     """The layer's config minus what equals the class default (name always kept)."""
-    from . import kinds
 
     config = json.loads(json.dumps(dict(spec.config)))  # tuples as lists, as in the defaults
     required = _required(spec.class_name, config)

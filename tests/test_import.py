@@ -3,9 +3,9 @@
 import keras
 import numpy as np
 import pytest
+from support import history, ok
 
 import kerascanvas as kc
-from support import history, ok
 
 
 def same_weights(a, b):
