@@ -42,10 +42,17 @@ class Canvas(anywidget.AnyWidget):
     height = traitlets.Int(520).tag(sync=True)
     """Height of the drawing area in pixels."""
 
-    def __init__(self, graph: Graph | None = None, *, height: int = 520):
+    path = traitlets.Unicode("").tag(sync=True)
+    """The file the Save and Load buttons use ("" hides them); set from Python only."""
+
+    def __init__(self, graph: Graph | None = None, *, height: int = 520, path: str | None = None):
+        """Canvas(path="model.kcanvas") loads that file if it exists (a canvas survives a
+        kernel restart this way) and saves to it from its Save button."""
         if graph is not None and not isinstance(graph, Graph):
             raise TypeError(f"Canvas(graph=...) takes a kerascanvas.Graph, got {type(graph).__name__}.")
-        super().__init__(height=height, palette=catalog.palette())
+        if graph is None and path is not None and Path(path).is_file():
+            graph = Graph.load(path)
+        super().__init__(height=height, palette=catalog.palette(), path=str(path or ""))
         self.graph = graph if graph is not None else Graph()
         self.state = self.graph.state()
         self._stop = self.graph.observe(self._push)
@@ -53,6 +60,22 @@ class Canvas(anywidget.AnyWidget):
 
     def _push(self, graph: Graph) -> None:
         self.state = graph.state()
+
+    def save(self) -> None:
+        """Save the drawing and its weights to `path` (what the Save button does)."""
+        if not self.path:
+            raise IntentError("This canvas has no file: make it with kc.Canvas(path=...).")
+        self.graph.save(self.path)
+
+    def load(self) -> None:
+        """Replace the drawing by the one in `path`; a bad file changes nothing."""
+        if not self.path:
+            raise IntentError("This canvas has no file: make it with kc.Canvas(path=...).")
+        graph = Graph.load(self.path)
+        self._stop()
+        self.graph = graph
+        self._stop = graph.observe(self._push)
+        self._push(graph)
 
     # ----- messages ------------------------------------------------------------------------
 
@@ -73,6 +96,8 @@ class Canvas(anywidget.AnyWidget):
         if not isinstance(message, dict):
             raise IntentError(f"An intent is an object, got {type(message).__name__}.")
         kind = message.get("kind")
+        if kind in ("save", "load"):
+            return getattr(self, kind)()
         handler = _HANDLERS.get(kind) if isinstance(kind, str) else None
         if handler is None:
             raise IntentError(f"Unknown intent kind {kind!r:.80}.")

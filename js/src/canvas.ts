@@ -287,6 +287,11 @@ export class CanvasView {
     if (this.selected.has(name)) renderNodes(this.inspector, this.explained.nodes);
   }
 
+  private notice(message: string): void {
+    this.status.textContent = message;
+    window.setTimeout(() => { this.status.textContent = summary(this.state); }, 2500);
+  }
+
   private showError(message: string): void {
     this.toast.textContent = message;
     this.toast.style.left = `${Math.max(0, this.lastPointer.x + 12)}px`;
@@ -507,6 +512,10 @@ export class CanvasView {
     button("Redo", () => this.act("redo"));
     button("Arrange", () => this.act("arrange"));
     button("Fit", () => { const r = this.stage.getBoundingClientRect(); this.view = fitView(this.placed(), r.width, r.height); this.render(); });
+    if (this.model.get("path")) {
+      button("Save", () => this.act("save").then((ok) => ok && this.notice(`Saved to ${this.model.get("path")}`)));
+      button("Load", () => this.act("load"));
+    }
     button("Export SVG", () => exportSvg(this.svgEl, this.placed(), this.state.name));
     button("Export PNG", () => exportPng(this.svgEl, this.placed(), this.state.name));
     return bar;

@@ -1,0 +1,169 @@
+"""Save and load a drawing with its weights: `g.save(path)`, `kc.Graph.load(path)`.
+
+The file is a zip archive (format version 1):
+    kerascanvas.json  {"format": "kerascanvas", "version": 1, "name": str,
+                       "layers": [{"name", "class_name", "config", "calls", "weights": n}, ...],
+                       "edges": [[[src, node_index, tensor_index], [dst, call, slot]], ...],
+                       "pinned": {name: [x, y]}, "outputs": [[layer, node, tensor], ...],
+                       "outputs_only": bool}
+    weights.npz       arrays "l<i>_<j>": weight j of layer i (the order of layer.weights),
+                      read with allow_pickle=False.
+Layers, configs and edges go through the same checks as edits made by hand (class names from the
+catalog only), so a file can only describe a drawing. Saving writes a temporary file beside the
+target and renames it over the target: an interrupted save leaves the previous file whole.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import tempfile
+import zipfile
+from pathlib import Path
+
+import numpy as np
+
+from .drawing import EditError
+
+FORMAT = "kerascanvas"
+VERSION = 1
+MAX_LAYERS = 100_000
+
+
+def save(g, path) -> None:
+    path = Path(path)
+    d = g._drawing
+    layers, arrays = [], {}
+    for i, (name, spec) in enumerate(d.layers.items()):
+        weights = g.keras_layer(name).get_weights() if name in g._net.objects else []
+        for j, w in enumerate(weights):
+            arrays[f"l{i}_{j}"] = w
+        layers.append({"name": name, "class_name": spec.class_name, "config": spec.config,
+                       "calls": spec.calls, "weights": len(weights)})
+    document = {"format": FORMAT, "version": VERSION, "name": g.name, "layers": layers,
+                "edges": [[list(e.src), list(e.dst)] for e in d.edges],
+                "pinned": {n: list(p) for n, p in d.pinned.items()},
+                "outputs": [list(t) for t in d.output_order], "outputs_only": d.outputs_only}
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            with zipfile.ZipFile(f, "w", zipfile.ZIP_DEFLATED) as z:
+                z.writestr("kerascanvas.json", json.dumps(document, default=_jsonable))
+                z.writestr("weights.npz", buffer.getvalue())
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _jsonable(value):
+    if isinstance(value, tuple):
+        return list(value)
+    raise TypeError(f"{type(value).__name__} is not JSON")
+
+
+def load(path, graph_class):
+    """A new Graph from a saved file; a bad file raises EditError and creates nothing."""
+    path = Path(path)
+    try:
+        with zipfile.ZipFile(path) as z:
+            document = json.loads(z.read("kerascanvas.json"))
+            weights = np.load(io.BytesIO(z.read("weights.npz")), allow_pickle=False)
+            arrays = {k: weights[k] for k in weights.files}
+    except FileNotFoundError:
+        raise EditError(f"There is no file {str(path)!r}.") from None
+    except (zipfile.BadZipFile, KeyError, ValueError, EOFError, OSError) as e:
+        raise EditError(f"{str(path)!r} is not a readable kerascanvas file (corrupt or "
+                        f"truncated?): {e}") from None
+    _check(document, path)
+    g = graph_class(name=document["name"])
+    try:
+        _rebuild(g, document)
+        for i, layer in enumerate(document["layers"]):
+            _set_weights(g, layer, [arrays.get(f"l{i}_{j}") for j in range(layer["weights"])])
+    except (TypeError, KeyError, IndexError) as e:
+        raise EditError(f"{str(path)!r} describes an invalid drawing: {e!r}") from None
+    g._undo.clear()  # a loaded drawing starts a fresh history
+    return g
+
+
+def _check(doc, path) -> None:
+    where = f"{str(path)!r}"
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+        raise EditError(f"{where} is not a kerascanvas file (no 'format': 'kerascanvas').")
+    version = doc.get("version")
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise EditError(f"{where} has an invalid format version {version!r}.")
+    if version > VERSION:
+        raise EditError(f"{where} was written by a newer kerascanvas (format version {version}); "
+                        f"this one reads up to version {VERSION}.")
+    expected = {"name": str, "layers": list, "edges": list, "pinned": dict, "outputs": list,
+                "outputs_only": bool}
+    for key, kind in expected.items():
+        if not isinstance(doc.get(key), kind):
+            raise EditError(f"{where}: {key!r} must be a {kind.__name__}, got {doc.get(key)!r:.80}.")
+    if len(doc["layers"]) > MAX_LAYERS:
+        raise EditError(f"{where} has more than {MAX_LAYERS} layers.")
+    for layer in doc["layers"]:
+        if not (isinstance(layer, dict) and isinstance(layer.get("name"), str)
+                and isinstance(layer.get("class_name"), str) and isinstance(layer.get("config"), dict)
+                and isinstance(layer.get("calls"), int) and 1 <= layer["calls"] <= 10_000
+                and isinstance(layer.get("weights"), int) and 0 <= layer["weights"] <= 1000):
+            raise EditError(f"{where}: a layer entry is malformed: {layer!r:.200}.")
+
+
+def _rebuild(g, doc) -> None:
+    with g.batch():
+        for layer in doc["layers"]:
+            config = dict(layer["config"], name=layer["name"])
+            if layer["class_name"] == "InputLayer":
+                shape = config.get("batch_shape")
+                if not isinstance(shape, list) or not shape:
+                    raise EditError(f"Input {layer['name']!r} has no batch_shape.")
+                g.add_input(tuple(shape[1:]), name=layer["name"], dtype=config.get("dtype", "float32"))
+            else:
+                g.add_layer_from_config({"class_name": layer["class_name"], "config": config})
+        for layer in doc["layers"]:  # every call first: edges may come from any of them
+            for _ in range(layer["calls"] - 1):
+                g.add_call(layer["name"])
+        for src, dst in _in_slot_order(doc["edges"]):
+            g.connect(tuple(src), dst[0], call=dst[1], slot=dst[2])
+        for name, point in doc["pinned"].items():
+            if not (isinstance(point, list) and len(point) == 2):
+                raise EditError(f"A malformed position for {name!r}: {point!r:.80}.")
+            g.move(name, *point)
+        if doc["outputs"]:
+            g.set_outputs([tuple(t) for t in doc["outputs"]], only=doc["outputs_only"])
+
+
+def _in_slot_order(edges: list) -> list:
+    """The edges in file (creation) order, except that the edges into one call take their
+    places in slot order: list slots can only be filled in order."""
+    for e in edges:
+        if not (isinstance(e, list) and len(e) == 2 and all(isinstance(p, list) and len(p) == 3
+                                                           for p in e)):
+            raise EditError(f"A malformed edge: {e!r:.120}.")
+    by_call: dict = {}
+    for e in edges:
+        by_call.setdefault(json.dumps(e[1][:2]), []).append(e)
+    queues = {k: iter(sorted(v, key=lambda e: (e[1][2] is None, e[1][2] or 0)))
+              for k, v in by_call.items()}
+    return [next(queues[json.dumps(e[1][:2])]) for e in edges]
+
+
+def _set_weights(g, layer: dict, arrays: list) -> None:
+    if not arrays:
+        return
+    target = g.keras_layer(layer["name"])
+    if any(a is None for a in arrays) or len(arrays) != len(target.weights):
+        raise EditError(f"The weights of {layer['name']!r} are missing or do not match its layer.")
+    for variable, value in zip(target.weights, arrays):
+        if tuple(variable.shape) != value.shape:
+            raise EditError(f"Weight {variable.path!r} of {layer['name']!r} has shape "
+                            f"{value.shape} in the file, but the layer needs {tuple(variable.shape)}.")
+    target.set_weights(arrays)

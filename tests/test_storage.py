@@ -1,0 +1,146 @@
+"""Save and load: the same drawing, positions and weights; bad files fail and change nothing."""
+
+import json
+import zipfile
+
+import numpy as np
+import pytest
+from support import ok
+
+import kerascanvas as kc
+from kerascanvas import storage
+
+
+def drawing():
+    g = kc.Graph(name="saved")
+    g.add_input((4,), name="left")
+    g.add_input((4,), name="right")
+    g.add_layer("Dense", units=3, name="shared")
+    g.connect("left", "shared")
+    g.connect("right", "shared", call=1)
+    g.add_layer("Concatenate", name="cat")
+    g.connect(("shared", 1, 0), "cat")
+    g.connect(("shared", 0, 0), "cat")
+    g.add_layer("Dense", units=2, name="pending")  # no input yet: saved as drawn
+    g.add_call("pending")
+    g.move("cat", 300, 40)
+    g.keras_layer("shared").set_weights([np.full((4, 3), 0.25, "float32"), np.arange(3, dtype="float32")])
+    return g
+
+
+def test_save_and_load_round_trip(tmp_path):
+    g = drawing()
+    g.save(tmp_path / "m.kcanvas")
+    h = ok(kc.Graph.load(tmp_path / "m.kcanvas"))
+    assert h.name == "saved" and list(h.layers) == list(g.layers)
+    assert h.edges == g.edges and h.pinned == g.pinned and h.positions["cat"] == (300.0, 40.0)
+    assert h.calls("pending") == 2 and {n: dict(v["config"]) for n, v in h.layers.items()} == {
+        n: dict(v["config"]) for n, v in g.layers.items()}
+    for name in ("shared", "cat"):
+        for a, b in zip(h.keras_layer(name).get_weights(), g.keras_layer(name).get_weights()):
+            np.testing.assert_array_equal(a, b)
+
+
+def test_an_interrupted_save_keeps_the_previous_file(tmp_path, monkeypatch):
+    path = tmp_path / "m.kcanvas"
+    drawing().save(path)
+    before = path.read_bytes()
+
+    def boom(*args, **kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(storage.zipfile.ZipFile, "writestr", boom)
+    with pytest.raises(OSError, match="disk full"):
+        drawing().save(path)
+    assert path.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["m.kcanvas"]  # no temporary file left
+
+
+def write(path, document, weights=b""):
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("kerascanvas.json", json.dumps(document))
+        z.writestr("weights.npz", weights or _empty_npz())
+
+
+def _empty_npz():
+    import io
+
+    buffer = io.BytesIO()
+    np.savez(buffer)
+    return buffer.getvalue()
+
+
+def good_document():
+    return {"format": "kerascanvas", "version": 1, "name": "m", "pinned": {}, "outputs": [],
+            "outputs_only": False, "edges": [],
+            "layers": [{"name": "x", "class_name": "InputLayer", "calls": 1, "weights": 0,
+                        "config": {"batch_shape": [None, 3], "dtype": "float32"}}]}
+
+
+@pytest.mark.parametrize("change,message", [
+    (lambda d: d.update(version=2), "newer kerascanvas"),
+    (lambda d: d.update(format="other"), "not a kerascanvas file"),
+    (lambda d: d.update(layers="x"), "'layers' must be a list"),
+    (lambda d: d["layers"].append({"name": "evil", "class_name": "Lambda", "calls": 1,
+                                   "weights": 0, "config": {}}), "not a layer the canvas offers"),
+    (lambda d: d["layers"].append({"name": "os.system", "class_name": "keras.src.x.Y", "calls": 1,
+                                   "weights": 0, "config": {}}), "not a layer the canvas offers"),
+    (lambda d: d.update(edges=[[["x", 0, 0], ["nowhere", 0, 0]]]), "no layer named"),
+    (lambda d: d.update(edges=[["x"]]), "invalid drawing|malformed"),
+])
+def test_bad_files_fail_clearly(tmp_path, change, message):
+    document = good_document()
+    change(document)
+    write(tmp_path / "bad.kcanvas", document)
+    with pytest.raises(ValueError, match=message):
+        kc.Graph.load(tmp_path / "bad.kcanvas")
+
+
+def test_truncated_and_corrupt_files(tmp_path):
+    path = tmp_path / "m.kcanvas"
+    drawing().save(path)
+    data = path.read_bytes()
+    (tmp_path / "cut.kcanvas").write_bytes(data[: len(data) // 2])
+    with pytest.raises(kc.EditError, match="corrupt or truncated"):
+        kc.Graph.load(tmp_path / "cut.kcanvas")
+    (tmp_path / "noise.kcanvas").write_bytes(b"\x00" * 100)
+    with pytest.raises(kc.EditError, match="corrupt or truncated"):
+        kc.Graph.load(tmp_path / "noise.kcanvas")
+    with pytest.raises(kc.EditError, match="no file"):
+        kc.Graph.load(tmp_path / "missing.kcanvas")
+
+
+def test_weights_that_do_not_fit_are_refused(tmp_path):
+    import io
+
+    document = good_document()
+    document["layers"].append({"name": "d", "class_name": "Dense", "calls": 1, "weights": 2,
+                               "config": {"units": 2}})
+    document["edges"] = [[["x", 0, 0], ["d", 0, 0]]]
+    buffer = io.BytesIO()
+    np.savez(buffer, l1_0=np.zeros((5, 2), "float32"), l1_1=np.zeros(2, "float32"))
+    write(tmp_path / "w.kcanvas", document, buffer.getvalue())
+    with pytest.raises(kc.EditError, match="shape"):
+        kc.Graph.load(tmp_path / "w.kcanvas")
+
+
+def test_a_canvas_with_a_file_survives_a_kernel_restart(tmp_path):
+    path = tmp_path / "c.kcanvas"
+    canvas = kc.Canvas(path=str(path))
+    sent = []
+    canvas.send = lambda content, buffers=None: sent.append(content)
+    canvas.graph.add_input((3,), name="x")
+    canvas._on_message(canvas, {"kind": "save", "id": 1}, [])
+    assert sent[-1] == {"id": 1, "ok": True, "result": None}
+    restarted = kc.Canvas(path=str(path))  # a new kernel: the file brings the drawing back
+    assert list(restarted.graph.layers) == ["x"]
+    canvas.graph.add_layer("Dense", units=2)
+    canvas._on_message(canvas, {"kind": "load", "id": 2}, [])
+    assert list(canvas.graph.layers) == ["x"] and [l["name"] for l in canvas.state["layers"]] == ["x"]
+    path.write_bytes(b"garbage")
+    canvas._on_message(canvas, {"kind": "load", "id": 3}, [])
+    assert "corrupt" in sent[-1]["error"] and list(canvas.graph.layers) == ["x"]
+    bare = kc.Canvas()
+    bare.send = lambda content, buffers=None: sent.append(content)
+    bare._on_message(bare, {"kind": "save", "id": 4}, [])
+    assert "no file" in sent[-1]["error"]
