@@ -1,6 +1,21 @@
 """Helpers shared by the tests."""
 
+import kerascanvas as kc
 from kerascanvas.invariants import violations
+
+
+def siamese(merge: str = "subtract"):
+    """One Dense called on two inputs (nodes 0 and 1), its two outputs subtracted."""
+    g = kc.Graph()
+    g.add_input((4,), name="left")
+    g.add_input((4,), name="right")
+    g.add_layer("Dense", units=3, name="shared")
+    g.connect("left", "shared")
+    g.connect("right", "shared", call=1)
+    g.add_layer("Subtract", name=merge)
+    g.connect(("shared", 0, 0), merge)
+    g.connect(("shared", 1, 0), merge)
+    return g
 
 
 def ok(g):

@@ -2,22 +2,9 @@
 
 import numpy as np
 import pytest
-from support import fingerprint, history, ok
+from support import fingerprint, history, ok, siamese
 
 import kerascanvas as kc
-
-
-def siamese():
-    g = kc.Graph()
-    g.add_input((4,), name="left")
-    g.add_input((4,), name="right")
-    g.add_layer("Dense", units=3, name="shared")
-    g.connect("left", "shared")
-    g.connect("right", "shared", call=1)
-    g.add_layer("Subtract")
-    g.connect(("shared", 0, 0), "subtract")
-    g.connect(("shared", 1, 0), "subtract")
-    return g
 
 
 def test_siamese_shared_dense_has_nodes_0_and_1_sharing_weights():

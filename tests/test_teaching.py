@@ -2,21 +2,13 @@
 
 import numpy as np
 import pytest
+from support import siamese as support_siamese
 
 import kerascanvas as kc
 
 
 def siamese():
-    g = kc.Graph()
-    g.add_input((4,), name="left")
-    g.add_input((4,), name="right")
-    g.add_layer("Dense", units=3, name="shared")
-    g.connect("left", "shared")
-    g.connect("right", "shared", call=1)
-    g.add_layer("Subtract", name="diff")
-    g.connect(("shared", 0, 0), "diff")
-    g.connect(("shared", 1, 0), "diff")
-    return g
+    return support_siamese("diff")
 
 
 def lstm_states():
