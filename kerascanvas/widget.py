@@ -45,6 +45,12 @@ class Canvas(anywidget.AnyWidget):
     path = traitlets.Unicode("").tag(sync=True)
     """The file the Save and Load buttons use ("" hides them); set from Python only."""
 
+    training = traitlets.Dict().tag(sync=True)
+    """The training panel's view: status, per-epoch history and the live curve (throttled)."""
+
+    train_choices = traitlets.Dict().tag(sync=True)
+    """Optimizers, losses and metrics the training panel offers."""
+
     def __init__(self, graph: Graph | None = None, *, height: int = 520, path: str | None = None):
         """Canvas(path="model.kcanvas") loads that file if it exists (a canvas survives a
         kernel restart this way) and saves to it from its Save button."""
@@ -52,11 +58,48 @@ class Canvas(anywidget.AnyWidget):
             raise TypeError(f"Canvas(graph=...) takes a kerascanvas.Graph, got {type(graph).__name__}.")
         if graph is None and path is not None and Path(path).is_file():
             graph = Graph.load(path)
-        super().__init__(height=height, palette=catalog.palette(), path=str(path or ""))
+        from .training import choices
+
+        super().__init__(height=height, palette=catalog.palette(), path=str(path or ""),
+                         train_choices=choices())
         self.graph = graph if graph is not None else Graph()
         self.state = self.graph.state()
         self._stop = self.graph.observe(self._push)
         self.on_msg(self._on_message)
+        self._trainer = None
+
+    # ----- training (training.py does the work) --------------------------------------------
+
+    @property
+    def trainer(self):
+        """The Trainer of this canvas's graph (made on first use: it imports the training code)."""
+        from .training import Trainer
+
+        if self._trainer is None or self._trainer.graph is not self.graph:
+            self._trainer = Trainer(self.graph)
+            self._trainer.on_update(self._training_update)
+        return self._trainer
+
+    def _training_update(self, snapshot: dict) -> None:
+        self.training = {**snapshot, "curve": self._trainer.curve[-500:]}
+
+    def set_data(self, x, y=None, validation_data=None) -> None:
+        """Data for the Train button and fit(): NumPy arrays, a tf.data.Dataset or a
+        keras.utils.PyDataset; checked against the model now (and again at fit)."""
+        self.trainer.set_data(x, y, validation_data=validation_data)
+
+    def fit(self, block: bool = True, **fit_kwargs):
+        """What the Train button does; returns the History (block=False returns at once)."""
+        return self.trainer.fit(block=block, **fit_kwargs)
+
+    def stop(self) -> None:
+        """Stop training after the current batch; the weights trained so far stay."""
+        self.trainer.stop()
+
+    @property
+    def history(self) -> dict:
+        """Per-epoch logs of the last run ("loss", "val_loss", metrics...)."""
+        return self.trainer.history
 
     def _push(self, graph: Graph) -> None:
         self.state = graph.state()
@@ -86,7 +129,7 @@ class Canvas(anywidget.AnyWidget):
             ident = None
         try:
             result = self.handle(content)
-        except (IntentError, EditError, ValueError, TypeError) as e:
+        except (IntentError, EditError, ValueError, TypeError, RuntimeError) as e:
             self.send({"id": ident, "error": str(e)})
             return
         self.send({"id": ident, "ok": True, "result": result})
@@ -98,6 +141,14 @@ class Canvas(anywidget.AnyWidget):
         kind = message.get("kind")
         if kind in ("save", "load"):
             return getattr(self, kind)()
+        if kind == "train":
+            from .training import panel_options
+
+            self.fit(block=False, **panel_options(message))
+            return None
+        if kind == "stop":
+            self.stop()
+            return None
         handler = _HANDLERS.get(kind) if isinstance(kind, str) else None
         if handler is None:
             raise IntentError(f"Unknown intent kind {kind!r:.80}.")

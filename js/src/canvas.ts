@@ -8,6 +8,7 @@ import { byName, callText, edgeTitle, paramsText, shapeText, summary } from "./m
 import { type Explanation, INPUT_PRESETS, renderInspector, renderNodes, renderPalette } from "./panels";
 import { Client, type Model } from "./protocol";
 import { exportPng, exportSvg } from "./exporting";
+import { TrainingPanel } from "./training";
 import type { GraphState, LayerState, PaletteEntry } from "./types";
 
 type Drag =
@@ -79,6 +80,10 @@ export class CanvasView {
     this.stage.style.height = `${height}px`;
     this.stage.append(this.svgEl, this.minimap, this.toast, this.menu);
     main.append(this.stage, this.status);
+    this.training = new TrainingPanel(model, this.client, (m) => this.showError(m));
+    main.append(this.training.root);
+    this.onTraining = () => this.training.update(model.get("training") ?? {});
+    model.on("change:training", this.onTraining);
     this.root.append(side, main);
     host.append(this.root);
     this.fitted = this.state.layers.length === 0; // an empty canvas keeps screen = world: drops land where dropped
@@ -87,7 +92,12 @@ export class CanvasView {
     this.render();
   }
 
+  private training: TrainingPanel;
+  private onTraining: () => void;
+
   destroy(): void {
+    this.model.off("change:training", this.onTraining);
+    this.training.destroy();
     this.client.close();
     cancelAnimationFrame(this.frame);
   }

@@ -42,6 +42,12 @@ export const CSS = `
 .kc-port:focus, .kc-armed { stroke: var(--jp-brand-color1, #1976d2); stroke-width: 3; outline: none; }
 .kc-temp-edge { fill: none; stroke: var(--jp-brand-color1, #1976d2); stroke-width: 2; stroke-dasharray: 4 3; }
 .kc-world .kc-box { transition: none; }
+.kc-training { margin-top: 6px; } .kc-training summary { cursor: pointer; font-weight: bold; }
+.kc-train-body { display: flex; gap: 12px; flex-wrap: wrap; }
+.kc-train-form .kc-row { grid-template-columns: 110px 130px; }
+.kc-progress { width: 240px; } .kc-chart { min-width: 420px; }
+.kc-train-message { white-space: pre-wrap; max-height: 160px; overflow: auto; font-size: 11px; margin: 4px 0; }
+.kc-failed .kc-train-message { color: var(--jp-error-color1, #c00); }
 .kc-status { margin-top: 4px; color: var(--jp-ui-font-color2, #555); }
 .kc-minimap { position: absolute; right: 6px; bottom: 6px; width: 140px; height: 100px;
   background: var(--jp-layout-color1, #fff); border: 1px solid var(--jp-border-color1, #ccc); opacity: 0.9; }

@@ -2,12 +2,13 @@
 import { CanvasView } from "./canvas";
 import type { Model } from "./protocol";
 import { CSS } from "./style";
+import uplotCss from "uplot/dist/uPlot.min.css";
 
 function ensureStyle(): void {
   if (document.getElementById("kerascanvas-style")) return;
   const style = document.createElement("style");
   style.id = "kerascanvas-style";
-  style.textContent = CSS;
+  style.textContent = uplotCss + CSS;
   document.head.append(style);
 }
 

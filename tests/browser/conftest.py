@@ -1,6 +1,12 @@
 """Real-browser harness: a JupyterLab on loopback, Debian's Chromium driven by Playwright, and a
 client on the notebook's own kernel so tests assert on the Python side.
 
+Fixtures: `lab` (session: the server, `lab.url`, `lab.root`), `browser` (session: Chromium),
+`page` (per test: a fresh browser context; shuts the test's kernels down afterwards).
+Helpers: `open_notebook(page, lab, notebook, cells=None, app="lab") -> Kernel`,
+`Kernel.run(code) -> str`, `Kernel.value(expression)`, `output_text(page, cell)`,
+`screenshot(page, name) -> Path` (PNG under test-artifacts/).
+
 One server and one browser per session (each start costs seconds). The server runs with a
 temporary HOME and root dir so nothing of the user's is read or written. CHROMIUM overrides the
 browser path (default /usr/bin/chromium).
@@ -24,8 +30,20 @@ import nbformat
 import pytest
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+# Keep Chromium off the (closed) network; Playwright adds --no-sandbox itself.
 CHROMIUM_FLAGS = ["--disable-gpu", "--disable-background-networking", "--disable-component-update",
                   "--disable-sync", "--no-first-run", "--disable-quic"]
+# Shown once per fresh HOME and covering the page: "get notified about Jupyter news?"
+NEWS_SETTINGS = ("@jupyterlab/apputils-extension/notification.jupyterlab-settings",
+                 {"fetchNews": "false", "checkForUpdates": False})
+
+
+def pytest_collection_modifyitems(items):
+    """Every test in this folder is a real-browser test (`-m "not browser"` leaves them out)."""
+    here = Path(__file__).parent
+    for item in items:
+        if here in Path(item.fspath).parents:
+            item.add_marker(pytest.mark.browser)
 
 
 def _free_port() -> int:
@@ -35,12 +53,25 @@ def _free_port() -> int:
 
 
 class Lab:
+    """A running JupyterLab: `url`, `root` (the dir it serves), `runtime` (connection files)."""
+
     def __init__(self, url: str, root: Path, runtime: Path):
         self.url, self.root, self.runtime = url, root, runtime
+        self.kernels: list[Kernel] = []  # clients opened by open_notebook, closed per test
 
-    def api(self, path: str):
-        with urllib.request.urlopen(f"{self.url}{path}", timeout=5) as r:
-            return json.loads(r.read())
+    def api(self, path: str, method: str = "GET"):
+        request = urllib.request.Request(f"{self.url}{path}", method=method)
+        with urllib.request.urlopen(request, timeout=30) as r:
+            body = r.read()
+        return json.loads(body) if body else None
+
+    def shut_down_kernels(self):
+        """Close our clients and end every session, so kernels do not pile up across tests."""
+        for kernel in self.kernels:
+            kernel.close()
+        self.kernels.clear()
+        for session in self.api("/api/sessions"):
+            self.api(f"/api/sessions/{session['id']}", method="DELETE")
 
 
 @pytest.fixture(scope="session")
@@ -55,10 +86,9 @@ def running_lab():
     home = Path(tempfile.mkdtemp(prefix="kc-home-"))
     root = Path(tempfile.mkdtemp(prefix="kc-root-"))
     runtime = home / "runtime"
-    settings = home / ".jupyter/lab/user-settings/@jupyterlab/apputils-extension"
-    settings.mkdir(parents=True)
-    (settings / "notification.jupyterlab-settings").write_text(
-        json.dumps({"fetchNews": "false", "checkForUpdates": False}))
+    settings = home / ".jupyter/lab/user-settings" / NEWS_SETTINGS[0]
+    settings.parent.mkdir(parents=True)
+    settings.write_text(json.dumps(NEWS_SETTINGS[1]))
     port = _free_port()
     env = {**os.environ, "HOME": str(home), "JUPYTER_RUNTIME_DIR": str(runtime),
            "TF_CPP_MIN_LOG_LEVEL": "2"}
@@ -77,14 +107,15 @@ def running_lab():
         except OSError:
             if time.time() > deadline or server.poll() is not None:
                 server.kill()
-                raise RuntimeError("JupyterLab did not start: " + (home / "server.log").read_text()[-2000:])
+                tail = (home / "server.log").read_text()[-2000:]
+                raise RuntimeError(f"JupyterLab did not answer on {url}: {tail}") from None
             time.sleep(0.3)
     try:
         yield Lab(url, root, runtime)
     finally:
-        server.terminate()
+        server.terminate()  # the server shuts its kernels down on SIGTERM
         try:
-            server.wait(10)
+            server.wait(15)
         except subprocess.TimeoutExpired:
             server.kill()
         log.close()
@@ -97,6 +128,8 @@ def browser():
     from playwright.sync_api import sync_playwright
 
     path = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+    if not Path(path).exists():
+        raise FileNotFoundError(f"no Chromium at {path!r}: run `bash .ci/setup` or set CHROMIUM")
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=path, headless=True, args=CHROMIUM_FLAGS)
         yield b
@@ -104,13 +137,15 @@ def browser():
 
 
 @pytest.fixture
-def page(browser):
+def page(browser, lab):
+    """A fresh page (own cookies, storage, downloads); `page.dialogs` collects alert texts."""
     context = browser.new_context(viewport={"width": 1500, "height": 1000})
     page = context.new_page()
     page.dialogs = []
     page.on("dialog", lambda d: (page.dialogs.append(d.message), d.dismiss()))
     yield page
     context.close()
+    lab.shut_down_kernels()
 
 
 class Kernel:
@@ -142,39 +177,100 @@ class Kernel:
         return "".join(out)
 
     def value(self, expression: str):
+        """The value of a Python expression in the kernel, sent back as JSON."""
         return json.loads(self.run(f"import json as _j; print(_j.dumps({expression}))"))
 
+    def execution_count(self) -> int:
+        """The number the kernel gives its next stored execution (1 in a fresh kernel)."""
+        reply = self.client.execute_interactive(
+            "", silent=True, store_history=False, timeout=60, output_hook=lambda msg: None,
+            user_expressions={"n": "get_ipython().execution_count"})
+        return int(reply["content"]["user_expressions"]["n"]["data"]["text/plain"])
+
     def close(self):
-        self.client.stop_channels()
+        if self.client.channels_running:
+            self.client.stop_channels()
 
 
-def open_notebook(page, lab: Lab, name: str, cells: list[str], app: str = "lab") -> Kernel:
-    """Write a notebook, open it in JupyterLab (app="lab") or Notebook 7 (app="notebook"), run
-    its cells in order; returns its kernel."""
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(c) for c in cells]
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    nbformat.write(nb, lab.root / name)
+def open_notebook(page, lab: Lab, notebook: str | Path, cells: list[str] | None = None,
+                  app: str = "lab") -> Kernel:
+    """Open a notebook in JupyterLab (app="lab") or Notebook 7 (app="notebook"), wait for its
+    kernel, run all its cells and wait until they ran; returns a client on its kernel.
+
+    With `cells`, `notebook` is a file name in lab.root, written with those code cells. Without,
+    it is an existing .ipynb: copied into lab.root unless it is already there.
+    """
+    if cells is not None:
+        nb = nbformat.v4.new_notebook()
+        nb.cells = [nbformat.v4.new_code_cell(c) for c in cells]
+        nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                     "language": "python"}
+        nbformat.write(nb, lab.root / notebook)
+        name = str(notebook)
+    else:
+        source = Path(notebook).resolve()
+        if not source.is_file():
+            raise FileNotFoundError(f"no notebook at {str(notebook)!r}")
+        if lab.root.resolve() not in source.parents:
+            shutil.copy(source, lab.root / source.name)
+            source = lab.root / source.name
+        name = source.resolve().relative_to(lab.root.resolve()).as_posix()
+    cells_in_file = nbformat.read(lab.root / name, as_version=4).cells
+    to_run = sum(c.cell_type == "code" and bool(c.source.strip()) for c in cells_in_file)
+
     if app == "lab":
         page.goto(f"{lab.url}/lab/tree/{name}?reset")  # not the last test's restored tabs
-    else:
+    elif app == "notebook":
         page.goto(f"{lab.url}/notebooks/{name}")
+    else:
+        raise ValueError(f"app must be 'lab' or 'notebook', got {app!r}")
     page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
     kernel_id = _wait(lambda: next((s["kernel"]["id"] for s in lab.api("/api/sessions")
-                                    if s["path"].endswith(name)), None), f"a kernel for {name}")
+                                    if s["path"] == name), None), f"a kernel for {name}")
     _wait(lambda: lab.api(f"/api/kernels/{kernel_id}")["execution_state"] == "idle", "kernel idle")
-    if app == "lab":  # the page has seen it too: runs before this are dropped
-        page.wait_for_function(
-            "() => [...document.querySelectorAll('#jp-main-statusbar *')]"
-            ".some(e => e.textContent.trim().endsWith('Idle'))", timeout=60_000)
-    else:
-        page.wait_for_timeout(2000)
-    page.locator(".jp-NotebookPanel:visible .jp-Cell .jp-InputArea-editor").first.click()
-    for _ in cells:
-        page.keyboard.press("Shift+Enter")
-        page.wait_for_timeout(300)
-    _wait(lambda: lab.api(f"/api/kernels/{kernel_id}")["execution_state"] == "idle", "cells run")
-    return Kernel(lab.runtime / f"kernel-{kernel_id}.json")
+    # The page must have seen the kernel too: runs asked for before that are silently dropped.
+    page.wait_for_function(KERNEL_IDLE_ON_PAGE, timeout=60_000)
+    kernel = Kernel(lab.runtime / f"kernel-{kernel_id}.json")
+    lab.kernels.append(kernel)
+    first = kernel.execution_count()
+    _press_through_cells(page, len(cells_in_file))
+    # The kernel runs requests in order, so once its count has moved past every code cell, all
+    # of them ran. A cell that raised makes the kernel drop the rest: fail at once with its error.
+    errors = page.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']")
+
+    def all_ran():
+        if kernel.execution_count() >= first + to_run:
+            return True
+        if errors.count():
+            raise AssertionError(f"a cell of {name} raised:\n{errors.first.inner_text()}")
+        return False
+
+    _wait(all_ran, f"the {to_run} code cells of {name} to run", timeout=180)
+    return kernel
+
+
+# JupyterLab's status bar says "Python 3 (ipykernel) | Idle"; Notebook 7 has a kernel status
+# icon in its toolbar whose title ends in "Idle".
+KERNEL_IDLE_ON_PAGE = """() =>
+  [...document.querySelectorAll('#jp-main-statusbar *')].some(e => /Idle$/.test(e.textContent.trim()))
+  || [...document.querySelectorAll('[title]')].some(e => /Kernel status: Idle|Idle$/.test(e.title))"""
+
+
+def _press_through_cells(page, n_cells: int):
+    """Shift+Enter down the notebook, Control+Enter on the last cell (Shift+Enter there would add
+    a cell). Command mode, so markdown cells are rendered and passed too."""
+    notebook = page.locator(".jp-NotebookPanel:visible .jp-Notebook").first
+    notebook.locator(".jp-Cell").first.locator(".jp-InputPrompt").click()
+    page.keyboard.press("Escape")
+    for i in range(n_cells):
+        page.keyboard.press("Control+Enter" if i == n_cells - 1 else "Shift+Enter")
+        page.wait_for_timeout(100)
+
+
+def output_text(page, cell: int) -> str:
+    """The text of the outputs shown under the notebook's cell number `cell` (from 0)."""
+    cells = page.locator(".jp-NotebookPanel:visible .jp-Notebook .jp-Cell")
+    return cells.nth(cell).locator(".jp-OutputArea").inner_text()
 
 
 def _wait(probe, what: str, timeout: float = 60):
@@ -188,6 +284,7 @@ def _wait(probe, what: str, timeout: float = 60):
 
 
 def screenshot(page, name: str) -> Path:
+    """Save what the page shows as test-artifacts/<name>.png."""
     ARTIFACTS.mkdir(exist_ok=True)
     path = ARTIFACTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=False)

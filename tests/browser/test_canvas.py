@@ -171,3 +171,35 @@ def test_the_canvas_works_in_notebook_7(lab, page):
     assert kernel.value("len(canvas.graph.edges)") == 1
     screenshot(page, "notebook7-canvas")
     kernel.close()
+
+
+TRAINABLE = """import kerascanvas as kc
+from kerascanvas.datasets import digits
+g = kc.Graph(name="digits")
+g.add_input((8, 8, 1), name="image")
+g.add_layer("Flatten")
+g.add_layer("Dense", units=10, activation="softmax", name="head")
+g.connect("image", "flatten")
+g.connect("flatten", "head")
+canvas = kc.Canvas(g)
+x, y = digits()
+canvas.set_data(x, y)
+canvas"""
+
+
+def test_train_button_draws_curves_and_the_run_finishes_in_the_kernel(lab, page):
+    kernel = open_notebook(page, lab, "train.ipynb", [TRAINABLE])
+    box(page, "head").wait_for(timeout=30_000)
+    page.locator(".kc-training summary").click()
+    page.locator('.kc-training [aria-label="epochs"]').fill("4")
+    page.locator('.kc-training [aria-label="Train"]').click()
+    page.locator(".kc-chart canvas").first.wait_for(timeout=60_000)
+    page.wait_for_function("() => document.querySelector('.kc-training [role=status]')"
+                           ".textContent.startsWith('finished')", timeout=120_000)
+    history = kernel.value("canvas.history")
+    assert len(history["loss"]) == 4 and history["loss"][-1] < history["loss"][0]
+    assert "val_loss" in history and "accuracy" in history
+    assert "CPU" in page.locator(".kc-training .kc-device").text_content()
+    assert kernel.value("canvas.graph._edit_lock") is None  # edits allowed again
+    screenshot(page, "canvas-training")
+    kernel.close()

@@ -1,0 +1,145 @@
+// The training panel: options, Train / Stop, progress, device, and live curves (uPlot).
+import uPlot from "uplot";
+import { clear, el } from "./dom";
+import type { Client, Model } from "./protocol";
+
+export interface TrainingView {
+  status?: { state: string; epoch: number; epochs: number; batch: number; batches: number | null;
+    eta_s: number | null; device: string; message: string; traceback: string | null };
+  history?: Record<string, (number | null)[]>;
+  curve?: Record<string, number | null>[];
+}
+
+/** Chart data: x = progress in epochs; running training values and per-epoch validation values. */
+export function chartData(view: TrainingView): { labels: string[]; data: (number | null)[][] } {
+  const curve = view.curve ?? [];
+  const history = view.history ?? {};
+  const trainKeys = [...new Set(curve.flatMap((p) => Object.keys(p)))].filter((k) => k !== "epoch");
+  const valKeys = Object.keys(history).filter((k) => k.startsWith("val_"));
+  const xs = new Set<number>(curve.map((p) => p.epoch as number));
+  const epochs = valKeys.length ? history[valKeys[0]].length : 0;
+  for (let e = 1; e <= epochs; e++) xs.add(e);
+  const x = [...xs].sort((a, b) => a - b);
+  const at = new Map(x.map((v, i) => [v, i]));
+  const series = [...trainKeys, ...valKeys].map(() => new Array<number | null>(x.length).fill(null));
+  for (const p of curve) trainKeys.forEach((k, i) => { series[i][at.get(p.epoch as number)!] = p[k] ?? null; });
+  valKeys.forEach((k, j) => history[k].forEach((v, e) => { series[trainKeys.length + j][at.get(e + 1)!] = v; }));
+  return { labels: [...trainKeys, ...valKeys], data: [x, ...series] };
+}
+
+export function progressText(view: TrainingView): string {
+  const s = view.status;
+  if (!s) return "Not trained yet.";
+  const batches = s.batches ? `/${s.batches}` : "";
+  const eta = s.eta_s !== null && s.state === "running" ? ` · ${Math.ceil(s.eta_s)} s left` : "";
+  return `${s.state} · epoch ${s.epoch}/${s.epochs} · batch ${s.batch}${batches}${eta}`;
+}
+
+const COLORS = ["#1976d2", "#e65100", "#2e7d32", "#6a1b9a", "#c62828", "#00838f", "#5d4037", "#ad1457"];
+
+export class TrainingPanel {
+  readonly root: HTMLElement;
+  private progress: HTMLProgressElement;
+  private text: HTMLElement;
+  private device: HTMLElement;
+  private message: HTMLElement;
+  private chartHost: HTMLElement;
+  private chart: uPlot | null = null;
+  private labels = "";
+  private fields: Record<string, HTMLInputElement | HTMLSelectElement> = {};
+
+  constructor(private model: Model, private client: Client, private onError: (m: string) => void) {
+    this.root = el("details", { class: "kc-training" });
+    this.root.append(el("summary", {}, "Train"));
+    const choices = model.get("train_choices") ?? { optimizers: ["adam"], losses: ["auto"], metrics: [] };
+    const form = el("div", { class: "kc-train-form" });
+    const select = (name: string, options: string[], value: string, multiple = false) => {
+      const s = el("select", { "aria-label": name, class: "kc-field" });
+      if (multiple) s.multiple = true;
+      for (const o of options) { const opt = el("option", { value: o }, o); if (o === value) opt.selected = true; s.append(opt); }
+      this.fields[name] = s;
+      return s;
+    };
+    const number = (name: string, value: string, step: string) => {
+      const i = el("input", { type: "number", value, step, "aria-label": name, class: "kc-field" });
+      this.fields[name] = i;
+      return i;
+    };
+    const rows: [string, HTMLElement][] = [
+      ["optimizer", select("optimizer", choices.optimizers, "adam")],
+      ["learning rate", number("learning_rate", "0.001", "any")],
+      ["loss", select("loss", choices.losses, "auto")],
+      ["metrics", select("metrics", choices.metrics, "accuracy", true)],
+      ["epochs", number("epochs", "5", "1")],
+      ["batch size", number("batch_size", "32", "1")],
+      ["validation split", number("validation_split", "0.2", "0.05")],
+    ];
+    for (const [label, input] of rows) {
+      const r = el("label", { class: "kc-row" });
+      r.append(el("span", {}, label), input);
+      form.append(r);
+    }
+    const buttons = el("div", { class: "kc-toolbar" });
+    const train = el("button", { class: "kc-button", "aria-label": "Train" }, "Train");
+    const stop = el("button", { class: "kc-button", "aria-label": "Stop" }, "Stop");
+    train.addEventListener("click", () => this.train());
+    stop.addEventListener("click", () => this.client.send("stop"));
+    buttons.append(train, stop);
+    this.progress = el("progress", { max: "1", value: "0", class: "kc-progress", "aria-label": "training progress" });
+    this.text = el("div", { class: "kc-muted", role: "status" }, "Not trained yet.");
+    this.device = el("div", { class: "kc-muted kc-device" });
+    this.message = el("pre", { class: "kc-train-message" });
+    this.chartHost = el("div", { class: "kc-chart", "aria-label": "training curves" });
+    const left = el("div");
+    left.append(form, buttons, this.progress, this.text, this.device);
+    const body = el("div", { class: "kc-train-body" });
+    body.append(left, this.chartHost);
+    this.root.append(body, this.message);
+    this.update(model.get("training") ?? {});
+  }
+
+  private async train(): Promise<void> {
+    const f = this.fields;
+    const metrics = [...(f.metrics as HTMLSelectElement).selectedOptions].map((o) => o.value);
+    const reply = await this.client.send("train", {
+      optimizer: f.optimizer.value, learning_rate: Number(f.learning_rate.value), loss: f.loss.value, metrics,
+      epochs: Number(f.epochs.value), batch_size: Number(f.batch_size.value), validation_split: Number(f.validation_split.value),
+    });
+    if (!reply.ok) { this.message.textContent = reply.error ?? "refused"; this.onError(reply.error ?? "refused"); }
+  }
+
+  update(view: TrainingView): void {
+    const s = view.status;
+    this.text.textContent = progressText(view);
+    if (s) {
+      const done = s.epochs ? (Math.max(0, s.epoch - 1) + (s.batches ? s.batch / s.batches : 0)) / s.epochs : 0;
+      this.progress.value = s.state === "finished" ? 1 : Math.min(1, done);
+      this.device.textContent = s.device ? `Device: ${s.device}` : "";
+      this.message.textContent = s.traceback ? `${s.message}\n${s.traceback}` : s.message ?? "";
+      this.root.classList.toggle("kc-failed", s.state === "failed");
+    }
+    this.draw(view);
+  }
+
+  private draw(view: TrainingView): void {
+    const { labels, data } = chartData(view);
+    if (!labels.length || data[0].length < 1) return;
+    const key = labels.join(",");
+    if (!this.chart || key !== this.labels) {
+      this.chart?.destroy();
+      clear(this.chartHost);
+      this.labels = key;
+      this.chart = new uPlot({
+        width: 420, height: 220, scales: { x: { time: false } },
+        series: [{ label: "epoch" }, ...labels.map((label, i) => ({ label, stroke: COLORS[i % COLORS.length], spanGaps: true, width: label.startsWith("val_") ? 2 : 1.5 }))],
+        axes: [{ label: "epoch" }, {}],
+      }, data as uPlot.AlignedData, this.chartHost);
+    } else {
+      this.chart.setData(data as uPlot.AlignedData);
+    }
+  }
+
+  destroy(): void {
+    this.chart?.destroy();
+  }
+}

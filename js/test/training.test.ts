@@ -1,0 +1,21 @@
+import { describe, expect, it } from "vitest";
+import { chartData, progressText } from "../src/training";
+
+describe("training panel", () => {
+  it("aligns running training values with per-epoch validation values", () => {
+    const { labels, data } = chartData({
+      curve: [{ epoch: 0.5, loss: 2 }, { epoch: 1, loss: 1.5 }, { epoch: 1.5, loss: 1.2 }, { epoch: 2, loss: 1 }],
+      history: { loss: [1.5, 1], val_loss: [1.6, 1.1] },
+    });
+    expect(labels).toEqual(["loss", "val_loss"]);
+    expect(data[0]).toEqual([0.5, 1, 1.5, 2]);
+    expect(data[1]).toEqual([2, 1.5, 1.2, 1]);
+    expect(data[2]).toEqual([null, 1.6, null, 1.1]);
+  });
+
+  it("describes progress", () => {
+    expect(progressText({})).toBe("Not trained yet.");
+    expect(progressText({ status: { state: "running", epoch: 2, epochs: 5, batch: 10, batches: 47, eta_s: 3.2,
+      device: "CPU", message: "", traceback: null } })).toBe("running · epoch 2/5 · batch 10/47 · 4 s left");
+  });
+});

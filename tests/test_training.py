@@ -1,0 +1,495 @@
+"""Training (issue 5): real training on the shipped digits, stop, NaN, bad data, edits refused while
+training, faults inside fit, throttled updates, devices, and 2 logical devices in a subprocess."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+import keras
+import numpy as np
+import pytest
+from support import ok
+
+import kerascanvas as kc
+from kerascanvas import training
+from kerascanvas.datasets import digits
+from kerascanvas.training import DataError, Trainer, TrainingError
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def data():
+    return digits()
+
+
+def mlp(units: int = 32, activation: str | None = "relu") -> kc.Graph:
+    """image (8, 8, 1) -> Flatten -> Dense(units, activation) -> Dense(10) logits."""
+    g = kc.Graph()
+    g.add_input((8, 8, 1), name="image")
+    g.add_layer("Flatten")
+    g.add_layer("Dense", units=units, activation=activation)
+    g.add_layer("Dense", units=10)
+    g.connect("image", "flatten")
+    g.connect("flatten", "dense")
+    g.connect("dense", "dense_1")
+    return g
+
+
+def until(condition, timeout=20.0):
+    end = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < end, "timed out"
+        time.sleep(0.01)
+
+
+def run_script(source: str, **env) -> dict:
+    """Run Python in a fresh interpreter (device set-up must precede TensorFlow's own);
+    the script prints one JSON line last."""
+    done = subprocess.run([sys.executable, "-c", textwrap.dedent(source)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=240, check=False,
+                          env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", **env})
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+# ----- the data set ------------------------------------------------------------------------------
+
+def test_digits_ship_inside_the_package(data):
+    x, y = data
+    assert x.shape == (1797, 8, 8, 1) and x.dtype == np.float32
+    assert x.min() == 0.0 and x.max() == 1.0
+    assert y.shape == (1797,) and y.dtype.kind == "i"
+    assert np.bincount(y).tolist() == [178, 182, 177, 183, 181, 182, 181, 179, 174, 180]
+    assert (Path(kc.__file__).parent / "data" / "digits.csv.gz").is_file()
+
+
+# ----- training for real ------------------------------------------------------------------------
+
+def test_fit_lowers_the_loss_and_the_weights_stay_on_the_layers(data):
+    x, y = data
+    g = mlp()
+    before = g.keras_layer("dense").get_weights()[0].copy()
+    trainer = Trainer(g)
+    trainer.set_data(x, y)
+    history = trainer.fit(epochs=6, batch_size=32, learning_rate=3e-3, metrics=["accuracy"],
+                          validation_split=0.2, block=True)
+    losses = history.history["loss"]
+    assert len(losses) == 6 and losses[-1] < 0.6 * losses[0]
+    assert history.history["val_accuracy"][-1] > 0.8  # it learns the digits, not noise
+    assert trainer.history == history.history
+    status = trainer.status
+    assert status["state"] == "finished" and status["epoch"] == 6 and status["epochs"] == 6
+    assert status["batch"] == status["batches"] == 45  # 1437 training samples / 32
+    assert status["device"] == training.device_description()
+    assert status["loss"] == "sparse_categorical_crossentropy (from logits)"
+    assert g._edit_lock is None and not trainer.running
+    trained = g.keras_layer("dense").get_weights()[0]
+    assert not np.allclose(trained, before)
+    # A later edit downstream re-calls "dense" (its input shape is unchanged): weights survive.
+    g.add_layer("Dense", units=3, name="extra")
+    g.connect("dense_1", "extra")
+    np.testing.assert_array_equal(g.model.get_layer("dense").get_weights()[0], trained)
+    ok(g)
+
+
+def test_a_second_fit_with_the_same_settings_continues_the_optimizer(data):
+    x, y = data
+    g = mlp()
+    trainer = Trainer(g)
+    trainer.set_data(x[:256], y[:256])
+    trainer.fit(epochs=1, block=True)
+    optimizer = g.model.optimizer
+    trainer.fit(epochs=1, block=True)
+    assert g.model.optimizer is optimizer and int(optimizer.iterations) == 16
+    trainer.fit(epochs=1, learning_rate=0.01, block=True)  # a changed setting compiles again
+    assert g.model.optimizer is not optimizer and int(g.model.optimizer.iterations) == 8
+
+
+def test_validation_data_and_datasets(data):
+    import tensorflow as tf
+
+    x, y = data
+    trainer = Trainer(mlp())
+    trainer.set_data(x[:512], y[:512], validation_data=(x[512:640], y[512:640]))
+    history = trainer.fit(epochs=2, block=True)
+    assert len(history.history["val_loss"]) == 2
+    dataset = tf.data.Dataset.from_tensor_slices((x[:512], y[:512])).batch(64)
+    trainer.set_data(dataset, validation_data=dataset.take(1))
+    history = trainer.fit(epochs=2, block=True)
+    assert len(history.history["val_loss"]) == 2 and trainer.status["batches"] == 8
+
+    class Batches(keras.utils.PyDataset):
+        def __len__(self):
+            return 4
+
+        def __getitem__(self, i):
+            return x[i * 64:(i + 1) * 64], y[i * 64:(i + 1) * 64]
+
+    trainer.set_data(Batches())
+    assert len(trainer.fit(epochs=2, block=True).history["loss"]) == 2
+
+
+# ----- stop, NaN, faults ------------------------------------------------------------------------
+
+def test_stop_mid_epoch_keeps_the_weights(data):
+    x, y = data
+    g = mlp()
+    before = [w.copy() for w in g.model.get_weights()]
+    trainer = Trainer(g)
+    trainer.set_data(x, y)
+    trainer.fit(epochs=3, batch_size=1)
+    until(lambda: trainer.status["batch"] >= 20)
+    trainer.stop()
+    trainer.wait(timeout=20)
+    status = trainer.status
+    assert status["state"] == "stopped", status
+    assert status["epoch"] == 1 and status["batch"] < status["batches"] == 1797
+    after = g.model.get_weights()
+    assert all(np.isfinite(w).all() for w in after)
+    assert any(not np.allclose(a, b) for a, b in zip(after, before))
+    assert g._edit_lock is None
+    g.configure("dense_1", units=4)  # editing works again
+
+
+def test_an_interrupt_while_waiting_stops_training_and_keeps_the_weights(data):
+    x, y = data
+    g = mlp()
+    before = g.model.get_weights()[0].copy()
+    trainer = Trainer(g)
+    trainer.set_data(x, y)
+
+    def interrupt():  # what the notebook's stop button does to a kernel busy in fit(block=True)
+        until(lambda: trainer.status["batch"] >= 5)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    threading.Thread(target=interrupt, daemon=True).start()
+    with pytest.raises(KeyboardInterrupt):
+        trainer.fit(epochs=3, batch_size=1, block=True)
+    assert not trainer.running and trainer.status["state"] == "stopped"
+    assert not np.allclose(g.model.get_weights()[0], before) and g._edit_lock is None
+
+
+def test_a_nan_loss_stops_training_with_a_message(data):
+    x, y = data
+    x = x.copy()
+    x[40] = np.nan  # sample 40 is in batch 2 (unshuffled, 32 a batch)
+    trainer = Trainer(mlp(activation=None))  # relu would turn NaN into 0 (oneDNN)
+    trainer.set_data(x, y)
+    with pytest.warns(RuntimeWarning, match="loss became nan at epoch 1, batch 2"):
+        history = trainer.fit(epochs=3, shuffle=False, block=True)
+    status = trainer.status
+    assert status["state"] == "failed" and "lower learning rate" in status["message"]
+    assert status["epoch"] == 1 and status["batch"] < status["batches"]
+    assert len(history.history["loss"]) == 1  # the epochs after it never ran
+    assert json.dumps(trainer.snapshot(), allow_nan=False)  # NaN never reaches the browser
+
+
+def test_an_exception_inside_fit_is_reported_and_the_graph_stays_intact(data):
+    x, y = data
+    g = mlp()
+    layers_before = dict(g.layers)
+
+    class Broken(keras.utils.PyDataset):
+        def __len__(self):
+            return 10
+
+        def __getitem__(self, i):
+            if i == 3:
+                raise RuntimeError("batch 3 is unreadable")
+            return x[i * 32:(i + 1) * 32], y[i * 32:(i + 1) * 32]
+
+    class Faulty(keras.callbacks.Callback):
+        def on_epoch_end(self, epoch, logs=None):
+            raise ValueError(f"callback failed after epoch {epoch + 1}")
+
+    trainer = Trainer(g)
+    trainer.set_data(x, y)
+    trainer.fit(epochs=3, callbacks=[Faulty()])  # in the background: the error lands in status
+    until(lambda: not trainer.running)
+    status = trainer.status
+    assert status["state"] == "failed"
+    assert status["message"] == "ValueError: callback failed after epoch 1"
+    assert "in on_epoch_end" in status["traceback"]
+    assert status["traceback"].rstrip().endswith("ValueError: callback failed after epoch 1")
+    with pytest.raises(ValueError, match="after epoch 1"):
+        trainer.wait()
+    assert g._edit_lock is None and dict(g.layers) == layers_before
+    # TensorFlow reads a PyDataset through tf.data: its error arrives wrapped, message kept.
+    trainer.set_data(Broken())
+    with pytest.raises(Exception, match="batch 3 is unreadable"):
+        trainer.fit(epochs=1, block=True)  # blocking fit raises what fit raised
+    assert "batch 3 is unreadable" in trainer.status["message"]
+    assert g._edit_lock is None and dict(g.layers) == layers_before
+    ok(g)
+    g.configure("dense", units=8)
+
+
+def test_edits_and_a_second_fit_are_refused_while_training(data):
+    x, y = data
+    g = mlp()
+    trainer = Trainer(g)
+    trainer.set_data(x, y)
+    fingerprint = (dict(g.layers), g.edges)
+    trainer.fit(epochs=50, batch_size=1)
+    try:
+        until(lambda: trainer.status["batch"] > 0)
+        for edit in (lambda: g.configure("dense", units=3), lambda: g.add_layer("Dense"),
+                     lambda: g.remove("dense_1"), lambda: g.disconnect("dense", "dense_1"),
+                     g.undo):
+            with pytest.raises(kc.EditError, match="Training is running"):
+                edit()
+        with pytest.raises(TrainingError, match="already running"):
+            trainer.fit(epochs=1)
+        with pytest.raises(TrainingError, match="running"):
+            trainer.set_data(x, y)
+        assert trainer.running
+    finally:
+        trainer.stop()
+        trainer.wait(timeout=20)
+    assert (dict(g.layers), g.edges) == fingerprint
+    ok(g)
+    g.configure("dense", units=3)
+    assert g.model.get_layer("dense").units == 3
+
+
+def test_progress_updates_are_throttled_and_json(data):
+    x, y = data
+    trainer = Trainer(mlp())
+    trainer.set_data(x, y)
+    updates = []
+    stop_listening = trainer.on_update(lambda s: updates.append((time.monotonic(), s)))
+    start = time.monotonic()
+    trainer.fit(epochs=30, batch_size=256, block=True)  # short epochs: many epoch ends a second
+    elapsed = time.monotonic() - start
+    times = [t for t, _ in updates]
+    # one at the start, one at the end, at most 10 a second between them
+    assert len(updates) <= 10 * elapsed + 2, (len(updates), elapsed)
+    assert all(b - a >= 0.099 for a, b in itertools.pairwise(times[:-1]))
+    assert updates[0][1]["status"]["state"] == "running"
+    last = updates[-1][1]
+    assert last["status"]["state"] == "finished" and len(last["history"]["loss"]) == 30
+    json.dumps([s for _, s in updates], allow_nan=False)
+    stop_listening()
+    trainer.fit(epochs=1, block=True)
+    assert updates[-1][1]["status"]["state"] == "finished" and len(updates) <= 10 * elapsed + 2
+
+
+# ----- data that does not fit is refused before training ------------------------------------------
+
+def test_mismatched_data_is_refused_naming_the_input_and_both_shapes(data):
+    x, y = data
+    trainer = Trainer(mlp())
+    with pytest.raises(DataError, match=r"Input 'image' expects batches of shape "
+                                        r"\(None, 8, 8, 1\), but x has shape \(1797, 64\)"):
+        trainer.set_data(x.reshape(-1, 64), y)
+    with pytest.raises(DataError, match=r"expects float32 values, but x holds string data"):
+        trainer.set_data(np.full((4, 8, 8, 1), "a"), y[:4])
+    with pytest.raises(DataError, match=r"Output 'dense_1' has shape \(None, 10\), but y has "
+                                        r"shape \(1797, 3\)"):
+        trainer.set_data(x, np.zeros((1797, 3)))
+    with pytest.raises(DataError, match=r"same number of samples; got x 1797, y 100"):
+        trainer.set_data(x, y[:100])
+    with pytest.raises(DataError, match=r"1 input \(image\), but x holds 2 arrays"):
+        trainer.set_data([x, x], y)
+    with pytest.raises(DataError, match=r"validation_data's x has shape \(10, 8, 8\)"):
+        trainer.set_data(x, y, validation_data=(x[:10, ..., 0], y[:10]))
+    trainer.set_data(x, y)
+    with pytest.raises(DataError, match=r"sparse loss 'sparse_categorical_crossentropy' needs "
+                                        r"integer labels of shape \(None,\)"):
+        trainer.set_data(x, keras.utils.to_categorical(y, 10))
+        trainer.fit(loss="sparse_categorical_crossentropy", block=True)
+    with pytest.raises(DataError, match="use a sparse loss"):
+        trainer.set_data(x, y)
+        trainer.fit(loss="categorical_crossentropy", block=True)
+    assert trainer.status["state"] == "idle"  # nothing started
+
+
+def test_datasets_are_checked_too(data):
+    import tensorflow as tf
+
+    x, y = data
+    trainer = Trainer(mlp())
+    unbatched = tf.data.Dataset.from_tensor_slices((x, y))
+    with pytest.raises(DataError, match=r"yields unbatched elements of shape \(8, 8, 1\).*"
+                                        r"\.batch\(32\)"):
+        trainer.set_data(unbatched)
+    flat = tf.data.Dataset.from_tensor_slices((x.reshape(-1, 64), y)).batch(32)
+    with pytest.raises(DataError, match=r"\(None, 8, 8, 1\), but the tf.data.Dataset has shape "
+                                        r"\(None, 64\)"):
+        trainer.set_data(flat)
+    with pytest.raises(DataError, match=r"yield \(x, y\)"):
+        trainer.set_data(tf.data.Dataset.from_tensor_slices(x).batch(8))
+    trainer.set_data(unbatched.batch(32))
+    with pytest.raises(DataError, match="validation_split works on arrays only"):
+        trainer.fit(validation_split=0.1)
+
+
+def test_several_inputs_and_data_set_before_the_model_exists(data):
+    x, y = data
+    g = kc.Graph()
+    g.add_input((8, 8, 1), name="image")
+    g.add_input((3,), name="meta", dtype="int32")
+    trainer = Trainer(g)
+    trainer.set_data({"image": x, "meta": np.zeros((1797, 3), "float32")}, y)  # no model: kept
+    g.add_layer("Flatten")
+    g.add_layer("Concatenate")
+    g.add_layer("Dense", units=10)
+    g.connect("image", "flatten")
+    g.connect("flatten", "concatenate")
+    g.connect("meta", "concatenate")
+    g.connect("concatenate", "dense")
+    with pytest.raises(DataError, match=r"Input 'meta' expects int32 values, but x holds "
+                                        r"float32 data"):
+        trainer.fit(block=True)
+    with pytest.raises(DataError, match=r"2 inputs \(image, meta\), but x names \['image'\]"):
+        trainer.set_data({"image": x}, y)
+    trainer.set_data({"image": x, "meta": np.ones((1797, 3), "int32")}, y)
+    assert len(trainer.fit(epochs=1, block=True).history["loss"]) == 1
+
+
+def test_fit_refuses_what_cannot_start(data):
+    x, y = data
+    g = mlp()
+    g.add_layer("Add")  # a merge with no inputs: the drawing is not a model
+    trainer = Trainer(g)
+    with pytest.raises(TrainingError, match="not a complete model yet"):
+        trainer.fit()
+    g.remove("add")
+    with pytest.raises(TrainingError, match=r"call set_data\(x, y\) first"):
+        trainer.fit()
+    trainer.set_data(x, y)
+    with pytest.raises(TypeError, match=r"unexpected keyword argument\(s\) \['epoch'\]"):
+        trainer.fit(epoch=3)
+    with pytest.raises(ValueError, match="epochs must be a whole number >= 1, got 0"):
+        trainer.fit(epochs=0)
+    with pytest.raises(ValueError, match="Could not interpret optimizer"):
+        trainer.fit(optimizer="adamm")
+    with pytest.raises(ValueError, match="strategy must be"):
+        trainer.fit(strategy="everything")
+    with pytest.raises(TrainingError, match="'data_parallel'.*needs the JAX backend"):
+        trainer.fit(strategy="data_parallel")
+    assert g._edit_lock is None and not trainer.running
+
+
+# ----- devices ----------------------------------------------------------------------------------
+
+def test_the_device_is_described(monkeypatch):
+    monkeypatch.setattr(training, "_devices", lambda: ["cpu:0"])
+    assert training.device_description() == "CPU: no GPU visible to tensorflow"
+    monkeypatch.setattr(training, "_gpu_name", lambda: "NVIDIA H100 80GB HBM3")
+    monkeypatch.setattr(training, "_devices", lambda: ["gpu:0"])
+    assert training.device_description() == "GPU: NVIDIA H100 80GB HBM3"
+    assert training._engine("auto").name == "none"
+    monkeypatch.setattr(training, "_devices", lambda: ["gpu:0", "gpu:1"])
+    assert training.device_description() == "2 GPUs: NVIDIA H100 80GB HBM3"
+
+
+def test_two_logical_cpu_devices_train_under_mirrored_strategy():
+    result = run_script("""
+        import json
+        import tensorflow as tf
+        cpu = tf.config.list_physical_devices("CPU")[0]
+        tf.config.set_logical_device_configuration(
+            cpu, [tf.config.LogicalDeviceConfiguration(), tf.config.LogicalDeviceConfiguration()])
+        import numpy as np
+        import kerascanvas as kc
+        from kerascanvas.datasets import digits
+        from kerascanvas.training import Trainer
+        x, y = digits()
+        g = kc.Graph()
+        g.add_input((8, 8, 1), name="image"); g.add_layer("Flatten")
+        g.add_layer("Dense", units=32, activation="relu"); g.add_layer("Dense", units=10)
+        g.connect("image", "flatten"); g.connect("flatten", "dense"); g.connect("dense", "dense_1")
+        before = g.keras_layer("dense").get_weights()[0].copy()
+        trainer = Trainer(g)
+        trainer.set_data(x, y)
+        history = trainer.fit(epochs=4, batch_size=64, learning_rate=3e-3, strategy="mirrored",
+                              block=True)
+        after = g.keras_layer("dense").get_weights()[0]
+        reference = trainer._history.model.get_layer("dense").get_weights()[0]
+        print(json.dumps({"loss": history.history["loss"], "status": trainer.status,
+                          "replicas": trainer._history.model.distribute_strategy.num_replicas_in_sync,
+                          "changed": bool(not np.allclose(before, after)),
+                          "copied_back": bool(np.array_equal(after, reference))}))
+    """)
+    assert result["replicas"] == 2
+    assert result["status"]["device"].startswith("MirroredStrategy over 2 devices (cpu:0, cpu:1)")
+    assert result["status"]["state"] == "finished"
+    assert result["loss"][-1] < 0.6 * result["loss"][0]
+    assert result["changed"] and result["copied_back"]
+
+
+def test_jax_backend_trains_and_reports_its_device():
+    result = run_script("""
+        import json
+        import kerascanvas as kc
+        from kerascanvas.datasets import digits
+        from kerascanvas.training import Trainer, TrainingError
+        x, y = digits()
+        g = kc.Graph()
+        g.add_input((8, 8, 1), name="image"); g.add_layer("Flatten"); g.add_layer("Dense", units=10)
+        g.connect("image", "flatten"); g.connect("flatten", "dense")
+        trainer = Trainer(g)
+        trainer.set_data(x, y)
+        plain = trainer.fit(epochs=3, learning_rate=1e-2, block=True).history["loss"]
+        device = trainer.status["device"]
+        parallel = trainer.fit(epochs=2, learning_rate=1e-2, strategy="data_parallel",
+                               validation_split=0.2, block=True)
+        message = trainer.status["message"]
+        try:
+            trainer.fit(strategy="mirrored")
+            refused = ""
+        except TrainingError as e:
+            refused = str(e)
+        print(json.dumps({"loss": plain, "device": device, "parallel": trainer.status["device"],
+                          "parallel_loss": parallel.history["loss"], "refused": refused,
+                          "message": message, "val": len(parallel.history["val_loss"])}))
+    """, KERAS_BACKEND="jax", XLA_FLAGS="--xla_force_host_platform_device_count=2")
+    assert result["device"] == "CPU: no GPU visible to jax"
+    assert result["loss"][-1] < 0.6 * result["loss"][0]
+    assert result["parallel"].startswith("DataParallel over 2 devices (cpu:0, cpu:1)")
+    assert result["parallel_loss"][-1] < result["loss"][-1]  # it went on from trained weights
+    # 1797 * 0.8 -> 1437 training samples: one is left out so that batches split over 2 devices
+    assert "1 sample(s) left out so that every batch splits evenly over 2 devices" in \
+        result["message"]
+    assert result["val"] == 2
+    assert "needs the TensorFlow backend; this one is jax" in result["refused"]
+
+
+# ----- the panel's fields -------------------------------------------------------------------------
+
+def test_panel_options_are_checked():
+    options = training.panel_options({
+        "optimizer": "sgd", "learning_rate": 0.05, "loss": "auto", "metrics": ["accuracy"],
+        "epochs": 3, "batch_size": 16, "validation_split": 0.25})
+    assert options == {"optimizer": "sgd", "learning_rate": 0.05, "loss": None,
+                       "metrics": ["accuracy"], "epochs": 3, "batch_size": 16,
+                       "validation_split": 0.25}
+    for bad, match in (({"optimizer": "os.system"}, "'optimizer' must be one of"),
+                       ({"learning_rate": float("nan")}, "'learning_rate' must be a number"),
+                       ({"epochs": 2.5}, "'epochs' must be a whole number"),
+                       ({"epochs": True}, "'epochs' must be a whole number"),
+                       ({"batch_size": 0}, "'batch_size' must be a whole number"),
+                       ({"validation_split": 1}, "'validation_split' must be a number"),
+                       ({"metrics": "accuracy"}, "'metrics' must be a list"),
+                       ({"metrics": [{"x": 1}]}, "'metrics' must be one of"),
+                       ({"loss": None}, "'loss' must be one of")):
+        with pytest.raises(ValueError, match=match):
+            training.panel_options(bad)
+    names = training.choices()
+    for name in names["optimizers"]:
+        keras.optimizers.get(name)
+    for name in names["losses"][1:]:
+        keras.losses.get(name)
+    for name in names["metrics"]:
+        keras.metrics.get(name)
