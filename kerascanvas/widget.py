@@ -83,6 +83,24 @@ class Canvas(anywidget.AnyWidget):
     def _training_update(self, snapshot: dict) -> None:
         self.training = {**snapshot, "curve": self._trainer.curve[-500:]}
 
+    def _sample(self):
+        """One sample for the forward-pass view: the first of the training data if there is
+        any, else random values of the inputs' shapes."""
+        import numpy as np
+
+        data = getattr(self._trainer, "_data", None) if self._trainer is not None else None
+        x = data[0] if data else None
+        if isinstance(x, np.ndarray):
+            return x[:1]
+        if isinstance(x, (list, tuple)) and all(isinstance(a, np.ndarray) for a in x):
+            return [a[:1] for a in x]
+        model = self.graph.model
+        if model is None:
+            raise IntentError("The drawing is not a model yet: " + "; ".join(map(str, self.graph.problems)))
+        rng = np.random.default_rng(0)
+        sample = [rng.random((1, *(d or 1 for d in t.shape[1:]))).astype(t.dtype) for t in model.inputs]
+        return sample if len(sample) > 1 else sample[0]
+
     def set_data(self, x, y=None, validation_data=None) -> None:
         """Data for the Train button and fit(): NumPy arrays, a tf.data.Dataset or a
         keras.utils.PyDataset; checked against the model now (and again at fit)."""
@@ -149,6 +167,8 @@ class Canvas(anywidget.AnyWidget):
         if kind == "stop":
             self.stop()
             return None
+        if kind == "forward_steps":
+            return _forward_steps(self.graph, message, self._sample())
         handler = _HANDLERS.get(kind) if isinstance(kind, str) else None
         if handler is None:
             raise IntentError(f"Unknown intent kind {kind!r:.80}.")
@@ -292,8 +312,30 @@ def _explain(g: Graph, m: dict) -> dict:
             "nodes": [g.explain_node(name, k).data for k in range(nodes)]}
 
 
+def _depth_steps(g: Graph, m: dict) -> list:
+    """Seed 000's depth computation on this graph, as steps the canvas plays back."""
+    steps = []
+    for step in g.depth_steps():
+        kind = step[0]
+        if kind in ("enter", "finish", "cycle"):
+            steps.append({"kind": kind, "node": list(step[1])})
+        elif kind == "depth":
+            steps.append({"kind": kind, "node": list(step[1]), "depth": step[2]})
+        else:
+            steps.append({"kind": kind, "map": {str(d): [list(x) if isinstance(x, tuple) else x
+                                                         for x in v] for d, v in step[1].items()}})
+    return steps
+
+
+def _forward_steps(g: Graph, m: dict, sample: Any) -> list:
+    """The forward pass node by node on one real sample: shapes, statistics, small pictures."""
+    return [{"node": [s.layer, s.node_index], "depth": s.depth, "outputs": s.summary(),
+             "picture": s.thumbnail()} for s in g.forward_steps(sample)]
+
+
 _HANDLERS: dict[str, Callable[[Graph, dict], Any]] = {
     "explain": _explain,
+    "depth_steps": _depth_steps,
     "add_layer": _add_layer,
     "add_input": _add_input,
     "connect": lambda g, m: _connect(g, m, g.connect),

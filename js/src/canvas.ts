@@ -8,6 +8,7 @@ import { byName, callText, edgeTitle, paramsText, shapeText, summary } from "./m
 import { type Explanation, INPUT_PRESETS, renderInspector, renderNodes, renderPalette } from "./panels";
 import { Client, type Model } from "./protocol";
 import { exportPng, exportSvg } from "./exporting";
+import { type DepthStep, type ForwardStep, StepPlayer, depthStepText, forwardStepText } from "./teach";
 import { TrainingPanel } from "./training";
 import type { GraphState, LayerState, PaletteEntry } from "./types";
 
@@ -79,7 +80,8 @@ export class CanvasView {
     this.stage = el("div", { class: "kc-stage" });
     this.stage.style.height = `${height}px`;
     this.stage.append(this.svgEl, this.minimap, this.toast, this.menu);
-    main.append(this.stage, this.status);
+    this.playerHost = el("div", { class: "kc-player-host" });
+    main.append(this.stage, this.status, this.playerHost);
     this.training = new TrainingPanel(model, this.client, (m) => this.showError(m));
     main.append(this.training.root);
     this.onTraining = () => this.training.update(model.get("training") ?? {});
@@ -93,6 +95,7 @@ export class CanvasView {
   }
 
   private training: TrainingPanel;
+  private playerHost: HTMLElement;
   private onTraining: () => void;
 
   destroy(): void {
@@ -175,6 +178,7 @@ export class CanvasView {
     const h = boxHeight(layer);
     const classes = ["kc-box"];
     if (this.selected.has(layer.name)) classes.push("kc-selected");
+    if (this.highlighted === layer.name) classes.push("kc-highlight");
     if (layer.problems.length) classes.push("kc-problem");
     if (layer.calls.some((c) => !c.built)) classes.push("kc-pending");
     const g = svg("g", { class: classes.join(" "), transform: `translate(${layer.x},${layer.y})`,
@@ -295,6 +299,22 @@ export class CanvasView {
     if (!reply.ok || this.explained?.key !== key) return;
     this.explained.nodes = (reply.result as { nodes: Explanation[] }).nodes;
     if (this.selected.has(name)) renderNodes(this.inspector, this.explained.nodes);
+  }
+
+  private highlighted: string | null = null;
+
+  /** Ask the kernel for a step sequence and play it under the drawing. */
+  private async play(kind: "depth_steps" | "forward_steps"): Promise<void> {
+    const reply = await this.client.send(kind);
+    if (!reply.ok) { this.showError(reply.error ?? "refused"); return; }
+    const steps = kind === "depth_steps"
+      ? (reply.result as DepthStep[]).map((s) => ({ text: depthStepText(s), layer: s.node?.[0] }))
+      : (reply.result as ForwardStep[]).map((s) => ({ text: forwardStepText(s), layer: s.node[0], picture: s.picture }));
+    clear(this.playerHost);
+    const title = kind === "depth_steps" ? "Depth (seed 000)" : "Forward pass";
+    const player = new StepPlayer(title, steps, (layer) => { this.highlighted = layer; this.render(); },
+      () => clear(this.playerHost));
+    this.playerHost.append(player.root);
   }
 
   private notice(message: string): void {
@@ -526,6 +546,8 @@ export class CanvasView {
       button("Save", () => this.act("save").then((ok) => ok && this.notice(`Saved to ${this.model.get("path")}`)));
       button("Load", () => this.act("load"));
     }
+    button("Depth steps", () => this.play("depth_steps"));
+    button("Forward pass", () => this.play("forward_steps"));
     button("Export SVG", () => exportSvg(this.svgEl, this.placed(), this.state.name));
     button("Export PNG", () => exportPng(this.svgEl, this.placed(), this.state.name));
     return bar;

@@ -28,6 +28,10 @@ export const CSS = `
 .kc-box rect { fill: var(--jp-layout-color1, #fff); stroke: var(--jp-border-color0, #666); stroke-width: 1.2; }
 .kc-box:focus { outline: none; } .kc-box:focus rect { stroke: var(--jp-brand-color1, #1976d2); stroke-width: 2; }
 .kc-selected rect { stroke: var(--jp-brand-color1, #1976d2); stroke-width: 2.5; }
+.kc-highlight rect { fill: var(--jp-brand-color3, #bbdefb); stroke: var(--jp-brand-color1, #1976d2); stroke-width: 3; }
+.kc-player { margin-top: 6px; padding: 4px; border: 1px solid var(--jp-border-color1, #ccc); }
+.kc-step { font-family: var(--jp-code-font-family, monospace); margin: 4px 0; }
+.kc-picture { image-rendering: pixelated; border: 1px solid var(--jp-border-color1, #ccc); }
 .kc-problem rect { stroke: var(--jp-error-color1, #d32f2f); }
 .kc-pending rect { stroke-dasharray: 5 3; }
 .kc-name { font-weight: bold; fill: var(--jp-ui-font-color1, #222); }
