@@ -439,7 +439,8 @@ class Graph:
 
     def _edit(self, change: Callable[[Drawing], Any], network: bool = True,
               predecessors: Mapping | None = None) -> Any:
-        self._check_unlocked()
+        if network:  # moving boxes stays allowed while training: it touches no Keras object
+            self._check_unlocked()
         if self._batch is not None:  # inside batch(): collect, rebuild once at the end
             drawing = self._batch.copy(keep_marks=True)
             result = change(drawing)

@@ -648,6 +648,11 @@ class Trainer:
             fitting.stop_training = True
 
     @property
+    def data(self) -> tuple[Any, Any, Any] | None:
+        """(x, y, validation_data) as given to set_data, or None."""
+        return self._data
+
+    @property
     def running(self) -> bool:
         return not self._done.is_set()
 

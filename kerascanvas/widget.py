@@ -88,7 +88,7 @@ class Canvas(anywidget.AnyWidget):
         any, else random values of the inputs' shapes."""
         import numpy as np
 
-        data = getattr(self._trainer, "_data", None) if self._trainer is not None else None
+        data = self._trainer.data if self._trainer is not None else None
         x = data[0] if data else None
         if isinstance(x, np.ndarray):
             return x[:1]

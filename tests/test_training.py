@@ -81,6 +81,7 @@ def test_fit_lowers_the_loss_and_the_weights_stay_on_the_layers(data):
     before = g.keras_layer("dense").get_weights()[0].copy()
     trainer = Trainer(g)
     trainer.set_data(x, y)
+    assert trainer.data[0] is x and trainer.data[1] is y and trainer.data[2] is None
     history = trainer.fit(epochs=6, batch_size=32, learning_rate=3e-3, metrics=["accuracy"],
                           validation_split=0.2, block=True)
     losses = history.history["loss"]
