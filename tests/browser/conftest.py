@@ -225,9 +225,8 @@ def open_notebook(page, lab: Lab, notebook: str | Path, cells: list[str] | None 
     else:
         raise ValueError(f"app must be 'lab' or 'notebook', got {app!r}")
     page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
-    kernel_id = _wait(lambda: next((s["kernel"]["id"] for s in lab.api("/api/sessions")
-                                    if s["path"] == name), None), f"a kernel for {name}")
-    _wait(lambda: lab.api(f"/api/kernels/{kernel_id}")["execution_state"] == "idle", "kernel idle")
+    kernel_id = _wait(lambda: _session_kernel(page, lab, name), f"a kernel for {name}")
+    _wait(lambda: _kernel_state(lab, kernel_id) == "idle", "kernel idle")
     # The page must have seen the kernel too: runs asked for before that are silently dropped.
     page.wait_for_function(KERNEL_IDLE_ON_PAGE, timeout=60_000)
     kernel = Kernel(lab.runtime / f"kernel-{kernel_id}.json")
@@ -235,25 +234,38 @@ def open_notebook(page, lab: Lab, notebook: str | Path, cells: list[str] | None 
     first = kernel.execution_count()
     _press_through_cells(page, len(cells_in_file))
     # The kernel runs requests in order, so once its count has moved past every code cell, all
-    # of them ran. A cell that raised makes the kernel drop the rest: fail at once with its error.
-    errors = page.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']")
+    # of them ran. If the count stays put while the kernel stays idle, either the page dropped
+    # the runs (asked too early: press again, once) or a cell raised and the kernel dropped the
+    # rest (fail with what the page shows on stderr).
+    stalled = {"count": first, "idle_since": None, "retried": False}
 
     def all_ran():
-        if kernel.execution_count() >= first + to_run:
+        count = kernel.execution_count()
+        if count >= first + to_run:
             return True
-        if errors.count():
-            raise AssertionError(f"a cell of {name} raised:\n{errors.first.inner_text()}")
+        if count != stalled["count"] or _kernel_state(lab, kernel_id) != "idle":
+            stalled.update(count=count, idle_since=None)
+        elif stalled["idle_since"] is None:
+            stalled["idle_since"] = time.time()
+        elif time.time() - stalled["idle_since"] > 3:
+            if count == first and not stalled["retried"]:
+                stalled.update(retried=True, idle_since=None)
+                _press_through_cells(page, len(cells_in_file))
+                return False
+            shown = page.locator("[data-mime-type='application/vnd.jupyter.stderr']")
+            raise AssertionError(f"only {count - first} of the {to_run} code cells of {name} ran:"
+                                 f"\n{shown.all_inner_texts()}")
         return False
 
     _wait(all_ran, f"the {to_run} code cells of {name} to run", timeout=180)
     return kernel
 
 
-# JupyterLab's status bar says "Python 3 (ipykernel) | Idle"; Notebook 7 has a kernel status
-# icon in its toolbar whose title ends in "Idle".
+# JupyterLab's status bar says "Python 3 (ipykernel) | Idle"; Notebook 7 shows the kernel's state
+# on its toolbar's execution indicator.
 KERNEL_IDLE_ON_PAGE = """() =>
   [...document.querySelectorAll('#jp-main-statusbar *')].some(e => /Idle$/.test(e.textContent.trim()))
-  || [...document.querySelectorAll('[title]')].some(e => /Kernel status: Idle|Idle$/.test(e.title))"""
+  || document.querySelector('.jp-Notebook-ExecutionIndicator[data-status="idle"]') !== null"""
 
 
 def _press_through_cells(page, n_cells: int):
@@ -268,9 +280,24 @@ def _press_through_cells(page, n_cells: int):
 
 
 def output_text(page, cell: int) -> str:
-    """The text of the outputs shown under the notebook's cell number `cell` (from 0)."""
+    """The text the page shows as outputs of the notebook's cell number `cell` (from 0, markdown
+    cells counted), without the `[n]:` prompts; one line per output."""
     cells = page.locator(".jp-NotebookPanel:visible .jp-Notebook .jp-Cell")
-    return cells.nth(cell).locator(".jp-OutputArea").inner_text()
+    return "\n".join(cells.nth(cell).locator(".jp-OutputArea-output").all_inner_texts())
+
+
+def _session_kernel(page, lab: Lab, name: str) -> str | None:
+    """The id of the kernel serving notebook `name`, or None while there is none yet. A notebook
+    without kernelspec metadata makes the page ask which kernel: take the one it proposes."""
+    choose = page.locator(".jp-Dialog .jp-mod-accept")
+    if choose.count():
+        choose.first.click()
+    sessions = lab.api("/api/sessions")
+    return next((s["kernel"]["id"] for s in sessions if s["path"] == name), None)
+
+
+def _kernel_state(lab: Lab, kernel_id: str) -> str:
+    return lab.api(f"/api/kernels/{kernel_id}")["execution_state"]
 
 
 def _wait(probe, what: str, timeout: float = 60):
