@@ -42,6 +42,8 @@ _OWN_FIT_ARGUMENTS = {"x", "y", "epochs", "batch_size", "validation_split", "val
 OPTIMIZERS = ("adam", "adamw", "sgd", "rmsprop", "adagrad", "adadelta", "adamax", "nadam", "lion")
 LOSSES = ("auto", "sparse_categorical_crossentropy", "categorical_crossentropy",
           "binary_crossentropy", "mean_squared_error", "mean_absolute_error", "huber")
+# Distribution engines: "auto" uses the backend's own one when it sees several GPUs.
+STRATEGIES = ("auto", "none", "mirrored", "data_parallel")
 METRICS = ("accuracy", "sparse_categorical_accuracy", "categorical_accuracy", "binary_accuracy",
            "mean_absolute_error", "mean_squared_error", "auc", "precision", "recall")
 
@@ -876,7 +878,8 @@ def _optimizer(optimizer: Any, learning_rate: float | None) -> keras.optimizers.
 
 def choices() -> dict[str, list[str]]:
     """Names the training panel offers: optimizers, losses ("auto" picks one), metrics."""
-    return {"optimizers": list(OPTIMIZERS), "losses": list(LOSSES), "metrics": list(METRICS)}
+    return {"optimizers": list(OPTIMIZERS), "losses": list(LOSSES), "metrics": list(METRICS),
+            "strategies": list(STRATEGIES)}
 
 
 def panel_options(message: Mapping) -> dict[str, Any]:
@@ -914,6 +917,8 @@ def panel_options(message: Mapping) -> dict[str, Any]:
         options["epochs"] = number("epochs", 1, 100_000, True)
     if "batch_size" in message:
         options["batch_size"] = number("batch_size", 1, 1 << 20, True)
+    if "strategy" in message:
+        options["strategy"] = name("strategy", STRATEGIES)
     if "validation_split" in message:
         split = number("validation_split", 0.0, 0.95, False)
         options["validation_split"] = float(split)

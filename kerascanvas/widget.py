@@ -333,8 +333,18 @@ def _forward_steps(g: Graph, m: dict, sample: Any) -> list:
              "picture": s.thumbnail()} for s in g.forward_steps(sample)]
 
 
+def _explain_edge(g: Graph, m: dict) -> dict:
+    """The KerasTensor an edge carries and its _keras_history."""
+    dst = m.get("dst")
+    if not isinstance(dst, list) or len(dst) != 3:
+        raise IntentError(f"'dst' must be [layer, call, slot], got {dst!r:.80}.")
+    d = {"n": dst[0], "k": dst[1], "s": dst[2]}
+    return g.explain_edge(_triple(m, "src"), _name(d, "n"), _index(d, "k"), _index(d, "s")).data
+
+
 _HANDLERS: dict[str, Callable[[Graph, dict], Any]] = {
     "explain": _explain,
+    "explain_edge": _explain_edge,
     "depth_steps": _depth_steps,
     "add_layer": _add_layer,
     "add_input": _add_input,

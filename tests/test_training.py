@@ -472,10 +472,10 @@ def test_jax_backend_trains_and_reports_its_device():
 def test_panel_options_are_checked():
     options = training.panel_options({
         "optimizer": "sgd", "learning_rate": 0.05, "loss": "auto", "metrics": ["accuracy"],
-        "epochs": 3, "batch_size": 16, "validation_split": 0.25})
+        "epochs": 3, "batch_size": 16, "validation_split": 0.25, "strategy": "mirrored"})
     assert options == {"optimizer": "sgd", "learning_rate": 0.05, "loss": None,
                        "metrics": ["accuracy"], "epochs": 3, "batch_size": 16,
-                       "validation_split": 0.25}
+                       "validation_split": 0.25, "strategy": "mirrored"}
     for bad, match in (({"optimizer": "os.system"}, "'optimizer' must be one of"),
                        ({"learning_rate": float("nan")}, "'learning_rate' must be a number"),
                        ({"epochs": 2.5}, "'epochs' must be a whole number"),
@@ -484,7 +484,8 @@ def test_panel_options_are_checked():
                        ({"validation_split": 1}, "'validation_split' must be a number"),
                        ({"metrics": "accuracy"}, "'metrics' must be a list"),
                        ({"metrics": [{"x": 1}]}, "'metrics' must be one of"),
-                       ({"loss": None}, "'loss' must be one of")):
+                       ({"loss": None}, "'loss' must be one of"),
+                       ({"strategy": "tf.distribute.X"}, "'strategy' must be one of")):
         with pytest.raises(ValueError, match=match):
             training.panel_options(bad)
     names = training.choices()

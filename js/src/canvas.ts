@@ -5,7 +5,7 @@ import {
   portAt, ports, toScreen, toWorld, zoomAt,
 } from "./geometry";
 import { byName, callText, edgeTitle, paramsText, shapeText, summary } from "./mirror";
-import { type Explanation, INPUT_PRESETS, renderInspector, renderNodes, renderPalette } from "./panels";
+import { type Explanation, INPUT_PRESETS, renderExplanation, renderInspector, renderNodes, renderPalette } from "./panels";
 import { Client, type Model } from "./protocol";
 import { exportPng, exportSvg } from "./exporting";
 import { type DepthStep, type ForwardStep, StepPlayer, depthStepText, forwardStepText } from "./teach";
@@ -148,19 +148,23 @@ export class CanvasView {
       }
     }
     const at = new Map(this.allPorts.map((p) => [p.key, p.at]));
-    for (const e of this.state.edges) {
+    for (const [index, e] of this.state.edges.entries()) {
       const a = at.get(`out:${e.src.join(":")}`);
       const b = at.get(`in:${e.dst.join(":")}`);
       if (!a || !b || !(inView(a) || inView(b))) continue;
-      const g = svg("g", { class: e.built ? "kc-edge" : "kc-edge kc-pending" });
-      g.append(svg("path", { d: edgePath(a, b) }), svg("title", {}, edgeTitle(e)));
+      const g = svg("g", { class: (e.built ? "kc-edge" : "kc-edge kc-pending") + (this.selectedEdge === index ? " kc-edge-selected" : ""),
+        "data-edge": index, tabindex: 0, role: "button", "aria-label": `edge ${e.src.join(".")} to ${e.dst.join(".")}` });
+      g.append(svg("path", { d: edgePath(a, b), class: "kc-edge-hit" }), svg("path", { d: edgePath(a, b) }),
+        svg("title", {}, edgeTitle(e)));
       if (detail) g.append(svg("text", { x: (a.x + b.x) / 2 + 4, y: (a.y + b.y) / 2, class: "kc-edge-label" }, shapeText(e.shape)));
       this.edgeLayer.append(g);
     }
     this.status.textContent = summary(this.state);
     this.drawMinimap(layers);
     const current = this.state.layers.find((l) => this.selected.has(l.name)) ?? null;
-    renderInspector(this.inspector, this.selected.size === 1 ? current : null,
+    if (this.selectedEdge !== null && this.edgeExplanation && !this.selected.size) {
+      renderExplanation(this.inspector, this.edgeExplanation);
+    } else renderInspector(this.inspector, this.selected.size === 1 ? current : null,
       this.palette.find((p) => p.class_name === current?.class_name), this.inspectorError,
       (config) => current && this.act("configure", { name: current.name, config }),
       (name) => current && name !== current.name && this.act("rename", { name: current.name, new_name: name }));
@@ -302,6 +306,24 @@ export class CanvasView {
   }
 
   private highlighted: string | null = null;
+  private selectedEdge: number | null = null;
+
+  /** Show an edge's KerasTensor and _keras_history, and highlight the layer that made it. */
+  private async inspectEdge(index: number): Promise<void> {
+    const e = this.state.edges[index];
+    if (!e) return;
+    this.selected.clear();
+    this.selectedEdge = index;
+    this.edgeExplanation = null;
+    this.highlighted = e.src[0];
+    this.render();
+    const reply = await this.client.send("explain_edge", { src: e.src, dst: e.dst });
+    if (!reply.ok) { this.showError(reply.error ?? "refused"); return; }
+    this.edgeExplanation = reply.result as Explanation;
+    if (this.selectedEdge === index) renderExplanation(this.inspector, this.edgeExplanation);
+  }
+
+  private edgeExplanation: Explanation | null = null;
 
   /** Ask the kernel for a step sequence and play it under the drawing. */
   private async play(kind: "depth_steps" | "forward_steps"): Promise<void> {
@@ -399,8 +421,14 @@ export class CanvasView {
       ev.preventDefault();
       return;
     }
+    const edge = target.closest?.("[data-edge]");
+    if (edge) {
+      this.inspectEdge(Number(edge.getAttribute("data-edge")));
+      return;
+    }
     const box = boxAt(this.placed(), w);
     if (box) {
+      this.selectedEdge = null;
       if (ev.shiftKey) {
         if (this.selected.has(box.name)) this.selected.delete(box.name); else this.selected.add(box.name);
       } else if (!this.selected.has(box.name)) {
@@ -481,6 +509,8 @@ export class CanvasView {
       ev.preventDefault();
       return;
     }
+    const edgeIndex = target.getAttribute?.("data-edge");
+    if (ev.key === "Enter" && edgeIndex !== null && edgeIndex !== undefined) { this.inspectEdge(Number(edgeIndex)); return; }
     const boxName = target.getAttribute?.("data-name");
     if (ev.key === "Enter" && boxName) { this.selected = new Set([boxName]); this.render(); return; }
     if (mod && ev.key.toLowerCase() === "z") { ev.preventDefault(); this.act(ev.shiftKey ? "redo" : "undo"); return; }

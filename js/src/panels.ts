@@ -124,3 +124,12 @@ export function renderNodes(host: HTMLElement, nodes: Explanation[]): void {
   });
   host.append(box);
 }
+
+/** One explanation (an edge's tensor) as the inspector's content. */
+export function renderExplanation(host: HTMLElement, e: Explanation): void {
+  clear(host);
+  const box = el("div", { class: "kc-node", "aria-label": e.title });
+  box.append(el("div", { class: "kc-node-title" }, e.title));
+  for (const [label, value] of e.rows) box.append(el("div", { class: "kc-node-row" }, `${label}: ${Array.isArray(value) ? JSON.stringify(value) : String(value)}`));
+  host.append(box);
+}

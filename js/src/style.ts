@@ -40,6 +40,9 @@ export const CSS = `
 .kc-edge path { fill: none; stroke: var(--jp-ui-font-color2, #777); stroke-width: 1.6; }
 .kc-edge:hover path { stroke: var(--jp-brand-color1, #1976d2); stroke-width: 2.5; }
 .kc-edge.kc-pending path { stroke-dasharray: 5 4; }
+.kc-edge path { cursor: pointer; }
+.kc-edge path.kc-edge-hit { stroke: transparent; stroke-width: 12; pointer-events: stroke; } .kc-edge-selected path { stroke: var(--jp-brand-color1, #1976d2); stroke-width: 3; }
+.kc-edge:focus { outline: none; } .kc-edge:focus path { stroke: var(--jp-brand-color1, #1976d2); }
 .kc-edge-label { font-size: 10px; fill: var(--jp-ui-font-color2, #555); }
 .kc-port { fill: var(--jp-layout-color3, #999); stroke: var(--jp-layout-color1, #fff); cursor: crosshair; }
 .kc-port-out { fill: var(--jp-brand-color2, #64b5f6); }

@@ -73,6 +73,7 @@ export class TrainingPanel {
       ["epochs", number("epochs", "5", "1")],
       ["batch size", number("batch_size", "32", "1")],
       ["validation split", number("validation_split", "0.2", "0.05")],
+      ["devices", select("strategy", choices.strategies ?? ["auto"], "auto")],
     ];
     for (const [label, input] of rows) {
       const r = el("label", { class: "kc-row" });
@@ -104,6 +105,7 @@ export class TrainingPanel {
     const reply = await this.client.send("train", {
       optimizer: f.optimizer.value, learning_rate: Number(f.learning_rate.value), loss: f.loss.value, metrics,
       epochs: Number(f.epochs.value), batch_size: Number(f.batch_size.value), validation_split: Number(f.validation_split.value),
+      strategy: f.strategy.value,
     });
     if (!reply.ok) { this.message.textContent = reply.error ?? "refused"; this.onError(reply.error ?? "refused"); }
   }

@@ -224,3 +224,17 @@ def test_depth_and_forward_pass_step_through(lab, page):
     assert "head node 0 → (1, 10)" in step.text_content()
     screenshot(page, "canvas-forward-pass")
     kernel.close()
+
+
+def test_clicking_an_edge_shows_its_keras_tensor_and_producer(lab, page):
+    kernel = open_notebook(page, lab, "edge.ipynb", [SHARED])
+    box(page, "shared").wait_for(timeout=30_000)
+    page.locator('.kc-svg [aria-label="edge right.0.0 to shared.1.0"]').focus()
+    page.keyboard.press("Enter")
+    info = page.locator('.kc-inspector .kc-node')
+    info.wait_for(timeout=20_000)
+    text = info.text_content()
+    assert "shape:[null,4]" in text.replace(" ", "")
+    assert "tensor_index=0" in text and "node 0 of right" in text and "dtype: float32" in text
+    assert page.locator('.kc-svg .kc-highlight[data-name="right"]').count() == 1
+    kernel.close()
