@@ -291,18 +291,20 @@ export class CanvasView {
     return true;
   }
 
-  private explained: { key: string; nodes: Explanation[] } | null = null;
+  private explained: { key: string; nodes: Explanation[]; layer?: Explanation } | null = null;
 
   /** Show the selected layer's nodes under the config form (asked of the kernel once per change). */
   private async explain(name: string): Promise<void> {
     const layer = this.state.layers.find((l) => l.name === name);
     const key = `${name}:${JSON.stringify(layer?.calls)}:${this.state.edges.length}`;
-    if (this.explained?.key === key) { renderNodes(this.inspector, this.explained.nodes); return; }
+    if (this.explained?.key === key) { renderNodes(this.inspector, this.explained.nodes, this.explained.layer); return; }
     this.explained = { key, nodes: [] };
     const reply = await this.client.send("explain", { name });
     if (!reply.ok || this.explained?.key !== key) return;
-    this.explained.nodes = (reply.result as { nodes: Explanation[] }).nodes;
-    if (this.selected.has(name)) renderNodes(this.inspector, this.explained.nodes);
+    const result = reply.result as { nodes: Explanation[]; layer: Explanation };
+    this.explained.nodes = result.nodes;
+    this.explained.layer = result.layer;
+    if (this.selected.has(name)) renderNodes(this.inspector, this.explained.nodes, this.explained.layer);
   }
 
   private highlighted: string | null = null;

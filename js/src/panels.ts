@@ -108,9 +108,14 @@ function onError(host: HTMLElement, message: string): void {
 export interface Explanation { title: string; rows: [string, unknown][] }
 
 /** The inspector's "Keras internals" section: each node of the layer and its coordinates. */
-export function renderNodes(host: HTMLElement, nodes: Explanation[]): void {
+export function renderNodes(host: HTMLElement, nodes: Explanation[], layer?: Explanation): void {
   host.querySelector(".kc-nodes")?.remove();
   const box = el("div", { class: "kc-nodes" });
+  const outbound = (layer?.rows ?? []).filter(([label]) => label.startsWith("_outbound_nodes"));
+  if (outbound.length) {
+    box.append(el("div", { class: "kc-title" }, "Consumers (_outbound_nodes)"));
+    for (const [label, value] of outbound) box.append(el("div", { class: "kc-node-row" }, `${label}: ${String(value)}`));
+  }
   box.append(el("div", { class: "kc-title" }, "Keras nodes (_inbound_nodes)"));
   nodes.forEach((node, k) => {
     const item = el("div", { class: "kc-node", tabindex: "0", "aria-label": node.title.replace(/^Node/, "node") });

@@ -151,6 +151,10 @@ def test_inspector_shows_the_second_node_of_a_shared_layer(lab, page):
     text = node.text_content()
     assert "Node 1 of shared" in text and "node_index: 1" in text
     assert 'inbound_layers: ["right"]' in text and "True" in text
+    box(page, "right").click()
+    page.wait_for_function("() => (document.querySelector('.kc-inspector .kc-nodes') || {})"
+                           ".textContent?.includes('_outbound_nodes[0]: node 1 of shared')",
+                           timeout=20_000)
     assert "node 1 → (None, 3)" in box(page, "shared").text_content()
     screenshot(page, "canvas-shared-node")
     with page.expect_download() as svg_download:
