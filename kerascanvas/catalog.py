@@ -8,6 +8,7 @@ classes, RNN cells, and a few classes that are not called on graph tensors symbo
 from __future__ import annotations
 
 import functools
+import importlib.util
 import inspect
 from dataclasses import dataclass
 from typing import Any
@@ -23,13 +24,16 @@ DENIED = {
     # not boxes of their own
     "InputLayer": "inputs are made by add_input", "Layer": "a base class",
     "Wrapper": "a base class", "RNN": "takes a cell object; use LSTM, GRU or SimpleRNN",
-    "StackedRNNCells": "an RNN cell", "Pipeline": "holds other layers",
-    "SpectralNormalization": "wraps a layer object",
-    # preprocessing that needs data, strings or bounding boxes to be called
-    "MaxNumBoundingBoxes": "works on bounding-box dicts", "TextVectorization": "needs string inputs",
-    "StringLookup": "needs a vocabulary", "IntegerLookup": "needs a vocabulary",
-    "STFTSpectrogram": "needs scipy",
+    "StackedRNNCells": "an RNN cell", "Pipeline": "holds a list of layer objects",
+    # called on dicts of images and bounding boxes, not on one tensor
+    "MaxNumBoundingBoxes": "works on bounding-box dicts",
 }
+if importlib.util.find_spec("scipy") is None:  # its default window is looked up with scipy
+    DENIED["STFTSpectrogram"] = "needs scipy"
+LAYER_KWARGS = {"name", "dtype", "trainable", "autocast", "activity_regularizer"}
+INPUT_KWARGS = {"input_shape", "input_dim", "batch_input_shape", "batch_size"}
+HIDDEN = {"name", "dtype", "weights", "quantization_config", "gptq_unpacked_column_size",
+          "reverse_dtype"}  # set elsewhere (rename) or not from a form
 
 # Values for required constructor arguments, so that a palette drop makes a working layer.
 SUGGESTED = {
@@ -42,21 +46,56 @@ SUGGESTED = {
 }
 SUGGESTED_FOR = {  # optional arguments whose defaults do not make a working layer
     "CategoryEncoding": {"num_tokens": 16}, "Discretization": {"num_bins": 8},
-    "GroupNormalization": {"groups": 4}, "RandomPosterization": {"factor": 4},
+    "GroupNormalization": {"groups": 4}, "RandomPosterization": {"factor": 4}, "Dot": {"axes": 1},
+    "StringLookup": {"vocabulary": ["a", "b", "c"]}, "IntegerLookup": {"vocabulary": [1, 2, 3]},
+    "TextVectorization": {"vocabulary": ["a", "b", "c"]},
 }
-NESTED_LAYER = {  # the layer a wrapper wraps by default, and the classes it may wrap
-    "Bidirectional": ("LSTM", {"units": 16}, ("LSTM", "GRU", "SimpleRNN")),
+RNNS = ("LSTM", "GRU", "SimpleRNN", "ConvLSTM1D", "ConvLSTM2D", "ConvLSTM3D")
+NESTED_LAYER = {  # the layer a wrapper wraps by default, and the classes it may wrap (None: any)
+    "Bidirectional": ("LSTM", {"units": 16}, RNNS),
     "TimeDistributed": ("Dense", {"units": 16}, None),
+    "SpectralNormalization": ("Dense", {"units": 16}, (  # layers with a `kernel` or `embeddings`
+        "Dense", "EinsumDense", "Embedding", "Conv1D", "Conv2D", "Conv3D", "Conv1DTranspose",
+        "Conv2DTranspose", "Conv3DTranspose", "DepthwiseConv1D", "DepthwiseConv2D")),
 }
-CHOICES = {
-    "padding": ["valid", "same", "causal"], "data_format": [None, "channels_last", "channels_first"],
-    "merge_mode": ["concat", "sum", "mul", "ave", None],
-    "interpolation": ["bilinear", "nearest", "bicubic", "lanczos3", "lanczos5", "area"],
-    "activation": ["linear", "relu", "sigmoid", "softmax", "tanh", "gelu", "elu", "selu", "swish",
-                   "softplus", "softsign", "leaky_relu", "relu6", "silu", "hard_sigmoid",
-                   "exponential", "mish", "log_softmax"],
+ACTIVATIONS = ["linear", "relu", "sigmoid", "softmax", "tanh", "gelu", "elu", "selu", "swish",
+               "softplus", "softsign", "leaky_relu", "relu6", "silu", "hard_sigmoid",
+               "exponential", "mish", "log_softmax"]
+OUTPUT_MODES = ["int", "one_hot", "multi_hot", "count"]
+CHOICES = {  # by argument name; offered where the default is one of them
+    "padding": ["valid", "same"], "data_format": [None, "channels_last", "channels_first"],
+    "merge_mode": ["concat", "sum", "mul", "ave", None], "interpolation": ["bilinear", "nearest"],
+    "activation": ACTIVATIONS, "recurrent_activation": ACTIVATIONS, "output_mode": OUTPUT_MODES,
+    "fill_mode": ["reflect", "wrap", "constant", "nearest"], "score_mode": ["dot", "concat"],
+    "window": ["hann", "hamming"], "use_cudnn": ["auto", True, False],
+    "flash_attention": [None, True, False], "scaling": ["density", "spectrum", None],
 }
-CHOICES["recurrent_activation"] = CHOICES["activation"]
+CLASS_CHOICES = {  # (class, argument): choices where they differ from CHOICES
+    ("Conv1D", "padding"): ["valid", "same", "causal"],
+    ("Resizing", "interpolation"): ["bilinear", "nearest", "bicubic", "lanczos3", "lanczos5",
+                                    "area"],
+    ("UpSampling2D", "interpolation"): ["nearest", "bilinear", "bicubic", "lanczos3", "lanczos5"],
+    ("RandomFlip", "mode"): ["horizontal_and_vertical", "horizontal", "vertical"],
+    ("STFTSpectrogram", "mode"): ["log", "magnitude", "psd", "real", "imag", "angle", "stft"],
+    ("CategoryEncoding", "output_mode"): ["multi_hot", "one_hot", "count"],
+    ("HashedCrossing", "output_mode"): ["int", "one_hot"],
+    ("TextVectorization", "output_mode"): ["int", "multi_hot", "count"],
+    ("TextVectorization", "standardize"): ["lower_and_strip_punctuation", "lower",
+                                           "strip_punctuation", None],
+    ("TextVectorization", "split"): ["whitespace", "character", None],
+}
+TYPES = {  # by argument name, where the default does not tell (None) or tells too little (3)
+    **dict.fromkeys(["kernel_size", "strides", "pool_size", "dilation_rate", "size", "cropping",
+                     "output_padding", "output_size", "tile_grid_size", "axes", "shared_axes",
+                     "attention_axes", "dims", "output_shape"], "ints"),
+    **dict.fromkeys(["target_shape", "noise_shape"], "shape"),
+    **dict.fromkeys(["seed", "num_tokens", "num_bins", "value_dim", "sliding_window", "salt",
+                     "sequence_length", "lora_rank", "max_tokens", "output_sequence_length",
+                     "frame_step", "fft_length"], "int"),
+    **dict.fromkeys(["max_value", "lora_alpha", "logit_soft_cap", "max_freq", "fill_value",
+                     "width_factor"], "float"),
+    "layer": "layer", "backward_layer": "layer",
+}
 RECURRENT_STATES = {"LSTM": 2, "GRU": 1, "SimpleRNN": 1, "ConvLSTM1D": 2, "ConvLSTM2D": 2,
                     "ConvLSTM3D": 2}
 
@@ -75,7 +114,7 @@ class Slots:
 
 @dataclass(frozen=True)
 class LayerKind:
-    class_name: str
+    class_name: str  # the public keras.layers name
     group: str
     slots: Slots
     cls: type
@@ -85,39 +124,43 @@ class LayerKind:
         if self.class_name in RECURRENT_STATES and config.get("return_state"):
             return 1 + RECURRENT_STATES[self.class_name]
         if self.class_name == "Bidirectional":
-            inner = config.get("layer") or {}
-            inner_config = inner.get("config", {}) if isinstance(inner, dict) else {}
-            states = RECURRENT_STATES.get(inner.get("class_name") if isinstance(inner, dict) else "", 1)
+            inner = config.get("layer") if isinstance(config.get("layer"), dict) else {}
+            inner_config = inner.get("config") if isinstance(inner.get("config"), dict) else {}
             outputs = 2 if config.get("merge_mode", "concat") is None else 1
-            return outputs + (2 * states if inner_config.get("return_state") else 0)
+            if inner_config.get("return_state"):
+                outputs += 2 * RECURRENT_STATES.get(_canonical(inner.get("class_name")), 1)
+            return outputs
         return 1
 
     def schema(self) -> list[dict]:
-        """One entry per constructor argument a form can set: name, type, default, required."""
-        fields = []
-        suggested = self.suggested_args()
-        for p in list(inspect.signature(self.cls.__init__).parameters.values())[1:]:
-            if p.kind in (p.VAR_KEYWORD, p.VAR_POSITIONAL):
+        """One entry per constructor argument a form can set: name, type, default, required
+        (a required argument's default is its suggested value), choices where there are few."""
+        suggested, fields = self.suggested_args(), []
+        for p in self._parameters():
+            if p.name in HIDDEN:
                 continue
             required = p.default is inspect.Parameter.empty
             default = suggested.get(p.name) if required else p.default
-            field = {"name": p.name, "type": _type_of(p.name, default), "default": _plain(default),
-                     "required": required}
-            if p.name in CHOICES:
-                field["choices"] = CHOICES[p.name]
+            choices = CLASS_CHOICES.get((self.class_name, p.name), CHOICES.get(p.name))
+            if choices is not None and default is None and None not in choices:
+                choices = [None, *choices]  # None: Keras's default (activation=None is linear)
+            elif choices is not None and _plain(default) not in choices:
+                choices = None  # same name, other meaning (ZeroPadding2D's padding)
+            field = {"name": p.name, "type": "choice" if choices else _type_of(p.name, default),
+                     "default": _plain(default), "required": required}
+            if choices:
+                field["choices"] = list(choices)
             fields.append(field)
         return fields
 
     def suggested_args(self) -> dict:
-        args = {}
-        for p in list(inspect.signature(self.cls.__init__).parameters.values())[1:]:
-            if p.default is inspect.Parameter.empty and p.name in SUGGESTED:
-                args[p.name] = SUGGESTED[p.name]
+        """Values for the required constructor arguments (and a few whose defaults do not make a
+        working layer), so that a palette drop works."""
+        args = {p.name: SUGGESTED[p.name] for p in self._parameters()
+                if p.default is inspect.Parameter.empty and p.name in SUGGESTED}
         if self.class_name in NESTED_LAYER:
             inner, config, _ = NESTED_LAYER[self.class_name]
-            args["layer"] = {"class_name": inner, "config": config}
-        if self.class_name == "Dot":
-            args["axes"] = 1
+            args["layer"] = {"class_name": inner, "config": dict(config)}
         args.update(SUGGESTED_FOR.get(self.class_name, {}))
         return args
 
@@ -126,22 +169,49 @@ class LayerKind:
         return self.build(**{**self.suggested_args(), **kwargs}).get_config()
 
     def build(self, **kwargs: Any) -> keras.layers.Layer:
-        """`cls(**kwargs)`, a nested layer given as a catalog layer config or object."""
-        for key in ("layer", "backward_layer"):
-            if kwargs.get(key) is not None:
-                nested = self._nested(key, kwargs[key])
+        """`cls(**kwargs)`; a nested layer may be given as a catalog layer config or object.
+        TypeError for arguments the class does not take; ValueError (Keras's message) for values
+        Keras refuses."""
+        unknown = sorted(set(kwargs) - _accepted_by(self.cls))
+        if shaped := [k for k in unknown if k in INPUT_KWARGS]:
+            raise TypeError(f"{self.class_name} takes no {', '.join(shaped)}: input shapes come "
+                            "from Input boxes (Graph.add_input).")
+        for key, value in kwargs.items():
+            if key in ("layer", "backward_layer") and value is not None:
+                nested = self._nested(key, value)
                 kwargs[key] = get(nested["class_name"]).create(nested["config"])
-        return self.cls(**kwargs)
+            _check_safe(self.class_name, key, value)
+        try:
+            return self.cls(**kwargs)
+        except Exception as e:
+            # Names the signatures do not show may still be taken through **kwargs (a config's
+            # vocabulary_size): Keras decides, and a refusal that names one is a TypeError.
+            refused = [k for k in unknown if repr(k) in str(e) or f"`{k}`" in str(e)]
+            if refused:
+                raise TypeError(f"{self.class_name} takes no argument(s) "
+                                f"{', '.join(map(repr, refused))}: {e}") from e
+            if isinstance(e, ValueError):
+                raise
+            # Keras says some wrong values with TypeError, KeyError, ...
+            raise ValueError(f"Keras refused {self.class_name}({_shown(kwargs)}): "
+                             f"{type(e).__name__}: {e}") from e
 
     def create(self, config: dict) -> keras.layers.Layer:
-        """`cls.from_config(config)`; a nested layer must itself be a catalog class."""
+        """`cls.from_config(config)`; nested layers (at any depth) must be catalog classes."""
+        return self.cls.from_config(self._checked(config))
+
+    def _checked(self, config: dict) -> dict:
+        if not isinstance(config, dict):
+            raise EditError(f"A {self.class_name} config is a dict, got {config!r:.120}.")
         config = dict(config)
-        for key in ("layer", "backward_layer"):
-            if key in config and config[key] is not None:
-                config[key] = self._nested(key, config[key])
-        return self.cls.from_config(config)
+        for key, value in config.items():
+            if key in ("layer", "backward_layer") and value is not None:
+                config[key] = self._nested(key, value)
+            _check_safe(self.class_name, key, value)
+        return config
 
     def _nested(self, key: str, value: Any) -> dict:
+        """A nested layer as a serialized catalog layer (module pinned to keras.layers)."""
         allowed = NESTED_LAYER.get(self.class_name, (None, None, ()))[2]
         if isinstance(value, keras.layers.Layer):
             value = {"class_name": type(value).__name__, "config": value.get_config()}
@@ -153,30 +223,69 @@ class LayerKind:
             raise EditError(f"{self.class_name} wraps one of {', '.join(allowed)}, "
                             f"not {inner.class_name}.")
         return {"module": "keras.layers", "class_name": inner.class_name,
-                "config": dict(value["config"]), "registered_name": None}
+                "config": inner._checked(value["config"]), "registered_name": None}
+
+    def _parameters(self) -> list[inspect.Parameter]:
+        return [p for p in list(inspect.signature(self.cls.__init__).parameters.values())[1:]
+                if p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)]
+
+
+@functools.cache
+def _accepted_by(cls: type) -> set[str]:
+    """Keyword arguments a class takes: its own and, through **kwargs, its bases'."""
+    names = set()
+    for base in cls.__mro__:
+        if base is object or "__init__" not in vars(base):
+            continue
+        params = list(inspect.signature(base.__init__).parameters.values())[1:]
+        names |= {p.name for p in params if p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)}
+        if not any(p.kind is p.VAR_KEYWORD for p in params):
+            break  # this __init__ passes nothing further up
+    return names | LAYER_KWARGS
+
+
+def _check_safe(class_name: str, key: str, value: Any) -> None:
+    """No user code (a function of one's own) and no file (a lookup vocabulary given as a
+    path) goes into a layer."""
+    if callable(value) and not getattr(value, "__module__", "").startswith("keras."):
+        raise EditError(f"{class_name}.{key} may not be user code; got {value!r:.80}.")
+    if key == "vocabulary" and isinstance(value, str):
+        raise EditError(f"{class_name}.vocabulary must be a list of tokens, not a file path; "
+                        f"got {value!r:.80}.")
+
+
+def _shown(kwargs: dict) -> str:
+    return ", ".join(f"{k}={v!r:.40}" for k, v in kwargs.items())
 
 
 def _type_of(name: str, default: Any) -> str:
-    if name in CHOICES:
-        return "choice"
-    if name in ("layer", "backward_layer"):
-        return "layer"
+    if TYPES.get(name) == "ints" and default is not None and not _ints(default):
+        return "any"  # nested, as Cropping2D's ((0, 0), (0, 0))
+    if name in TYPES:
+        return TYPES[name]
     if isinstance(default, bool):
         return "bool"
     if isinstance(default, int):
         return "int"
     if isinstance(default, float):
         return "float"
-    if isinstance(default, str):
+    if isinstance(default, str) and not name.endswith(("_initializer", "_regularizer",
+                                                       "_constraint")):
         return "str"
-    if isinstance(default, (tuple, list)):
+    if _ints(default):
         return "ints"
-    return "any"
+    return "any"  # serialized Keras objects, arrays, mixed values: set from Python
+
+
+def _ints(value: Any) -> bool:
+    """An int or a flat tuple of ints, what a form's "3, 3" gives."""
+    return type(value) is int or (isinstance(value, (tuple, list))
+                                  and all(type(v) is int for v in value))
 
 
 def _plain(value: Any) -> Any:
     if isinstance(value, tuple):
-        return list(value)
+        return [_plain(v) for v in value]
     if value is None or isinstance(value, (bool, int, float, str, list, dict)):
         return value
     return repr(value)
@@ -187,54 +296,71 @@ def _slots(name: str, cls: type) -> Slots:
 
     if issubclass(cls, Merge):
         return Slots("list", (), 2, 2 if name in ("Subtract", "Dot") else None)
-    if name in ("Attention", "AdditiveAttention"):
+    if name in ("Attention", "AdditiveAttention"):  # call(inputs=[query, value, key])
         return Slots("list", ("query", "value", "key"), 2, 3)
-    if name == "HashedCrossing":
+    if name == "HashedCrossing":  # call(inputs=(x1, x2))
         return Slots("list", (), 2, 2)
     params = list(inspect.signature(cls.call).parameters)
-    if params[1:3] == ["query", "value"]:
+    if params[1:4] == ["query", "value", "key"]:  # MultiHeadAttention, GroupQueryAttention
         return Slots("args", ("query", "value", "key"), 2, 3)
-    return Slots("single", ("inputs",), 1, 1)
+    return Slots("single", ("inputs",), 1, 1)  # mask, training, initial_state: not slots
+
+
+def _public_classes() -> dict[str, type]:
+    return {attr: getattr(keras.layers, attr) for attr in dir(keras.layers)
+            if inspect.isclass(getattr(keras.layers, attr))
+            and issubclass(getattr(keras.layers, attr), keras.layers.Layer)}
 
 
 @functools.cache
 def _kinds() -> dict[str, LayerKind]:
+    by_class: dict[type, str] = {}
+    for attr, cls in sorted(_public_classes().items()):  # the class's own name where public
+        if attr == cls.__name__ or cls not in by_class:
+            by_class[cls] = attr
     kinds = {}
-    for attr in dir(keras.layers):
-        cls = getattr(keras.layers, attr)
-        if (not inspect.isclass(cls) or not issubclass(cls, keras.layers.Layer)
-                or attr != cls.__name__ or attr in DENIED or attr.endswith("Cell")
+    for cls, name in by_class.items():
+        if (name in DENIED or cls.__name__ in DENIED or name.endswith("Cell")
                 or not cls.__module__.startswith("keras.src.layers.")):
             continue
-        group = cls.__module__.split(".")[3]
-        kinds[attr] = LayerKind(attr, "recurrent" if group == "rnn" else group, _slots(attr, cls), cls)
+        group = cls.__module__.split(".")[3]  # keras.src.layers.<group>...
+        group = "recurrent" if group == "rnn" else group
+        kinds[name] = LayerKind(name, group, _slots(name, cls), cls)
     return kinds
 
 
 @functools.cache
-def _aliases() -> dict[str, str]:  # Convolution2D -> Conv2D, AvgPool2D -> AveragePooling2D, ...
-    kinds = _kinds()
-    return {attr: getattr(keras.layers, attr).__name__ for attr in dir(keras.layers)
-            if inspect.isclass(getattr(keras.layers, attr))
-            and getattr(keras.layers, attr).__name__ in kinds}
+def _aliases() -> dict[str, str]:
+    """Every public name (Convolution2D, AvgPool2D) and class __name__ (GroupedQueryAttention,
+    as type(layer).__name__ gives) of an offered class -> its catalog name."""
+    canonical = {kind.cls: name for name, kind in _kinds().items()}
+    found = {attr: canonical[cls] for attr, cls in _public_classes().items() if cls in canonical}
+    found.update({cls.__name__: name for cls, name in canonical.items()})
+    return found
+
+
+def _canonical(class_name: Any) -> str | None:
+    return _aliases().get(class_name) if isinstance(class_name, str) else None
 
 
 def names() -> list[str]:
+    """Every offered class name, sorted."""
     return sorted(_kinds())
 
 
 def get(class_name: Any) -> LayerKind:
     """The kind of an offered class, by class name (aliases such as Convolution2D accepted)."""
-    canonical = _aliases().get(class_name) if isinstance(class_name, str) else None
+    canonical = _canonical(class_name)
     if canonical is None:
         why = DENIED.get(class_name) if isinstance(class_name, str) else None
         raise UnknownLayerError(
-            f"{class_name!r} is not a layer the canvas offers" + (f" ({why})" if why else "")
+            f"{class_name!r:.120} is not a layer the canvas offers" + (f" ({why})" if why else "")
             + "; kerascanvas.catalog.names() lists them.")
     return _kinds()[canonical]
 
 
 def groups() -> dict[str, list[str]]:
+    """Group (from the Keras module: core, convolutional, ...) -> sorted class names."""
     found: dict[str, list[str]] = {}
     for name, kind in sorted(_kinds().items()):
         found.setdefault(kind.group, []).append(name)
@@ -246,9 +372,6 @@ def palette() -> list[dict]:
     return [{"class_name": k.class_name, "group": k.group,
              "slots": {"kind": k.slots.kind, "names": list(k.slots.names), "min": k.slots.min,
                        "max": k.slots.max},
-             "schema": k.schema(), "suggested": _plain_dict(k.suggested_args())}
+             "schema": k.schema(),
+             "suggested": {n: _plain(v) for n, v in k.suggested_args().items()}}
             for k in (_kinds()[n] for n in names())]
-
-
-def _plain_dict(d: dict) -> dict:
-    return {k: _plain(v) for k, v in d.items()}

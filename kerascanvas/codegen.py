@@ -123,7 +123,8 @@ def _arguments(spec) -> dict:
     config = json.loads(json.dumps(dict(spec.config)))  # tuples as lists, as in the defaults
     required = _required(spec.class_name, config)
     defaults = _defaults(spec.class_name, json.dumps(required, sort_keys=True))
-    args = {k: _object(spec.config[k]) for k, v in config.items()  # written as Keras gave them
+    args = {k: _inner(spec.config[k]) if k in WRAPPED else _object(spec.config[k])
+            for k, v in config.items()  # written as Keras gave them
             if k not in ("name", "trainable", "dtype")
             and (k in required or k not in defaults or defaults[k] != v)}
     # A default may follow another argument (MaxPooling2D's strides follow pool_size): keep
@@ -134,7 +135,8 @@ def _arguments(spec) -> dict:
                   and k not in args and again.get(k) != v]
         if not missed:
             break
-        args.update({k: _object(spec.config[k]) for k in missed})
+        args.update({k: _inner(spec.config[k]) if k in WRAPPED else _object(spec.config[k])
+                     for k in missed})
     if config.get("trainable") is False:
         args["trainable"] = False
     if config.get("dtype") not in (None, defaults.get("dtype")):
@@ -167,6 +169,24 @@ def _defaults(class_name: str, required_json: str) -> dict:
 
     kind = kinds.get(class_name)
     return json.loads(json.dumps(kind.build(**json.loads(required_json)).get_config()))
+
+
+WRAPPED = ("layer", "backward_layer")  # Bidirectional, TimeDistributed: a layer inside a layer
+
+
+def _inner(value: Any) -> Any:
+    """A wrapped layer's config as the constructor call Keras wants (`layer=layers.LSTM(...)`)."""
+    if not (isinstance(value, dict) and isinstance(value.get("class_name"), str)
+            and isinstance(value.get("config"), dict)):
+        return value
+    from types import SimpleNamespace
+
+    config = value["config"]
+    inner = SimpleNamespace(class_name=value["class_name"], config=config,
+                            name=config.get("name", value["class_name"].lower()))
+    args = _arguments(inner)
+    text = ", ".join(f"{k}={_literal(v)}" for k, v in args.items())
+    return _Raw(f"layers.{inner.class_name}({text})")
 
 
 def _object(value: Any) -> Any:

@@ -167,3 +167,14 @@ def random_graphs(draw):
 def test_random_graphs_round_trip_through_code(g):
     if g.model is not None:  # shapes may disagree: Concatenate of 4 and 8 then Add
         same_model(g)
+
+
+def test_wrapped_layers_are_written_as_constructor_calls():
+    g = kc.Graph()
+    g.add_input((5, 3), name="seq")
+    g.add_layer("Bidirectional", layer={"class_name": "LSTM", "config": {"units": 4}}, name="bi")
+    g.add_layer("TimeDistributed", layer={"class_name": "Dense", "config": {"units": 2}}, name="td")
+    g.connect("seq", "bi")
+    g.connect("seq", "td")
+    code = same_model(g)
+    assert "layer=layers.LSTM(units=4" in code and "layer=layers.Dense(units=2" in code

@@ -71,6 +71,11 @@ export function parseField(type: string, text: string): unknown {
     if (!parts.every((p) => /^-?\d+$/.test(p))) throw new Error(`expected integers like 3, 3, got "${text}"`);
     return parts.length === 1 ? parseInt(parts[0], 10) : parts.map((p) => parseInt(p, 10));
   }
+  if (type === "shape") {  // a target shape: a list of sizes, -1 or None allowed
+    const parts = t.replace(/[()[\]]/g, "").split(",").map((s) => s.trim()).filter((s) => s !== "");
+    if (!parts.every((p) => /^-?\d+$/.test(p) || p === "None")) throw new Error(`expected sizes like 4, -1, got "${text}"`);
+    return parts.map((p) => (p === "None" ? null : parseInt(p, 10)));
+  }
   if (t === "None" || t === "null") return null;
   return t;
 }

@@ -38,6 +38,9 @@ describe("form fields", () => {
     expect(parseField("ints", "(3, 3)")).toEqual([3, 3]);
     expect(parseField("ints", "2")).toBe(2);
     expect(parseField("str", "None")).toBeNull();
+    expect(parseField("shape", "(16,)")).toEqual([16]);
+    expect(parseField("shape", "4, -1")).toEqual([4, -1]);
+    expect(() => parseField("shape", "a")).toThrow(/sizes like/);
     expect(() => parseField("int", "1.5")).toThrow(/integer/);
     expect(() => parseField("float", "abc")).toThrow(/number/);
   });
