@@ -1,8 +1,9 @@
 """Code export and import figures: `to_code` of a 1,000-layer graph (target: under 0.5 s), and
 importing ResNet50 against `keras.Model.from_config` of its config, side by side (target: ratio
-at most 1.3; the import includes copying the weights and building `g.model`).
+at most 1.3; the import includes copying the weights and building `g.model`). Figures are
+recorded in benchmarks/RESULTS.md.
 
-    .venv/bin/python benchmarks/bench_codegen.py
+    .venv/bin/python benchmarks/bench_codegen.py [--rounds 7]
 """
 
 import gc
@@ -27,11 +28,11 @@ def residual(blocks: int) -> kc.Graph:
     return g
 
 
-def main():
+def main(rounds: int = 5):
     g = residual(500)  # 1,000 layers
     g.to_code()  # warm-up (class defaults are cached)
     times = []
-    for _ in range(5):
+    for _ in range(rounds):
         g._forget()  # depth map and model computed again, as after an edit
         gc.disable()
         start = time.perf_counter()
@@ -72,5 +73,16 @@ def bench_import(rounds: int = 5):
 
 
 if __name__ == "__main__":
-    bench_import()
-    main()
+    import argparse
+    import os
+    import platform
+
+    import keras
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rounds", type=int, default=5)
+    rounds = parser.parse_args().rounds
+    print(f"keras {keras.__version__}, backend {keras.backend.backend()}, python "
+          f"{platform.python_version()}, load average {os.getloadavg()[0]:.1f}")
+    bench_import(rounds)
+    main(rounds)

@@ -13,8 +13,12 @@ import inspect
 import json
 import keyword
 import re
-from typing import Any
+from types import SimpleNamespace
+from typing import Any, NamedTuple
 
+import keras
+
+from . import kinds, nested
 from .drawing import EditError
 
 WIDTH = 88
@@ -26,42 +30,47 @@ def to_code(g) -> str:
     model = g.model
     if model is None:
         raise EditError("The drawing is not a model yet: " + "; ".join(map(str, g.problems)))
+    d = g._drawing
     names = _identifiers(g)
     lines = ["import keras", "from keras import layers", ""]
+    for name, spec in d.layers.items():  # models used as layers: built first, each a block
+        if spec.class_name in nested.MODULES:
+            lines += _model_block(g.keras_layer(name), names[name], names.fresh) + [""]
     for name in g.inputs:
-        spec = g._drawing.layers[name]
-        args = {"shape": tuple(spec.config["batch_shape"][1:]), "name": name}
-        if spec.config.get("dtype", "float32") != "float32":
-            args["dtype"] = spec.config["dtype"]
-        lines += _assign(names[(name, 0, 0)], "keras.Input", args)
+        lines += _assign(names[(name, 0, 0)], "keras.Input", _input_args(d.layers[name].config))
     lines.append("")
     built = set()
     for name, k in _call_order(g):
-        spec = g._drawing.layers[name]
-        if name not in built:  # each layer built once, called once per node
-            built.add(name)
+        spec = d.layers[name]
+        if name not in built and spec.class_name not in nested.MODULES:
             lines += _assign(names[name], f"layers.{spec.class_name}", _arguments(spec))
-        lines += _call(g, spec, k, names)
+        built.add(name)  # each layer built once, called once per node
+        sources = [names[s] for s in d.call_inputs(spec, d.filled((name, k)))]
+        results = [names.tensor((name, k, t)) for t in range(len(g._net.records[(name, k)].outputs))]
+        lines += _call(names[name], sources, spec.slots.kind == "list", results,
+                       _unpacking(spec.class_name, spec.config, g.keras_layer(name)))
     lines.append("")
-    ins = [names[(n, 0, 0)] for n in g.inputs]
-    outs = [names[t] for t in g.outputs]
-    lines += _assign("model", "keras.Model", {
-        "inputs": _Raw(ins[0] if len(ins) == 1 else "[" + ", ".join(ins) + "]"),
-        "outputs": _Raw(outs[0] if len(outs) == 1 else "[" + ", ".join(outs) + "]"),
-        "name": g.name})
+    ins = [_Raw(names[(n, 0, 0)]) for n in g.inputs]
+    outs = [_Raw(names[t]) for t in g.outputs]
+    lines += _assign("model", "keras.Model", {"inputs": ins[0] if len(ins) == 1 else ins,
+                                              "outputs": outs[0] if len(outs) == 1 else outs,
+                                              "name": g.name})
     return "\n".join(lines) + "\n"
 
 
 def _call_order(g) -> list[tuple[str, int]]:
+    d = g._drawing
+    by_depth = [key for depth in sorted(g.nodes_by_depth, reverse=True)
+                for key in g.nodes_by_depth[depth] if not d.layers[key[0]].is_input]
+    return _ordered(by_depth, d.predecessors, {(n, 0) for n in g.inputs})
+
+
+def _ordered(by_depth: list, predecessors, done: set) -> list:
     """Calls in Keras's execution order (decreasing depth), except that call k of a layer always
     comes after call k-1: the order of the calls in the code is what numbers the nodes."""
-    d = g._drawing
-    pending = [key for depth in sorted(g.nodes_by_depth, reverse=True)
-               for key in g.nodes_by_depth[depth] if not d.layers[key[0]].is_input]
-    done = {(n, 0) for n in g.inputs}
-    order = []
+    pending, done, order = list(by_depth), set(done), []
     while pending:
-        ready = next(c for c in pending if all(p in done for p in d.predecessors(c)))
+        ready = next(c for c in pending if all(p in done for p in predecessors(c)))
         pending.remove(ready)
         done.add(ready)
         order.append(ready)
@@ -72,31 +81,33 @@ class _Raw(str):
     """Source text placed as it is (generated identifiers only)."""
 
 
-def _identifiers(g) -> dict:
-    """A Python identifier for every layer and every tensor, derived from names when safe."""
-    taken = set(RESERVED)
-    found: dict = {}
+class _Names(dict):
+    """Generated identifiers: layer name -> identifier, (layer, call, tensor) -> identifier."""
 
-    def fresh(base: str) -> str:
+    def __init__(self):
+        super().__init__()
+        self.taken = set(RESERVED)
+
+    def fresh(self, base: str) -> str:
         base = base if _safe(base) else "layer"
         candidate, i = base, 1
-        while candidate in taken:
+        while candidate in self.taken:
             candidate, i = f"{base}_{i}", i + 1
-        taken.add(candidate)
+        self.taken.add(candidate)
         return candidate
 
+    def tensor(self, key: tuple) -> str:
+        if key not in self:
+            self[key] = self.fresh("x")
+        return self[key]
+
+
+def _identifiers(g) -> _Names:
+    """A Python identifier for every layer, derived from its name when that is safe (tensors
+    get theirs, x, x_1, ..., in the order the code makes them)."""
+    found = _Names()
     for name, spec in g._drawing.layers.items():
-        if spec.is_input:
-            found[(name, 0, 0)] = fresh(name)
-        else:
-            found[name] = fresh(name)
-    for name, spec in g._drawing.layers.items():
-        if spec.is_input:
-            continue
-        for k in range(spec.calls):
-            record = g._net.records.get((name, k))
-            for t in range(len(record.outputs) if record else 0):
-                found[(name, k, t)] = fresh("x")
+        found[(name, 0, 0) if spec.is_input else name] = found.fresh(name)
     return found
 
 
@@ -105,16 +116,99 @@ def _safe(name: str) -> bool:
             and not keyword.iskeyword(name) and not name.startswith("__"))
 
 
-def _call(g, spec, k: int, names: dict) -> list[str]:
-    d = g._drawing
-    sources = [names[s] for s in d.call_inputs(spec, d.filled((spec.name, k)))]
-    argument = "[" + ", ".join(sources) + "]" if spec.slots.kind == "list" else ", ".join(sources)
-    results = [names[(spec.name, k, t)] for t in range(len(g._net.records[(spec.name, k)].outputs))]
-    call = f"{names[spec.name]}({argument})"
-    nested = spec.class_name == "Bidirectional" and spec.config.get("merge_mode") is None
-    if nested and len(results) > 1:  # [forward, backward] + states: flatten, then unpack
-        call = f"keras.tree.flatten({call})"
-    return _fit(", ".join(results) + " = ", call)
+def _input_args(config) -> dict:
+    """keras.Input's arguments for an InputLayer config."""
+    batch_shape = config["batch_shape"]
+    args = {"shape": tuple(batch_shape[1:])}
+    if batch_shape[0] is not None:
+        args["batch_size"] = batch_shape[0]
+    args["name"] = config["name"]
+    if config.get("dtype", "float32") != "float32":
+        args["dtype"] = config["dtype"]
+    args.update({k: True for k in ("sparse", "ragged", "optional") if config.get(k)})
+    return args
+
+
+# ----- models used as layers -------------------------------------------------------------------
+
+def _model_block(model, target: str, fresh) -> list[str]:
+    """Statements that build a nested Functional or Sequential model, assigned to `target`."""
+    from .importer import class_name, walk
+
+    w = walk(model)
+    own = {}  # this model's layer and tensor names -> identifiers (shared pool, no clashes)
+    lines = []
+    for op in w.layers:
+        own[op.name] = fresh(op.name)
+        if isinstance(op, keras.Model):
+            lines += _model_block(op, own[op.name], fresh) + [""]
+    for layer in w.inputs:
+        own[(layer.name, 0, 0)] = fresh(layer.name)
+        lines += _assign(own[(layer.name, 0, 0)], "keras.Input", _input_args(layer.get_config()))
+    tail = {"name": model.name}
+    if not model.trainable:
+        tail["trainable"] = False
+    ops = {op.name: op for op in w.layers}
+    if class_name(model) == "Sequential":
+        for op in w.layers:
+            if class_name(op) not in nested.MODULES:
+                lines += _assign(own[op.name], f"layers.{class_name(op)}", _layer_args(op))
+        items = [_Raw(own[(layer.name, 0, 0)]) for layer in w.inputs]
+        items += [_Raw(own[op.name]) for op in w.layers]
+        return lines + _assign(target, "keras.Sequential", {"": items, **tail})
+    built = set()
+    order = _ordered(w.by_depth, lambda c: [s[:2] for s in w.calls[c[0]][c[1]]]
+                     + ([(c[0], c[1] - 1)] if c[1] else []), {(n.name, 0) for n in w.inputs})
+    for name, k in order:
+        op = ops[name]
+        cls = class_name(op)
+        if name not in built and cls not in nested.MODULES:
+            lines += _assign(own[name], f"layers.{cls}", _layer_args(op))
+        built.add(name)
+        sources = [own[s] for s in w.calls[name][k]]
+        listed = kinds.get(cls).slots.kind == "list" if cls not in nested.MODULES else len(sources) > 1
+        config = op.get_config() if cls == "Bidirectional" else {}
+        results = [own.setdefault((name, k, t), fresh("x")) for t in range(w.widths[(name, k)])]
+        # (each call's tensors are new keys: fresh() runs once for each)
+        lines += _call(own[name], sources, listed, results, _unpacking(cls, config, op))
+    structure = keras.tree.pack_sequence_as
+    inputs = structure(w.model._inputs_struct, [_Raw(own[(n.name, 0, 0)]) for n in w.inputs])
+    outputs = structure(w.model._outputs_struct, [_Raw(own[t]) for t in w.outputs])
+    return lines + _assign(target, "keras.Model", {"inputs": inputs, "outputs": outputs, **tail})
+
+
+def _layer_args(op) -> dict:
+    from .importer import class_name
+
+    return _arguments(SimpleNamespace(class_name=class_name(op), config=op.get_config(),
+                                      name=op.name))
+
+
+def _unpacking(class_name: str, config, layer) -> str:
+    """How a call's results are unpacked: "" (as they come), "tuple" (a list or tuple of tensors,
+    possibly of one) or "flatten" (a nested structure: keras.tree.flatten first)."""
+    if class_name == "Bidirectional" and config.get("merge_mode") is None:
+        return "flatten"  # [forward, backward] + states
+    if class_name in nested.MODULES:
+        from .importer import walk
+
+        struct = walk(layer).model._outputs_struct
+        if isinstance(struct, (list, tuple)):
+            flat = all(not isinstance(s, (list, tuple, dict)) for s in struct)
+            return "tuple" if flat else "flatten"
+        return "flatten" if isinstance(struct, dict) else ""
+    return ""
+
+
+def _call(layer: str, sources: list, listed: bool, results: list, unpacking: str) -> list[str]:
+    tensors = [_Raw(t) for t in sources]
+    call = _Call(layer, (("", tensors),) if listed else tuple(("", t) for t in tensors))
+    if unpacking == "flatten":
+        call = _Call("keras.tree.flatten", (("", call),))
+    target = ", ".join(results)
+    if unpacking and len(results) == 1:
+        target = f"({target},)"  # a list of one tensor
+    return _exploded(target + " = ", call, 0, "")
 
 
 def _arguments(spec) -> dict:
@@ -142,7 +236,8 @@ def _arguments(spec) -> dict:
     if config.get("dtype") not in (None, defaults.get("dtype")):
         args["dtype"] = config["dtype"]
     args["name"] = spec.name
-    return args
+    first = [k for k in required if k in args]  # required arguments first, as people write them
+    return {**{k: args[k] for k in first}, **args}
 
 
 def _required(class_name: str, config: dict) -> dict:
@@ -179,14 +274,10 @@ def _inner(value: Any) -> Any:
     if not (isinstance(value, dict) and isinstance(value.get("class_name"), str)
             and isinstance(value.get("config"), dict)):
         return value
-    from types import SimpleNamespace
-
     config = value["config"]
     inner = SimpleNamespace(class_name=value["class_name"], config=config,
                             name=config.get("name", value["class_name"].lower()))
-    args = _arguments(inner)
-    text = ", ".join(f"{k}={_literal(v)}" for k, v in args.items())
-    return _Raw(f"layers.{inner.class_name}({text})")
+    return _Call(f"layers.{inner.class_name}", tuple(_arguments(inner).items()))
 
 
 def _object(value: Any) -> Any:
@@ -194,19 +285,20 @@ def _object(value: Any) -> Any:
     if not (isinstance(value, dict) and value.get("module") in _OBJECT_MODULES
             and isinstance(value.get("class_name"), str) and isinstance(value.get("config"), dict)):
         return value
-    import keras
-
-    family = _OBJECT_MODULES[value["module"]]
-    cls = getattr(getattr(keras, family), value["class_name"], None)
-    if not (isinstance(cls, type) and value["class_name"].isidentifier()):
+    family, name = _OBJECT_MODULES[value["module"]], value["class_name"]
+    if not (name.isidentifier() and not name.startswith("_")):
+        return value
+    cls = getattr(getattr(keras, family), name, None)
+    if not isinstance(cls, type):
         return value
     try:
         default = json.loads(json.dumps(cls().get_config()))
     except TypeError:  # no default constructor: keep the serialized form
         return value
     args = {k: v for k, v in value["config"].items() if default.get(k, object()) != v}
-    inner = ", ".join(f"{k}={_literal(v)}" for k, v in args.items() if k.isidentifier())
-    return _Raw(f"keras.{family}.{value['class_name']}({inner})")
+    if not all(k.isidentifier() and not keyword.iskeyword(k) for k in args):
+        return value  # not keyword arguments: the serialized form, which Keras takes too
+    return _Call(f"keras.{family}.{name}", tuple(args.items()))
 
 
 _OBJECT_MODULES = {"keras.initializers": "initializers", "keras.regularizers": "regularizers",
@@ -216,44 +308,50 @@ _OBJECT_MODULES = {"keras.initializers": "initializers", "keras.regularizers": "
 # ----- layout, the way ruff format writes it ----------------------------------------------------
 
 def _assign(target: str, function: str, args: dict) -> list[str]:
-    parts = [f"{k}={_literal(v)}" for k, v in args.items()]
-    one = f"{target} = {function}({', '.join(parts)})"
-    if len(one) <= WIDTH:
-        return [one]
-    inner = ", ".join(parts)
-    if len("    " + inner) <= WIDTH and all(len(p) <= WIDTH for p in parts):
-        return [f"{target} = {function}(", f"    {inner}", ")"]
-    lines = [f"{target} = {function}("]
-    for k, v in args.items():
-        lines += _exploded(f"{k}=", v, 1, ",")
-    return lines + [")"]
+    """`target = function(k=v, ...)`; the key "" marks a positional argument."""
+    return _exploded(f"{target} = ", _Call(function, tuple(args.items())), 0, "")
 
 
-def _fit(prefix: str, call: str) -> list[str]:
-    line = prefix + call
-    if len(line) <= WIDTH:
-        return [line]
-    head, _, rest = call.partition("(")
-    return [f"{prefix}{head}(", f"    {rest[:-1]}", ")"]
+class _Call(NamedTuple):
+    """A call in the code: `function(key=value, ...)`, key "" for a positional argument."""
+
+    function: str
+    args: tuple
 
 
 def _exploded(prefix: str, value: Any, level: int, end: str) -> list[str]:
+    """`prefix value end` as ruff format lays it out: on one line if it fits; else the
+    brackets' content on one indented line if that fits; else one item a line, each laid out
+    the same way, with trailing commas."""
     pad = "    " * level
     one = f"{pad}{prefix}{_literal(value)}{end}"
-    if len(one) <= WIDTH or not isinstance(value, (dict, list, tuple)) or not value:
+    if len(one) <= WIDTH or not isinstance(value, (dict, list, tuple, _Call)) or not (
+            value.args if isinstance(value, _Call) else value):
         return [one]
-    opening, closing = ("{", "}") if isinstance(value, dict) else ("[", "]") if isinstance(
-        value, list) else ("(", ")")
+    if isinstance(value, _Call):
+        opening, closing = value.function + "(", ")"
+        items = [(f"{k}=" if k else "", v) for k, v in value.args]
+    elif isinstance(value, dict):
+        opening, closing = "{", "}"
+        items = [(f"{_literal(k)}: ", v) for k, v in value.items()]
+    else:
+        opening, closing = ("[", "]") if isinstance(value, list) else ("(", ")")
+        items = [("", v) for v in value]
+    inner = ", ".join(p + _literal(v) for p, v in items)
+    if len(f"{pad}    {inner}") <= WIDTH and not (type(value) is tuple and len(value) == 1):
+        return [f"{pad}{prefix}{opening}", f"{pad}    {inner}", f"{pad}{closing}{end}"]
     lines = [f"{pad}{prefix}{opening}"]
-    items = value.items() if isinstance(value, dict) else ((None, v) for v in value)
-    for k, v in items:
-        lines += _exploded("" if k is None else f"{_literal(k)}: ", v, level + 1, ",")
+    for p, v in items:
+        lines += _exploded(p, v, level + 1, ",")
     return lines + [f"{pad}{closing}{end}"]
 
 
 def _literal(value: Any) -> str:
     if isinstance(value, _Raw):
         return str(value)
+    if isinstance(value, _Call):
+        args = ", ".join(f"{k}={_literal(v)}" if k else _literal(v) for k, v in value.args)
+        return f"{value.function}({args})"
     if isinstance(value, str):
         return _string(value)
     if isinstance(value, bool) or value is None or isinstance(value, (int, float)):

@@ -1,51 +1,86 @@
 """Keras model -> drawing: every layer, every node of it that belongs to the model, weights too.
 
 A layer may have been called outside the model as well, so node indices are renumbered to the
-order of the model's own nodes of that layer. The whole import is one `g.batch()`: one rebuild,
-one undo step.
+order of the model's own nodes of that layer (as `Functional.get_config` numbers them). Models
+used as layers (Functional or Sequential) become one box each, checked layer by layer. The whole
+import is one `g.batch()`: one rebuild, one undo step.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import keras
 
-from . import catalog
+from . import kinds, nested
 from .drawing import EditError
+
+Triple = tuple[str, int, int]
+
+
+@dataclass
+class Walk:
+    """A model's graph in drawing terms: what import draws and code export writes."""
+
+    model: keras.Model  # the functional form (a Sequential's inner Functional)
+    inputs: list  # InputLayers, in the order of model.inputs
+    layers: list  # the other operations, in the model's order
+    calls: dict[str, list[list[Triple]]]  # layer name -> per call (model node), its slot sources
+    outputs: list[Triple]  # model.outputs, flattened
+    widths: dict[tuple[str, int], int]  # call -> how many output tensors it has
+    by_depth: list[tuple[str, int]]  # the calls in Keras's execution order (decreasing depth)
+
+
+def walk(model) -> Walk:
+    """The layers, calls and edges of a Functional or Sequential model (its own nodes only)."""
+    functional = _functional(model)
+    depths = functional._nodes_by_depth
+    mine = {id(n) for nodes in depths.values() for n in nodes}
+    local: dict[int, int] = {}  # id(node) -> its index among the model's nodes of its layer
+    for op in functional.operations:
+        k = 0
+        for node in op._inbound_nodes:
+            if id(node) in mine:
+                local[id(node)] = k
+                k += 1
+
+    def triple(tensor) -> Triple:
+        op, n, t = tensor._keras_history
+        return (op.name, local[id(op._inbound_nodes[n])], t)
+
+    inputs = [t._keras_history.operation for t in functional.inputs]
+    layers = [op for op in functional.operations if not isinstance(op, keras.layers.InputLayer)]
+    calls, widths = {}, {}
+    for op in layers:
+        _check_offered(op)
+        slots = _slots(op)
+        nodes = [n for n in op._inbound_nodes if id(n) in mine]
+        calls[op.name] = [[triple(t) for t in _slot_tensors(op, node, slots)] for node in nodes]
+        widths.update({(op.name, k): len(node.output_tensors) for k, node in enumerate(nodes)})
+    order = [(n.operation.name, local[id(n)]) for depth in sorted(depths, reverse=True)
+             for n in depths[depth] if not isinstance(n.operation, keras.layers.InputLayer)]
+    return Walk(functional, inputs, layers, calls, [triple(t) for t in functional.outputs], widths,
+                order)
 
 
 def from_model(model, graph_class):
     """A Graph drawing `model` (Functional or Sequential of catalog layers), weights included."""
-    functional = _functional(model)
-    nodes = {id(n) for nodes in functional._nodes_by_depth.values() for n in nodes}
-    local: dict[int, int] = {}  # id(node) -> its index among the model's nodes of its layer
-    for op in functional.operations:
-        for node in (n for n in op._inbound_nodes if id(n) in nodes):
-            local[id(node)] = sum(1 for n in op._inbound_nodes[: op._inbound_nodes.index(node)]
-                                  if id(n) in nodes)
-    for op in functional.operations:
-        if not isinstance(op, keras.layers.InputLayer):
-            _check_offered(op)
+    w = walk(model)
     g = graph_class(name=model.name)
     with g.batch():
-        for tensor in functional.inputs:  # model input order = the drawing's input order
-            layer = tensor._keras_history.operation
+        for layer in w.inputs:  # model input order = the drawing's input order
             g.add_input(tuple(layer.batch_shape[1:]), name=layer.name, dtype=layer.dtype)
-        for op in functional.operations:
-            if not isinstance(op, keras.layers.InputLayer):
-                g.add_layer_from_config({"class_name": type(op).__name__, "config": op.get_config()})
-        for op in functional.operations:
-            if isinstance(op, keras.layers.InputLayer):
-                continue
-            slots = catalog.get(type(op).__name__).slots
-            for node in sorted((n for n in op._inbound_nodes if id(n) in nodes), key=lambda n: local[id(n)]):
-                for i, tensor in enumerate(node.input_tensors):
-                    src, n, t = tensor._keras_history
-                    g.connect((src.name, local[id(src._inbound_nodes[n])], t), op.name,
-                              call=local[id(node)], slot=None if slots.kind == "list" else i)
-        g.set_outputs([_triple(t, local) for t in functional.outputs], only=True)
-    for op in functional.operations:
+        for op in w.layers:
+            g.add_layer_from_config({"class_name": class_name(op), "config": op.get_config()})
+            nested.adopt_slots(g._batch, op.name)
+        for op in w.layers:
+            listed = g._batch.layers[op.name].slots.kind == "list"
+            for k, sources in enumerate(w.calls[op.name]):
+                for i, src in enumerate(sources):
+                    g.connect(src, op.name, call=k, slot=None if listed else i)
+        g.set_outputs(w.outputs, only=True)
+    for op in w.layers:
         copy_weights(op, g.keras_layer(op.name))
     return g
 
@@ -68,6 +103,11 @@ def load_keras(path, graph_class):
     return from_model(model, graph_class)
 
 
+def class_name(op) -> str:
+    """The drawing's class name of a layer: the catalog's, or Functional / Sequential."""
+    return type(op).__name__ if isinstance(op, keras.Model) else kinds.get(type(op).__name__).class_name
+
+
 def _functional(model):
     if not isinstance(model, keras.Model):
         raise EditError(f"Expected a keras.Model, got {type(model).__name__}.")
@@ -79,17 +119,21 @@ def _functional(model):
         return inner
     if not hasattr(model, "_nodes_by_depth"):
         raise EditError(f"{model.name!r} is a subclassed model ({type(model).__name__}); only "
-                        "Functional and Sequential models can be drawn.")
+                        "Functional and Sequential models can be drawn.", layer=model.name)
     return model
 
 
 def _check_offered(layer) -> None:
     name = type(layer).__name__
     if isinstance(layer, keras.Model):
-        raise EditError(f"Layer {layer.name!r} is a nested model ({name}); nested models cannot be "
-                        "imported yet.", layer=layer.name)
+        if name not in nested.MODULES or type(layer).__module__.split(".")[0] != "keras":
+            raise EditError(f"Layer {layer.name!r} is a model of class {type(layer).__module__}."
+                            f"{name}; only Functional and Sequential models can be drawn.",
+                            layer=layer.name)
+        walk(layer)  # its own layers, checked the same way
+        return
     try:
-        kind = catalog.get(name)
+        kind = kinds.get(name)
     except ValueError:
         raise EditError(f"Layer {layer.name!r} is a {name}, which the canvas does not offer "
                         "(custom classes and code-running layers such as Lambda are refused).",
@@ -99,6 +143,29 @@ def _check_offered(layer) -> None:
                         f"{name}.", layer=layer.name)
 
 
-def _triple(tensor, local):
-    op, n, t = tensor._keras_history
-    return (op.name, local[id(op._inbound_nodes[n])], t)
+def _slots(op):
+    if isinstance(op, keras.Model):
+        return nested.kind(type(op).__name__).slots_for(op.get_config())
+    return kinds.get(type(op).__name__).slots
+
+
+def _slot_tensors(op, node, slots) -> list:
+    """The tensors of a call in slot order. Keras sorts keyword tensors (mha(query=q, value=v,
+    key=k) is stored as key, query, value), so named slots are read by name."""
+    args = node.arguments.args
+    kwargs = {k: v for k, v in node.arguments.kwargs.items()  # what Keras fills in itself
+              if not (k == "training" and v is False)  # (mask=None, training=False) is not
+              and any(x is not None for x in keras.tree.flatten(v))}  # the caller's
+    if slots.kind == "args":
+        tensors = list(args[: len(slots.names)])
+        for name in slots.names[len(tensors):]:
+            if kwargs.get(name) is None:
+                break
+            tensors.append(kwargs.pop(name))
+    else:
+        tensors = list(node.input_tensors)
+    if kwargs:
+        raise EditError(f"Layer {op.name!r} ({type(op).__name__}) is called with "
+                        f"{', '.join(f'{k}=' for k in sorted(kwargs))}, which a drawing cannot "
+                        "hold: only the tensors a call takes in its slots.", layer=op.name)
+    return tensors

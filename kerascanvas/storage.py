@@ -8,6 +8,10 @@ The file is a zip archive (format version 1):
                        "outputs_only": bool}
     weights.npz       arrays "l<i>_<j>": weight j of layer i (the order of layer.weights),
                       read with allow_pickle=False.
+A layer entry is what `g.layers` shows: the catalog class name (or "InputLayer"; or "Functional" /
+"Sequential" for a model used as a layer, whose config holds its own layers) and Keras's config;
+"calls" counts its calls, complete or pending; edges are (source triple, (layer, call, slot)).
+A reader refuses versions above its own; a later version adds keys, an older file keeps loading.
 Layers, configs and edges go through the same checks as edits made by hand (class names from the
 catalog only), so a file can only describe a drawing. Saving writes a temporary file beside the
 target and renames it over the target: an interrupted save leaves the previous file whole.
@@ -24,11 +28,13 @@ from pathlib import Path
 
 import numpy as np
 
+from . import nested
 from .drawing import EditError
 
 FORMAT = "kerascanvas"
 VERSION = 1
 MAX_LAYERS = 100_000
+MAX_WEIGHTS = 100_000  # arrays per layer (a nested model holds all of its layers')
 
 
 def save(g, path) -> None:
@@ -113,7 +119,7 @@ def _check(doc, path) -> None:
         if not (isinstance(layer, dict) and isinstance(layer.get("name"), str)
                 and isinstance(layer.get("class_name"), str) and isinstance(layer.get("config"), dict)
                 and isinstance(layer.get("calls"), int) and 1 <= layer["calls"] <= 10_000
-                and isinstance(layer.get("weights"), int) and 0 <= layer["weights"] <= 1000):
+                and isinstance(layer.get("weights"), int) and 0 <= layer["weights"] <= MAX_WEIGHTS):
             raise EditError(f"{where}: a layer entry is malformed: {layer!r:.200}.")
 
 
@@ -128,6 +134,7 @@ def _rebuild(g, doc) -> None:
                 g.add_input(tuple(shape[1:]), name=layer["name"], dtype=config.get("dtype", "float32"))
             else:
                 g.add_layer_from_config({"class_name": layer["class_name"], "config": config})
+                nested.adopt_slots(g._batch, layer["name"])
         for layer in doc["layers"]:  # every call first: edges may come from any of them
             for _ in range(layer["calls"] - 1):
                 g.add_call(layer["name"])

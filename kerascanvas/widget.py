@@ -8,6 +8,7 @@ is untrusted: types, sizes and class names (catalog only) are checked before any
 
 from __future__ import annotations
 
+import logging
 import math
 from collections.abc import Callable
 from pathlib import Path
@@ -22,6 +23,10 @@ from .graph import Graph
 
 MAX_MESSAGE_ITEMS = 200  # names in one delete/duplicate; config keys in one configure
 MAX_STRING = 10_000
+MAX_CONFIG_VALUES = 5_000  # scalars in one config, all nesting levels together
+
+
+_log = logging.getLogger(__name__)
 
 
 class IntentError(ValueError):
@@ -150,6 +155,10 @@ class Canvas(anywidget.AnyWidget):
         except (IntentError, EditError, ValueError, TypeError, RuntimeError) as e:
             self.send({"id": ident, "error": str(e)})
             return
+        except Exception as e:  # noqa: BLE001 - a bug, not a refusal: answered, so the browser never waits
+            _log.exception("kerascanvas: intent %.200r failed", content)
+            self.send({"id": ident, "error": f"Internal error ({type(e).__name__}): {e}"})
+            return
         self.send({"id": ident, "ok": True, "result": result})
 
     def handle(self, message: Any) -> Any:
@@ -212,8 +221,12 @@ def _triple(m: dict, key: str) -> tuple[str, int, int]:
     return (_name({"v": value[0]}, "v"), _index({"v": value[1]}, "v"), _index({"v": value[2]}, "v"))
 
 
-def _json_value(value: Any, depth: int = 0) -> Any:
-    """Config values: JSON scalars, lists and dicts of bounded size and depth."""
+def _json_value(value: Any, depth: int = 0, budget: list[int] | None = None) -> Any:
+    """Config values: JSON scalars, lists and dicts of bounded size, depth and total count."""
+    budget = [MAX_CONFIG_VALUES] if budget is None else budget
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise IntentError(f"A config may hold at most {MAX_CONFIG_VALUES} values.")
     if depth > 6:
         raise IntentError("A config value is nested too deeply.")
     if value is None or isinstance(value, (bool, int)):
@@ -227,9 +240,9 @@ def _json_value(value: Any, depth: int = 0) -> Any:
             raise IntentError("A config string is too long.")
         return value
     if isinstance(value, list) and len(value) <= MAX_MESSAGE_ITEMS:
-        return [_json_value(v, depth + 1) for v in value]
+        return [_json_value(v, depth + 1, budget) for v in value]
     if isinstance(value, dict) and len(value) <= MAX_MESSAGE_ITEMS:
-        return {_key(k): _json_value(v, depth + 1) for k, v in value.items()}
+        return {_key(k): _json_value(v, depth + 1, budget) for k, v in value.items()}
     raise IntentError(f"Unsupported config value {value!r:.80}.")
 
 
@@ -243,7 +256,8 @@ def _config(m: dict) -> dict:
     config = m.get("config", {})
     if not isinstance(config, dict) or len(config) > MAX_MESSAGE_ITEMS:
         raise IntentError("'config' must be an object of at most 200 keys.")
-    return {_key(k): _json_value(v) for k, v in config.items()}
+    budget = [MAX_CONFIG_VALUES]
+    return {_key(k): _json_value(v, 0, budget) for k, v in config.items()}
 
 
 def _names(m: dict) -> list[str]:

@@ -3,7 +3,9 @@
 import keras
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
 from support import history, ok
+from test_codegen import STEPS, random_graph, ruff
 
 import kerascanvas as kc
 
@@ -56,11 +58,105 @@ def test_layers_outside_the_catalog_are_refused_by_name(layer, message):
         kc.Graph.from_model(model)
 
 
-def test_nested_models_are_refused_with_a_clear_message():
-    inner = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)], name="inner")
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(STEPS)
+def test_random_models_round_trip_through_a_drawing(steps):
+    model = random_graph(steps).model
+    g = ok(kc.Graph.from_model(model))
+    assert g.model.get_config() == model.get_config()
+    assert same_weights(g.model, model) and g.model.count_params() == model.count_params()
+
+
+def nested_models():
+    """A two-input, three-output Functional used as a layer, and a Sequential called twice."""
+    a, b = keras.Input((3,), name="a"), keras.Input((3,), name="b")
+    d = keras.layers.Dense(2, name="d")
+    inner = keras.Model([a, b], [d(a), d(b), keras.layers.Add(name="s")([a, b])], name="inner")
+    seq = keras.Sequential([keras.Input((3,), name="sin"), keras.layers.Dense(3, name="sd")], name="seq")
+    x, y = keras.Input((3,), name="x"), keras.Input((3,), name="y")
+    o1, o2, o3 = inner([x, y])
+    both = keras.layers.Concatenate(name="cat")([seq(o3), seq(x)])
+    return keras.Model([x, y], [o1, o2, both], name="outer")
+
+
+def test_nested_models_import_as_boxes_with_their_weights():
+    model = nested_models()
+    g = ok(kc.Graph.from_model(model))
+    assert list(g.layers) == ["x", "y", "inner", "seq", "cat"]
+    assert g.layers["inner"]["class_name"] == "Functional" and g.calls("seq") == 2
+    spec = g._drawing.layers["inner"]
+    assert (spec.slots.kind, spec.slots.names, spec.n_outputs) == ("list", ("a", "b"), 3)
+    assert history(g, "cat", 0, 0) == ("seq", 0, 0) and history(g, "seq", 0, 0) == ("inner", 0, 2)
+    assert g.model.get_config() == model.get_config()
+    assert same_weights(g.model, model) and g.model.count_params() == model.count_params()
+    x = np.random.rand(2, 3).astype("float32")
+    for p, q in zip(g.model.predict([x, x], verbose=0), model.predict([x, x], verbose=0)):
+        np.testing.assert_allclose(p, q, rtol=1e-5)
+
+
+def test_models_nested_in_nested_models():
+    p = keras.Input((4,), name="p")
+    leaf = keras.Model(p, {"q": keras.layers.Dense(2, name="q")(p),
+                           "r": keras.layers.Dense(3, name="r")(p)}, name="leaf")
+    m = keras.Input((4,), name="m")
+    out = leaf(m)
+    mid = keras.Model(m, [keras.layers.Concatenate(name="c")([out["q"], out["r"]])], name="mid")
+    mid.trainable = False
+    unbuilt = keras.Sequential([keras.layers.Dense(4, name="sd")], name="plain")  # built by its call
+    x = keras.Input((4,), name="x")
+    model = keras.Model(x, mid(unbuilt(x))[0], name="outer")
+    g = ok(kc.Graph.from_model(model))
+    assert g.model.get_config() == model.get_config() and same_weights(g.model, model)
+    assert g.keras_layer("mid").trainable is False
+
+
+def test_layers_inside_nested_models_are_checked_too():
     x = keras.Input((3,))
-    with pytest.raises(kc.EditError, match="nested model"):
-        kc.Graph.from_model(keras.Model(x, inner(x)))
+    inner = keras.Model(x, keras.layers.Lambda(lambda t: t * 2, name="double")(x), name="inner")
+    y = keras.Input((3,))
+    with pytest.raises(kc.EditError, match="'double' is a Lambda"):
+        kc.Graph.from_model(keras.Model(y, inner(y)))
+
+    class Mine(keras.Model):
+        def call(self, t):
+            return t
+
+    with pytest.raises(kc.EditError, match="Mine"):
+        kc.Graph.from_model(keras.Model(y, Mine(name="mine")(y)))
+
+
+def test_call_arguments_a_drawing_cannot_hold_are_refused_not_dropped():
+    x = keras.Input((3,))
+    model = keras.Model(x, keras.layers.Dropout(0.5, name="drop")(x, training=True))
+    with pytest.raises(kc.EditError, match="'drop' .*training="):
+        kc.Graph.from_model(model)
+
+
+def test_keyword_tensors_go_to_their_named_slots():
+    q, v, k = (keras.Input((4, 8), name=n) for n in ("q", "v", "k"))
+    out = keras.layers.MultiHeadAttention(2, 4, name="mha")(query=q, value=v, key=k)
+    g = ok(kc.Graph.from_model(keras.Model([q, v, k], out)))
+    assert [history(g, "mha", 0, s) for s in range(3)] == [("q", 0, 0), ("v", 0, 0), ("k", 0, 0)]
+
+
+def test_the_nested_kind_checks_every_layer_in_a_config():
+    from kerascanvas import kinds
+
+    model = nested_models()
+    config = model.get_layer("inner").get_config()
+    kind = kinds.get("Functional")
+    assert kind.group == "models" and kind.n_outputs(config) == 3
+    assert kind.slots_for(config).names == ("a", "b")
+    assert kinds.get("Sequential").slots_for(model.get_layer("seq").get_config()).kind == "single"
+    entry = config["layers"][2]
+    entry["module"] = "os"  # pinned back to keras.layers: a config names classes, not modules
+    assert kind.create(config).get_layer("d").__class__ is keras.layers.Dense
+    entry["class_name"] = "Lambda"
+    with pytest.raises(kc.EditError, match="'d' of nested model 'inner' is a 'Lambda'"):
+        kind.create(config)
+    entry["class_name"] = "keras.src.layers.Dense"
+    with pytest.raises(kc.EditError, match="does not offer"):
+        kind.create(config)
 
 
 def test_load_keras_file(tmp_path):
@@ -79,13 +175,17 @@ def test_load_keras_file(tmp_path):
 
 @pytest.mark.parametrize("name", ["ResNet50", "MobileNetV2", "DenseNet121", "InceptionV3",
                                   "EfficientNetB0", "NASNetMobile"])
-def test_applications_import_export_and_rebuild_identical(name):
+def test_applications_import_export_and_rebuild_identical(name, tmp_path):
     model = getattr(keras.applications, name)(weights=None)
     g = kc.Graph.from_model(model)
     assert g.model.get_config() == model.get_config()
     assert same_weights(g.model, model)
+    code = g.to_code()
+    for args in (["check"], ["format", "--check", "--diff"]):
+        result = ruff(code, tmp_path, *args)
+        assert result.returncode == 0, result.stdout[-2000:]
     namespace = {}
-    exec(g.to_code(), namespace)  # noqa: S102 - the test runs the export
+    exec(code, namespace)  # noqa: S102 - the test runs the export
     again = namespace["model"]
     assert again.get_config() == model.get_config()
     assert again.count_params() == model.count_params()

@@ -5,7 +5,10 @@ import zipfile
 
 import numpy as np
 import pytest
-from support import ok
+from hypothesis import HealthCheck, given, settings
+from support import fingerprint, ok
+from test_codegen import STEPS, random_graph
+from test_import import nested_models
 
 import kerascanvas as kc
 from kerascanvas import storage
@@ -39,6 +42,36 @@ def test_save_and_load_round_trip(tmp_path):
     for name in ("shared", "cat"):
         for a, b in zip(h.keras_layer(name).get_weights(), g.keras_layer(name).get_weights()):
             np.testing.assert_array_equal(a, b)
+
+
+def same_drawing(g, h):
+    """Layers, configs, calls, edges, positions, outputs and every weight (not object ids)."""
+    a, b = fingerprint(g), fingerprint(h)
+    assert json.dumps(a[0]) == json.dumps(b[0])  # configs as JSON: tuples read back as lists
+    assert a[1:5] == b[1:5]
+    assert {n: v[3] for n, v in a[5].items()} == {n: v[3] for n, v in b[5].items()}
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(STEPS)
+def test_random_drawings_survive_save_and_load(tmp_path_factory, steps):
+    g = random_graph(steps)
+    for name in list(g.layers)[1:3]:
+        g.move(name, 10.5, -3)
+    path = tmp_path_factory.mktemp("random") / "g.kcanvas"
+    g.save(path)
+    h = ok(kc.Graph.load(path))
+    same_drawing(g, h)
+    assert h.model.get_config() == g.model.get_config() and not h.can_undo
+
+
+def test_nested_models_survive_save_and_load(tmp_path):
+    g = kc.Graph.from_model(nested_models())
+    g.save(tmp_path / "n.kcanvas")
+    h = ok(kc.Graph.load(tmp_path / "n.kcanvas"))
+    same_drawing(g, h)
+    assert h._drawing.layers["inner"].slots == g._drawing.layers["inner"].slots
+    assert json.dumps(h.model.get_config()) == json.dumps(g.model.get_config())
 
 
 def test_an_interrupted_save_keeps_the_previous_file(tmp_path, monkeypatch):

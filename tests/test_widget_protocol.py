@@ -74,6 +74,18 @@ HOSTILE = [
     {"kind": "remove", "id": 1, "names": ["x"] * 500},
     {"kind": "rename", "id": 1, "name": "x", "new_name": "a/b"},
     {"kind": "remove_call", "id": 1, "name": "x", "call": "0"},
+    {"kind": "add_layer", "id": 1, "class_name": "Dense", "config": {"units": [[1] * 200] * 200}},
+    {"kind": "add_layer", "id": 1, "class_name": "Dense", "config": {"units": "9" * 10_001}},
+    {"kind": "add_layer", "id": 1, "class_name": ["Dense"]},
+    {"kind": "configure", "id": 1, "name": "x", "config": [["units", 3]]},
+    {"kind": "duplicate", "id": 1, "names": []},
+    {"kind": "duplicate", "id": 1, "names": "x"},
+    {"kind": "rename", "id": 1, "name": "x", "new_name": ""},
+    {"kind": "rename", "id": 1, "name": "x", "new_name": 42},
+    {"kind": "connect", "id": 1, "src": ["x", 0, 0], "dst": ["nowhere", 0, None]},
+    {"kind": "connect", "id": 1, "src": [["x"], 0, 0], "dst": ["x", 0, None]},
+    {"kind": "add_call", "id": 1, "name": "x"},
+    {"kind": None, "id": 1}, {"id": 1}, {},
 ]
 
 
@@ -99,8 +111,82 @@ def test_canvas_arguments_are_checked():
         kc.Canvas(colour="red")
 
 
-def test_comm_messages_reach_the_handler():
+def test_comm_messages_reach_the_handler_and_are_answered_on_the_comm():
     c = kc.Canvas()
-    c._send = MagicMock()
+    c._send = MagicMock()  # what ipywidgets would put on the wire
     c._handle_custom_msg({"kind": "add_input", "id": 7, "shape": [2]}, [])
     assert c.graph.inputs == ["input_layer"]
+    replies = [call.args[0] for call in c._send.call_args_list if call.args[0].get("method") == "custom"]
+    assert replies[-1]["content"] == {"id": 7, "ok": True, "result": "input_layer"}
+    c._handle_custom_msg({"kind": "add_layer", "id": "a-1", "class_name": "Lambda"}, [])
+    last = c._send.call_args_list[-1].args[0]
+    assert last["method"] == "custom" and last["content"]["id"] == "a-1"
+    assert "Lambda" in last["content"]["error"] and "ok" not in last["content"]
+
+
+def test_state_reaches_the_front_end_as_one_trait_not_a_widget_per_layer():
+    c = kc.Canvas()
+    c._send = MagicMock()
+    c.graph.add_input((3,), name="x")
+    c.graph.add_layer("Dense", units=2, name="d")
+    updates = [call.args[0] for call in c._send.call_args_list if call.args[0].get("method") == "update"]
+    assert updates and all(set(u["state"]) <= {"state"} for u in updates)
+    assert [layer["name"] for layer in updates[-1]["state"]["state"]["layers"]] == ["x", "d"]
+
+
+def test_a_malformed_id_is_answered_with_id_none(canvas):
+    reply = intent(canvas, kind="undo", id={"x": 1})
+    assert reply["id"] is None and "error" in reply
+    assert intent(canvas, kind="add_input", id="x" * 65, shape=[2])["id"] is None
+
+
+def test_an_internal_failure_is_still_answered(canvas, monkeypatch):
+    def broken(*args, **kwargs):
+        raise KeyError("boom")
+
+    monkeypatch.setattr(canvas.graph, "arrange", broken)
+    reply = intent(canvas, kind="arrange", id=3)
+    assert reply["id"] == 3 and "Internal error (KeyError)" in reply["error"]
+
+
+def test_shared_calls_copies_renames_and_positions_through_intents(canvas):
+    intent(canvas, kind="add_input", id=1, shape=[4], name="left")
+    intent(canvas, kind="add_input", id=2, shape=[4], name="right")
+    intent(canvas, kind="add_layer", id=3, class_name="Dense", name="shared", config={"units": 3})
+    intent(canvas, kind="connect", id=4, src=["left", 0, 0], dst=["shared", 0, None])
+    assert intent(canvas, kind="add_call", id=5, name="shared") == {"id": 5, "ok": True, "result": 1}
+    layer = canvas.state["layers"][2]
+    assert [c["built"] for c in layer["calls"]] == [True, False]  # the new call is pending
+    assert any(p["layer"] == "shared" and p["call"] == 1 for p in canvas.state["problems"])
+    assert intent(canvas, kind="connect", id=6, src=["right", 0, 0], dst=["shared", 1, None])["ok"]
+    g = ok(canvas.graph)
+    assert history(g, "shared", 1, 0) == ("right", 0, 0)
+    assert g.keras_layer("shared")._inbound_nodes[1].input_tensors[0] is g.tensor("right")
+
+    copies = intent(canvas, kind="duplicate", id=7, names=["left", "shared"])["result"]
+    assert set(copies) == {"left", "shared"} and copies["shared"] in canvas.graph.layers
+    assert ((copies["left"], 0, 0), (copies["shared"], 0, 0)) in canvas.graph.edges
+
+    reply = intent(canvas, kind="configure", id=8, name="shared", config={"units": -1})
+    assert "error" in reply and "units" in reply["error"]
+    assert canvas.graph.layers["shared"]["config"]["units"] == 3
+    assert intent(canvas, kind="rename", id=9, name="shared", new_name="twin")["ok"]
+    assert "twin" in canvas.graph.layers and canvas.state["layers"][2]["name"] == "twin"
+
+    assert intent(canvas, kind="move", id=10, name="twin", x=500.5, y=-20)["ok"]
+    assert canvas.graph.positions["twin"] == (500.5, -20.0) and "twin" in canvas.graph.pinned
+    assert canvas.state["layers"][2]["pinned"] is True
+    assert intent(canvas, kind="arrange", id=11)["ok"] and not canvas.graph.pinned
+    assert intent(canvas, kind="remove_call", id=12, name="twin", call=1)["ok"]
+    assert canvas.graph.calls("twin") == 1
+
+
+def test_delete_of_a_selection_is_one_undo_step(canvas):
+    for i, name in enumerate(["a", "b", "c"]):
+        intent(canvas, kind="add_input", id=i, shape=[2], name=name)
+    assert intent(canvas, kind="remove", id=5, names=["a", "c"])["ok"]
+    assert list(canvas.graph.layers) == ["b"]
+    assert intent(canvas, kind="undo", id=6)["ok"]
+    assert list(canvas.graph.layers) == ["a", "b", "c"]
+    assert intent(canvas, kind="redo", id=7)["ok"] and list(canvas.graph.layers) == ["b"]
+    assert canvas.state["can_undo"] is True

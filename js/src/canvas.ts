@@ -1,10 +1,10 @@
 // The drawing area: boxes, ports and edges in SVG, and every gesture turned into a kernel intent.
 import { clear, el, svg } from "./dom";
 import {
-  BOX_WIDTH, type Point, type Port, type View, boxAt, boxHeight, bounds, edgePath, fitView,
-  portAt, ports, toScreen, toWorld, zoomAt,
+  BOX_WIDTH, type Point, type Port, type Rect, type View, boxAt, boxHeight, boxesIn, bounds, edgePath,
+  fitText, fitView, fitsIn, portAt, ports, rectFrom, toScreen, toWorld, zoomAt,
 } from "./geometry";
-import { byName, callText, edgeTitle, paramsText, shapeText, summary } from "./mirror";
+import { byName, callText, edgeTitle, paramsText, problemLines, shapeText, summary } from "./mirror";
 import { type Explanation, INPUT_PRESETS, renderExplanation, renderInspector, renderNodes, renderPalette } from "./panels";
 import { Client, type Model } from "./protocol";
 import { exportPng, exportSvg } from "./exporting";
@@ -14,6 +14,7 @@ import type { GraphState, LayerState, PaletteEntry } from "./types";
 
 type Drag =
   | { kind: "pan"; from: Point; view: View; moved: boolean }
+  | { kind: "select"; from: Point; rect: SVGRectElement }
   | { kind: "box"; name: string; from: Point; start: Point; moved: boolean }
   | { kind: "edge"; port: Port }
   | { kind: "new"; className: string; ghost: HTMLElement };
@@ -21,6 +22,17 @@ type Drag =
 const ANIMATE_MS = 250;
 const ANIMATE_LIMIT = 400; // layers: bigger graphs jump to the new layout
 const BIG_GRAPH = 300; // layers: beyond this, draw only near the viewport and preview gestures
+const PROBLEMS_SHOWN = 12; // lines in the problem list under the drawing
+const TOAST_MS = 8000;
+
+/** One line of a box: user text as an SVG text node, squeezed or cut to the box's width. */
+function boxText(x: number, y: number, cls: string, text: string, charWidth: number, width: number): SVGTextElement {
+  const fit = fitText(text, charWidth, width);
+  const node = svg("text", { x, y, class: cls }, fit.text);
+  if (fit.squeeze) { node.setAttribute("textLength", String(width)); node.setAttribute("lengthAdjust", "spacingAndGlyphs"); }
+  if (fit.cut) node.append(svg("title", {}, text));
+  return node;
+}
 
 export class CanvasView {
   readonly root: HTMLElement;
@@ -32,6 +44,9 @@ export class CanvasView {
   private overlay: SVGPathElement;
   private minimap: SVGSVGElement;
   private status: HTMLElement;
+  private problemList: HTMLElement;
+  private toastAt: Point | null = null; // the world point a refusal message sits next to
+  private toastTimer = 0;
   private inspector: HTMLElement;
   private toast: HTMLElement;
   private menu: HTMLElement;
@@ -75,13 +90,14 @@ export class CanvasView {
     this.svgEl.append(this.world);
     this.minimap = svg("svg", { class: "kc-minimap", "aria-label": "Minimap" });
     this.status = el("div", { class: "kc-status", role: "status" });
+    this.problemList = el("ul", { class: "kc-problems", "aria-label": "Problems" });
     this.toast = el("div", { class: "kc-toast", role: "alert" });
     this.menu = el("div", { class: "kc-menu", role: "menu" });
     this.stage = el("div", { class: "kc-stage" });
     this.stage.style.height = `${height}px`;
     this.stage.append(this.svgEl, this.minimap, this.toast, this.menu);
     this.playerHost = el("div", { class: "kc-player-host" });
-    main.append(this.stage, this.status, this.playerHost);
+    main.append(this.stage, this.status, this.problemList, this.playerHost);
     this.training = new TrainingPanel(model, this.client, (m) => this.showError(m));
     main.append(this.training.root);
     this.onTraining = () => this.training.update(model.get("training") ?? {});
@@ -90,6 +106,17 @@ export class CanvasView {
     host.append(this.root);
     this.fitted = this.state.layers.length === 0; // an empty canvas keeps screen = world: drops land where dropped
     renderPalette(paletteHost, this.palette, (c, ev) => this.pickFromPalette(c, ev));
+    // Enter in a form field commits it (blur fires its change) and stays in the widget: in
+    // JupyterLab the key would otherwise reach the notebook, which cancels the change.
+    this.inspector.addEventListener("keydown", (ev) => {
+      const t = ev.target as HTMLElement;
+      if (ev.key === "Enter" && t.tagName === "INPUT") {
+        ev.preventDefault();
+        ev.stopPropagation();
+        (t as HTMLInputElement).blur();
+        this.root.focus({ preventScroll: true });
+      }
+    });
     this.listen();
     this.render();
   }
@@ -123,7 +150,36 @@ export class CanvasView {
   }
 
   render(): void {
+    const focused = this.focusedKey();
+    this.draw();
+    if (focused) this.refocus(focused);
+  }
+
+  /** The drawn element with keyboard focus, as an attribute selector that survives a redraw. */
+  private focusedKey(): string | null {
+    const active = document.activeElement;
+    if (!active || !this.svgEl.contains(active)) return null;
+    for (const attr of ["data-name", "data-port", "data-edge"]) {
+      const v = active.getAttribute(attr);
+      if (v !== null) return `[${attr}="${CSS.escape(v)}"]`;
+    }
+    return null;
+  }
+
+  private restoring = false;
+
+  private refocus(selector: string): void {
+    const target = this.svgEl.querySelector(selector) as SVGElement | null;
+    if (!target || target === document.activeElement) return;
+    this.restoring = true; // not a move of the user's focus: the view stays where it is
+    try { target.focus({ preventScroll: true }); } finally { this.restoring = false; }
+  }
+
+  private drawnBounds: Rect | null = null; // every box, as last drawn
+
+  private draw(): void {
     const layers = this.placed();
+    this.drawnBounds = bounds(layers);
     if (!this.fitted && layers.length) {
       const r = this.stage.getBoundingClientRect();
       if (r.width > 0) { this.view = fitView(layers, r.width, r.height); this.fitted = true; }
@@ -160,6 +216,7 @@ export class CanvasView {
       this.edgeLayer.append(g);
     }
     this.status.textContent = summary(this.state);
+    this.drawProblems();
     this.drawMinimap(layers);
     const current = this.state.layers.find((l) => this.selected.has(l.name)) ?? null;
     if (this.selectedEdge !== null && this.edgeExplanation && !this.selected.size) {
@@ -189,14 +246,20 @@ export class CanvasView {
       tabindex: 0, role: "button", "aria-label": layer.name, "data-name": layer.name });
     g.append(svg("rect", { width: BOX_WIDTH, height: h, rx: 6 }));
     if (!detail) { this.boxLayer.append(g); return; }
-    g.append(svg("text", { x: 8, y: 16, class: "kc-name" }, layer.name));
+    const room = BOX_WIDTH - 16 - (layer.problems.length ? 16 : 0);
+    g.append(boxText(8, 16, "kc-name", layer.name, 7.2, room));
     const params = (layer.params === null ? "" : ` · ${paramsText(layer.params)} params`)
       + (layer.depth === null ? "" : ` · depth ${layer.depth}`);
-    g.append(svg("text", { x: 8, y: 32, class: "kc-class" }, `${layer.class_name}${params}`));
-    layer.calls.forEach((_, k) => {
-      g.append(svg("text", { x: 8, y: 40 + 12 + k * 16, class: layer.calls[k].built ? "kc-call" : "kc-call kc-call-pending" }, callText(layer, k)));
+    g.append(boxText(8, 32, "kc-class", `${layer.class_name}${params}`, 5.6, BOX_WIDTH - 16));
+    layer.calls.forEach((call, k) => {
+      g.append(boxText(8, 40 + 12 + k * 16, call.built ? "kc-call" : "kc-call kc-call-pending", callText(layer, k), 5.6, BOX_WIDTH - 16));
     });
-    if (layer.problems.length) g.append(svg("title", {}, layer.problems.join("\n")));
+    if (layer.problems.length) {
+      // a visible mark on the box; the messages on hover and in the problem list below
+      const badge = svg("g", { class: "kc-badge", transform: `translate(${BOX_WIDTH - 12},12)` });
+      badge.append(svg("circle", { r: 7 }), svg("text", { y: 4, "text-anchor": "middle" }, "!"));
+      g.append(badge, svg("title", {}, layer.problems.join("\n")));
+    }
     this.boxLayer.append(g);
   }
 
@@ -206,11 +269,43 @@ export class CanvasView {
       class: `kc-port kc-port-${port.kind}${armed ? " kc-armed" : ""}`, "aria-label": port.label, "data-port": port.key }));
   }
 
+  /** The drawing's problems in words under it; a click on one goes to its box. */
+  private drawProblems(): void {
+    clear(this.problemList);
+    const lines = problemLines(this.state);
+    for (const line of lines.slice(0, PROBLEMS_SHOWN)) {
+      const item = el("li", { class: "kc-problem-line" }, line.text);
+      if (line.layer) {
+        const name = line.layer;
+        item.setAttribute("tabindex", "0");
+        item.setAttribute("role", "button");
+        const go = () => { this.selected = new Set([name]); this.render(); this.focusBox(name); };
+        item.addEventListener("click", go);
+        item.addEventListener("keydown", (ev) => { if (ev.key === "Enter") { ev.stopPropagation(); go(); } });
+      }
+      this.problemList.append(item);
+    }
+    if (lines.length > PROBLEMS_SHOWN) this.problemList.append(el("li", { class: "kc-muted" }, `and ${lines.length - PROBLEMS_SHOWN} more`));
+  }
+
+  private focusBox(name: string): void {
+    const box = this.boxLayer.querySelector(`[data-name="${CSS.escape(name)}"]`) as SVGElement | null;
+    if (box) box.focus(); else this.root.focus({ preventScroll: true });
+  }
+
+  /** The minimap is for graphs bigger than the view: hidden while everything is on screen. */
+  private minimapVisibility(): void {
+    const r = this.stage.getBoundingClientRect();
+    const hide = this.state.layers.length < 2 || r.width === 0 || fitsIn(this.drawnBounds, this.view, r.width, r.height);
+    this.minimap.style.display = hide ? "none" : "";
+  }
+
   private drawMinimap(layers: LayerState[]): void {
     clear(this.minimap);
+    this.miniView = null;
     const b = bounds(layers);
-    if (!b || layers.length < 2) { this.minimap.style.display = "none"; return; }
-    this.minimap.style.display = "";
+    this.minimapVisibility();
+    if (!b || layers.length < 2) return;
     const pad = 20;
     this.minimap.setAttribute("viewBox", `${b.x - pad} ${b.y - pad} ${b.w + 2 * pad} ${b.h + 2 * pad}`);
     for (const l of layers) this.minimap.append(svg("rect", { x: l.x, y: l.y, width: BOX_WIDTH, height: boxHeight(l), class: "kc-mini-box" }));
@@ -232,11 +327,14 @@ export class CanvasView {
   private miniView: SVGRectElement | null = null;
 
   private minimapSoon(): void {
+    this.minimapVisibility();
     this.moveMiniView();
+    this.placeToast();
   }
 
   private applyView(): void {
     this.world.setAttribute("transform", `translate(${this.view.x},${this.view.y}) scale(${this.view.k})`);
+    this.placeToast();
     this.drawn = this.view;
     this.svgEl.style.transform = "";
   }
@@ -280,14 +378,16 @@ export class CanvasView {
 
   // ----- intents -------------------------------------------------------------------------------
 
-  private async act(kind: string, fields: Record<string, unknown> = {}): Promise<boolean> {
+  /** Send an intent; a refusal is shown next to `at` (a world point), else at the pointer. */
+  private async act(kind: string, fields: Record<string, unknown> = {}, at?: Point): Promise<boolean> {
     const reply = await this.client.send(kind, fields);
     if (!reply.ok) {
-      this.showError(reply.error ?? "refused");
+      this.showError(reply.error ?? "refused", at);
       if (kind === "configure" || kind === "rename") { this.inspectorError = reply.error ?? null; this.render(); }
       return false;
     }
     this.inspectorError = null;
+    this.hideToast(); // an old refusal no longer applies
     return true;
   }
 
@@ -346,12 +446,27 @@ export class CanvasView {
     window.setTimeout(() => { this.status.textContent = summary(this.state); }, 2500);
   }
 
-  private showError(message: string): void {
+  /** A refusal, next to the spot it concerns: it follows that spot while the view moves. */
+  private showError(message: string, at?: Point): void {
     this.toast.textContent = message;
-    this.toast.style.left = `${Math.max(0, this.lastPointer.x + 12)}px`;
-    this.toast.style.top = `${Math.max(0, this.lastPointer.y + 12)}px`;
+    this.toastAt = at ?? toWorld(this.view, this.lastPointer);
     this.toast.classList.add("kc-show");
-    window.setTimeout(() => this.toast.classList.remove("kc-show"), 6000);
+    this.placeToast();
+    window.clearTimeout(this.toastTimer);
+    this.toastTimer = window.setTimeout(() => this.hideToast(), TOAST_MS);
+  }
+
+  private hideToast(): void {
+    this.toast.classList.remove("kc-show");
+    this.toastAt = null;
+  }
+
+  private placeToast(): void {
+    if (!this.toastAt || !this.toast) return;
+    const p = toScreen(this.view, this.toastAt);
+    const r = this.stage.getBoundingClientRect();
+    this.toast.style.left = `${Math.min(Math.max(0, p.x + 12), Math.max(0, r.width - 300))}px`;
+    this.toast.style.top = `${Math.min(Math.max(0, p.y + 12), Math.max(0, r.height - 60))}px`;
   }
 
   private addLayer(className: string, at: Point): void {
@@ -398,7 +513,13 @@ export class CanvasView {
     }, { passive: false });
     svgEl.addEventListener("contextmenu", (ev) => this.onMenu(ev));
     this.root.addEventListener("keydown", (ev) => this.onKey(ev));
-    this.svgEl.addEventListener("focusin", (ev) => this.reveal(ev.target as Element));
+    // After the event: JupyterLab's notebook handles this focusin too, and takes the focus to
+    // its cell if the target has left the page by then (a redraw replaces it).
+    this.svgEl.addEventListener("focusin", (ev) => {
+      if (this.restoring) return;
+      const target = ev.target as Element;
+      requestAnimationFrame(() => this.reveal(target));
+    });
     this.minimap.addEventListener("pointerdown", (ev) => {
       const box = this.minimap.viewBox.baseVal;
       const r = this.minimap.getBoundingClientRect();
@@ -442,6 +563,12 @@ export class CanvasView {
       this.root.focus({ preventScroll: true });
       return;
     }
+    if (ev.shiftKey) {
+      const rect = svg("rect", { class: "kc-band", x: w.x, y: w.y, width: 0, height: 0 });
+      this.world.append(rect);
+      this.drag = { kind: "select", from: w, rect };
+      return;
+    }
     this.drag = { kind: "pan", from: p, view: this.view, moved: false };
   }
 
@@ -462,6 +589,9 @@ export class CanvasView {
       if (drag.moved) { this.shown.set(drag.name, { x, y }); this.render(); }
     } else if (drag.kind === "edge") {
       this.overlay.setAttribute("d", edgePath(drag.port.at, w));
+    } else if (drag.kind === "select") {
+      const r = rectFrom(drag.from, w);
+      for (const [k, v] of Object.entries({ x: r.x, y: r.y, width: r.w, height: r.h })) drag.rect.setAttribute(k, String(v));
     }
   };
 
@@ -480,7 +610,12 @@ export class CanvasView {
     }
     const p = this.local(ev);
     this.lastPointer = p;
-    if (drag.kind === "pan") {
+    if (drag.kind === "select") {
+      drag.rect.remove();
+      const r: Rect = rectFrom(drag.from, toWorld(this.view, p));
+      for (const name of boxesIn(this.placed(), r)) this.selected.add(name);
+      this.render();
+    } else if (drag.kind === "pan") {
       if (!drag.moved && this.selected.size) { this.selected.clear(); this.render(); }
       this.drawMinimap(this.placed());
     } else if (drag.kind === "box" && drag.moved) {
@@ -496,36 +631,57 @@ export class CanvasView {
   private connect(src: Port, dst: Port): void {
     const layer = this.state.layers.find((l) => l.name === dst.layer);
     const slot = layer?.slots.kind === "list" ? null : dst.index;
-    this.act("connect", { src: [src.layer, src.call, src.index], dst: [dst.layer, dst.call, slot] });
+    this.act("connect", { src: [src.layer, src.call, src.index], dst: [dst.layer, dst.call, slot] }, dst.at);
   }
 
+  /** Keys the canvas handles stop here: JupyterLab's own shortcuts (Enter edits a cell, Z, C,
+   * V and D act on cells) must not act on them too. */
   private onKey(ev: KeyboardEvent): void {
+    if (this.handleKey(ev)) ev.stopPropagation();
+  }
+
+  private handleKey(ev: KeyboardEvent): boolean {
     const target = ev.target as HTMLElement;
-    if (target.tagName === "INPUT" || target.tagName === "SELECT") return;
+    if (target.tagName === "INPUT" || target.tagName === "SELECT" || target.tagName === "BUTTON") return false;
     const mod = ev.ctrlKey || ev.metaKey;
+    const key = ev.key.toLowerCase();
     const portKey = target.getAttribute?.("data-port");
     if (ev.key === "Enter" && portKey) {
       const port = this.allPorts.find((p) => p.key === portKey);
       if (port?.kind === "out") { this.armed = port; this.render(); this.focusPort(port.key); }
-      else if (port && this.armed) { const src = this.armed; this.armed = null; this.connect(src, port); }
+      else if (port && this.armed) { const src = this.armed; this.armed = null; this.render(); this.focusPort(port.key); this.connect(src, port); }
       ev.preventDefault();
-      return;
+      return true;
     }
     const edgeIndex = target.getAttribute?.("data-edge");
-    if (ev.key === "Enter" && edgeIndex !== null && edgeIndex !== undefined) { this.inspectEdge(Number(edgeIndex)); return; }
+    if (ev.key === "Enter" && edgeIndex !== null && edgeIndex !== undefined) { this.inspectEdge(Number(edgeIndex)); return true; }
     const boxName = target.getAttribute?.("data-name");
-    if (ev.key === "Enter" && boxName) { this.selected = new Set([boxName]); this.render(); return; }
-    if (mod && ev.key.toLowerCase() === "z") { ev.preventDefault(); this.act(ev.shiftKey ? "redo" : "undo"); return; }
-    if (mod && ev.key.toLowerCase() === "y") { ev.preventDefault(); this.act("redo"); return; }
-    if (mod && ev.key.toLowerCase() === "c") { this.clipboard = [...this.selected]; return; }
-    if (mod && ev.key.toLowerCase() === "v" && this.clipboard.length) { ev.preventDefault(); this.act("duplicate", { names: this.clipboard }); return; }
-    if ((ev.key === "Delete" || ev.key === "Backspace") && this.selected.size) { ev.preventDefault(); this.act("remove", { names: [...this.selected] }); return; }
-    if (ev.key === "Escape") { this.armed = null; this.selected.clear(); this.render(); }
+    if (boxName && (ev.key === "ContextMenu" || (ev.shiftKey && ev.key === "F10"))) {
+      const layer = this.placed().find((l) => l.name === boxName);
+      if (layer) { ev.preventDefault(); this.openMenu(layer, toScreen(this.view, { x: layer.x + 20, y: layer.y + 20 })); }
+      return true;
+    }
+    if (ev.key === "Enter" && boxName) {
+      if (ev.shiftKey) this.selected.add(boxName); else this.selected = new Set([boxName]);
+      this.render();
+      this.focusBox(boxName);
+      return true;
+    }
+    if (mod && key === "z") { ev.preventDefault(); this.act(ev.shiftKey ? "redo" : "undo"); return true; }
+    if (mod && key === "y") { ev.preventDefault(); this.act("redo"); return true; }
+    if (mod && key === "c" && this.selected.size) { this.clipboard = [...this.selected]; this.notice(`Copied ${this.clipboard.length} layer(s)`); return true; }
+    if (mod && key === "v" && this.clipboard.length) { ev.preventDefault(); this.act("duplicate", { names: this.clipboard }); return true; }
+    if (mod && key === "a") { ev.preventDefault(); this.selected = new Set(this.state.layers.map((l) => l.name)); this.render(); return true; }
+    if ((ev.key === "Delete" || ev.key === "Backspace") && this.selected.size) { ev.preventDefault(); this.act("remove", { names: [...this.selected] }); return true; }
+    if (ev.key === "F2" && this.selected.size === 1) { (this.inspector.querySelector('[aria-label="layer name"]') as HTMLInputElement | null)?.focus(); return true; }
+    if (ev.key === "Escape") { this.armed = null; this.selected.clear(); this.hideToast(); this.render(); return true; }
+    return false;
   }
 
   /** Keyboard focus on a box or port off screen brings it into view (the view follows Tab). */
   private reveal(target: Element): void {
-    const name = target.getAttribute("data-name") ?? target.getAttribute("data-port")?.split(":")[1];
+    const portKey = target.getAttribute("data-port");
+    const name = target.getAttribute("data-name") ?? this.allPorts.find((p) => p.key === portKey)?.layer;
     const layer = name ? this.placed().find((l) => l.name === name) : undefined;
     if (!layer) return;
     const r = this.stage.getBoundingClientRect();
@@ -534,8 +690,7 @@ export class CanvasView {
     if (a.x >= 0 && a.y >= 0 && b.x <= r.width && b.y <= r.height && this.view.k >= 0.5) return;
     const k = Math.max(this.view.k, 1);
     this.view = { k, x: r.width / 2 - (layer.x + BOX_WIDTH / 2) * k, y: r.height / 2 - (layer.y + boxHeight(layer) / 2) * k };
-    this.render();
-    (this.svgEl.querySelector(`[data-${target.hasAttribute("data-port") ? "port" : "name"}="${CSS.escape(target.getAttribute("data-port") ?? name!)}"]`) as SVGElement | null)?.focus({ preventScroll: true });
+    this.render(); // keeps the focus on the redrawn element
   }
 
   private focusPort(key: string): void {
@@ -543,24 +698,35 @@ export class CanvasView {
   }
 
   private onMenu(ev: MouseEvent): void {
-    const box = boxAt(this.placed(), toWorld(this.view, this.local(ev)));
+    const p = this.local(ev);
+    const box = boxAt(this.placed(), toWorld(this.view, p));
     if (!box) return;
     ev.preventDefault();
+    this.openMenu(box, p);
+  }
+
+  /** A box's context menu (right click, or the Menu key / Shift+F10 on a focused box). */
+  private openMenu(box: LayerState, at: Point): void {
     this.selected = new Set([box.name]);
     this.render();
     clear(this.menu);
     const item = (label: string, run: () => void) => {
       const b = el("button", { role: "menuitem", class: "kc-menu-item" }, label);
       b.addEventListener("click", () => { this.menu.classList.remove("kc-show"); run(); });
+      b.addEventListener("keydown", (ev) => {
+        if (ev.key === "Escape") { ev.stopPropagation(); this.menu.classList.remove("kc-show"); this.focusBox(box.name); }
+      });
       this.menu.append(b);
     };
-    if (!box.is_input) item("Call again (shared weights)", () => this.act("add_call", { name: box.name }));
-    if (box.calls.length > 1) item(`Remove call ${box.calls.length - 1}`, () => this.act("remove_call", { name: box.name, call: box.calls.length - 1 }));
-    item("Delete", () => this.act("remove", { names: [box.name] }));
-    const p = this.local(ev);
-    this.menu.style.left = `${p.x}px`;
-    this.menu.style.top = `${p.y}px`;
+    const anchor = { x: box.x + BOX_WIDTH, y: box.y };
+    if (!box.is_input) item("Call again (shared weights)", () => this.act("add_call", { name: box.name }, anchor));
+    if (box.calls.length > 1) item(`Remove call ${box.calls.length - 1}`, () => this.act("remove_call", { name: box.name, call: box.calls.length - 1 }, anchor));
+    item("Rename", () => (this.inspector.querySelector('[aria-label="layer name"]') as HTMLInputElement | null)?.focus());
+    item("Delete", () => this.act("remove", { names: [box.name] }, anchor));
+    this.menu.style.left = `${at.x}px`;
+    this.menu.style.top = `${at.y}px`;
     this.menu.classList.add("kc-show");
+    (this.menu.firstChild as HTMLElement | null)?.focus();
   }
 
   private toolbar(): HTMLElement {

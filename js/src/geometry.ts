@@ -125,3 +125,32 @@ export function portAt(all: Port[], p: Point, radius = PORT_RADIUS * 2): Port | 
   }
   return best;
 }
+
+/** The rectangle spanned by two corners, in any order. */
+export function rectFrom(a: Point, b: Point): Rect {
+  return { x: Math.min(a.x, b.x), y: Math.min(a.y, b.y), w: Math.abs(a.x - b.x), h: Math.abs(a.y - b.y) };
+}
+
+/** Names of the boxes that touch a rectangle (rubber-band selection). */
+export function boxesIn(layers: LayerState[], r: Rect): string[] {
+  return layers.filter((l) => l.x <= r.x + r.w && l.x + BOX_WIDTH >= r.x && l.y <= r.y + r.h && l.y + boxHeight(l) >= r.y)
+    .map((l) => l.name);
+}
+
+/** Whether a world rectangle (every box's bounds) is on screen in this view: the minimap is
+ * shown only when not. */
+export function fitsIn(b: Rect | null, view: View, width: number, height: number): boolean {
+  if (!b) return true;
+  const a = toScreen(view, { x: b.x, y: b.y });
+  const c = toScreen(view, { x: b.x + b.w, y: b.y + b.h });
+  return a.x >= 0 && a.y >= 0 && c.x <= width && c.y <= height;
+}
+
+/** A box's line of text at about `charWidth` px a character in `width` px: as it is, squeezed
+ * a little (SVG textLength) or cut with an ellipsis (the whole text goes in a tooltip). */
+export function fitText(text: string, charWidth: number, width: number): { text: string; squeeze: boolean; cut: boolean } {
+  const room = width / charWidth;
+  if (text.length <= room) return { text, squeeze: false, cut: false };
+  if (text.length <= room * 1.3) return { text, squeeze: true, cut: false };
+  return { text: text.slice(0, Math.max(1, Math.floor(room * 1.3) - 1)) + "…", squeeze: true, cut: true };
+}

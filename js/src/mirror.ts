@@ -15,7 +15,7 @@ export function paramsText(n: number): string {
 export function callText(layer: LayerState, k: number): string {
   const call = layer.calls[k];
   if (!call) return "";
-  if (!call.built) return `call ${k}: pending`;
+  if (!call.built) return `call ${k}: pending` + (call.missing ? ` (${call.missing})` : "");
   const shapes = (call.output_shapes ?? []).map(shapeText).join(" ");
   return `node ${k} → ${shapes}`;
 }
@@ -67,15 +67,38 @@ export function parseField(type: string, text: string): unknown {
     return v;
   }
   if (type === "ints") {
-    const parts = t.replace(/[()[\]]/g, "").split(",").map((s) => s.trim()).filter((s) => s !== "");
-    if (!parts.every((p) => /^-?\d+$/.test(p))) throw new Error(`expected integers like 3, 3, got "${text}"`);
+    const parts = listParts(t);
+    if (!parts.length || !parts.every((p) => /^-?\d+$/.test(p))) throw new Error(`expected integers like 3, 3, got "${text}"`);
     return parts.length === 1 ? parseInt(parts[0], 10) : parts.map((p) => parseInt(p, 10));
   }
-  if (type === "shape") {  // a target shape: a list of sizes, -1 or None allowed
-    const parts = t.replace(/[()[\]]/g, "").split(",").map((s) => s.trim()).filter((s) => s !== "");
-    if (!parts.every((p) => /^-?\d+$/.test(p) || p === "None")) throw new Error(`expected sizes like 4, -1, got "${text}"`);
+  if (type === "shape") {
+    // a target shape: always a list, None for a size left open
+    const parts = listParts(t);
+    if (!parts.every((p) => /^-?\d+$/.test(p) || p === "None")) throw new Error(`expected sizes like 4, 8 (None for any), got "${text}"`);
     return parts.map((p) => (p === "None" ? null : parseInt(p, 10)));
+  }
+  if (type === "bool") {
+    if (/^(true|false)$/i.test(t)) return t.toLowerCase() === "true";
+    throw new Error(`expected true or false, got "${text}"`);
   }
   if (t === "None" || t === "null") return null;
   return t;
+}
+
+function listParts(text: string): string[] {
+  return text.replace(/[()[\]]/g, "").split(",").map((s) => s.trim()).filter((s) => s !== "");
+}
+
+/** A field's value as the form shows it: lists as "3, 3", null as "None". */
+export function fieldText(value: unknown): string {
+  if (value === null || value === undefined) return "None";
+  if (Array.isArray(value)) return value.map((v) => (v === null ? "None" : String(v))).join(", ");
+  return String(value);
+}
+
+/** The problems the kernel reports, one line each, the drawing-wide ones (no layer) first. */
+export function problemLines(state: GraphState): { text: string; layer: string | null }[] {
+  const general = state.problems.filter((p) => p.layer === null);
+  const located = state.problems.filter((p) => p.layer !== null);
+  return [...general, ...located].map((p) => ({ text: p.message, layer: p.layer }));
 }

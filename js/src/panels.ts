@@ -1,6 +1,6 @@
 // The palette (searchable, grouped) and the inspector (a typed form from the catalog schema).
 import { clear, el } from "./dom";
-import { grouped, parseField, search } from "./mirror";
+import { fieldText, grouped, parseField, search } from "./mirror";
 import type { LayerState, PaletteEntry } from "./types";
 
 /** Input boxes the palette offers, by their palette name: the shape each starts with. */
@@ -28,12 +28,18 @@ export function renderPalette(
       for (const item of items) {
         const entry = el("div", { class: "kc-entry", role: "button", tabindex: "0", "aria-label": item.class_name, "data-class": item.class_name }, item.class_name);
         entry.addEventListener("pointerdown", (ev) => onPick(item.class_name, ev));
-        entry.addEventListener("keydown", (ev) => { if (ev.key === "Enter") onPick(item.class_name, ev); });
+        entry.addEventListener("keydown", (ev) => { if (ev.key === "Enter") { ev.stopPropagation(); onPick(item.class_name, ev); } });
         list.append(entry);
       }
     }
   };
   input.addEventListener("input", draw);
+  input.addEventListener("keydown", (ev) => {
+    if (ev.key !== "Enter") return;
+    ev.stopPropagation(); // the notebook's Enter would leave the field
+    const first = search(all, input.value)[0];
+    if (first) onPick(first.class_name, ev);
+  });
   draw();
 }
 
@@ -83,8 +89,7 @@ export function renderInspector(
       const v = value as { class_name?: string };
       input = el("input", { value: v.class_name ?? JSON.stringify(value), "aria-label": f.name, class: "kc-field", disabled: "" });
     } else {
-      const text = Array.isArray(value) ? value.join(", ") : value === null ? "None" : String(value);
-      input = el("input", { value: text, "aria-label": f.name, class: "kc-field" });
+      input = el("input", { value: fieldText(value), "aria-label": f.name, class: "kc-field" });
       input.addEventListener("change", () => {
         try { onChange({ [f.name]: parseField(f.type, (input as HTMLInputElement).value) }); }
         catch (e) { onError(host, (e as Error).message); }

@@ -55,6 +55,10 @@ export const CSS = `
 .kc-progress { width: 240px; } .kc-chart { min-width: 420px; }
 .kc-train-message { white-space: pre-wrap; max-height: 160px; overflow: auto; font-size: 11px; margin: 4px 0; }
 .kc-failed .kc-train-message { color: var(--jp-error-color1, #c00); }
+.kc-badge circle { fill: var(--jp-error-color1, #d32f2f); } .kc-badge text { fill: #fff; font-weight: bold; font-size: 11px; }
+.kc-band { fill: var(--jp-brand-color3, #bbdefb); fill-opacity: 0.3; stroke: var(--jp-brand-color1, #1976d2); stroke-dasharray: 4 2; }
+.kc-problems { margin: 2px 0 0; padding-left: 16px; color: var(--jp-error-color1, #c00); font-size: 11px; max-height: 120px; overflow: auto; }
+.kc-problem-line[role=button] { cursor: pointer; } .kc-problem-line:hover, .kc-problem-line:focus { text-decoration: underline; }
 .kc-status { margin-top: 4px; color: var(--jp-ui-font-color2, #555); }
 .kc-minimap { position: absolute; right: 6px; bottom: 6px; width: 140px; height: 100px;
   background: var(--jp-layout-color1, #fff); border: 1px solid var(--jp-border-color1, #ccc); opacity: 0.9; }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { BOX_WIDTH, boxAt, boxHeight, edgePath, fitView, inLabel, outLabel, portAt, ports, slotCount, toScreen, toWorld, zoomAt } from "../src/geometry";
+import { BOX_WIDTH, boxAt, boxHeight, boxesIn, bounds, edgePath, fitText, fitView, fitsIn, inLabel, outLabel, portAt, ports, rectFrom, slotCount, toScreen, toWorld, zoomAt } from "../src/geometry";
 import type { EdgeState, LayerState } from "../src/types";
 
 function layer(over: Partial<LayerState>): LayerState {
@@ -52,6 +52,31 @@ describe("hit tests", () => {
     expect(boxAt([l], { x: 10, y: 10 })?.name).toBe("dense");
     expect(boxAt([l], { x: -1, y: 10 })).toBeNull();
   });
+
+  it("finds the box drawn last where boxes overlap", () => {
+    const a = layer({ name: "a", x: 0, y: 0 }), b = layer({ name: "b", x: 50, y: 10 });
+    expect(boxAt([a, b], { x: 60, y: 20 })?.name).toBe("b");
+    expect(boxAt([b, a], { x: 60, y: 20 })?.name).toBe("a");
+  });
+
+  it("selects the boxes a dragged rectangle touches, whichever corner it starts from", () => {
+    const ls = [layer({ name: "a", x: 0, y: 0 }), layer({ name: "b", x: 400, y: 0 }), layer({ name: "c", x: 0, y: 400 })];
+    expect(rectFrom({ x: 10, y: 30 }, { x: 0, y: 0 })).toEqual({ x: 0, y: 0, w: 10, h: 30 });
+    expect(boxesIn(ls, rectFrom({ x: 450, y: 20 }, { x: 100, y: 5 }))).toEqual(["a", "b"]);
+    expect(boxesIn(ls, rectFrom({ x: 300, y: 100 }, { x: 350, y: 300 }))).toEqual([]);
+  });
+});
+
+describe("minimap", () => {
+  it("is needed only when some box is off screen", () => {
+    const ls = [layer({ x: 0, y: 0 }), layer({ name: "b", x: 1000, y: 0 })];
+    const b = bounds(ls);
+    expect(fitsIn(b, { x: 0, y: 0, k: 1 }, 2000, 500)).toBe(true);
+    expect(fitsIn(b, { x: 0, y: 0, k: 1 }, 800, 500)).toBe(false);
+    expect(fitsIn(b, { x: 0, y: 0, k: 0.5 }, 800, 500)).toBe(true);
+    expect(fitsIn(b, { x: -20, y: 0, k: 1 }, 2000, 500)).toBe(false);
+    expect(fitsIn(bounds([]), { x: 0, y: 0, k: 1 }, 10, 10)).toBe(true);
+  });
 });
 
 describe("view", () => {
@@ -80,5 +105,16 @@ describe("view", () => {
 
   it("draws edges as curves between the two points", () => {
     expect(edgePath({ x: 0, y: 0 }, { x: 10, y: 100 })).toMatch(/^M0,0 C.* 10,100$/);
+  });
+});
+
+describe("box texts", () => {
+  it("keeps short texts, squeezes a little longer ones and cuts long ones", () => {
+    expect(fitText("dense", 7, 164)).toEqual({ text: "dense", squeeze: false, cut: false });
+    expect(fitText("<img src=x onerror=alert(1)>", 7, 164)).toEqual({ text: "<img src=x onerror=alert(1)>", squeeze: true, cut: false });
+    const cut = fitText("x".repeat(100), 7, 164);
+    expect(cut.cut).toBe(true);
+    expect(cut.text.endsWith("…")).toBe(true);
+    expect(cut.text.length).toBeLessThanOrEqual(31);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { callText, grouped, paramsText, parseField, search, shapeText, summary } from "../src/mirror";
+import { callText, fieldText, grouped, paramsText, parseField, problemLines, search, shapeText, summary } from "../src/mirror";
 import { Client } from "../src/protocol";
 import type { GraphState } from "../src/types";
 
@@ -43,6 +43,29 @@ describe("form fields", () => {
     expect(() => parseField("shape", "a")).toThrow(/sizes like/);
     expect(() => parseField("int", "1.5")).toThrow(/integer/);
     expect(() => parseField("float", "abc")).toThrow(/number/);
+    expect(parseField("shape", "None, 8")).toEqual([null, 8]);
+    expect(parseField("bool", "True")).toBe(true);
+    expect(() => parseField("bool", "yes")).toThrow(/true or false/);
+    expect(() => parseField("ints", "")).toThrow(/integers/);
+  });
+
+  it("shows values the way the form parses them back", () => {
+    expect(fieldText([3, 3])).toBe("3, 3");
+    expect(fieldText([null, 8])).toBe("None, 8");
+    expect(fieldText(null)).toBe("None");
+    expect(parseField("shape", fieldText([null, 8]))).toEqual([null, 8]);
+    expect(parseField("ints", fieldText([3, 3]))).toEqual([3, 3]);
+  });
+});
+
+describe("problems", () => {
+  it("says why a call is pending and lists drawing-wide problems first", () => {
+    const pending = { ...state.layers[0], calls: [{ index: 0, built: false, output_shapes: null, missing: "its 'inputs' input is empty" }] };
+    expect(callText(pending, 0)).toBe("call 0: pending (its 'inputs' input is empty)");
+    const lines = problemLines({ ...state, problems: [
+      { message: "conv call 0 is pending", layer: "conv", call: 0, slot: null },
+      { message: "The drawing has no input.", layer: null, call: null, slot: null }] });
+    expect(lines).toEqual([{ text: "The drawing has no input.", layer: null }, { text: "conv call 0 is pending", layer: "conv" }]);
   });
 });
 

@@ -1,5 +1,6 @@
 """The canvas in a real JupyterLab and Chromium: gestures become kernel edits, asserted in Python."""
 
+import re
 from pathlib import Path
 
 import pytest
@@ -89,6 +90,10 @@ def test_refused_edge_undo_and_names_rendered_as_text(lab, page):
     toast.wait_for(timeout=20_000)
     assert "Keras refused" in toast.text_content() and "conv" in toast.text_content()
     assert kernel.value("[list(map(list, e)) for e in canvas.graph.edges]") == []
+    # next to the spot: the message sits by the slot the edge was dropped on
+    slot, shown = port(page, "conv in 0.0").bounding_box(), toast.bounding_box()
+    assert abs(shown["x"] - slot["x"]) < 40 and abs(shown["y"] - slot["y"]) < 40
+    assert page.locator(".kc-edge").count() == 0
     screenshot(page, "canvas-refused-edge")
 
     drag_edge(page, "vec out 0.0", "head in 0.0")
@@ -102,8 +107,12 @@ def test_refused_edge_undo_and_names_rendered_as_text(lab, page):
     wait_edges(page, 1)
 
     hostile = "<img src=x onerror=alert(1)>"
-    kernel.run(f"canvas.graph.rename('head', {hostile!r})")
+    box(page, "head").click()  # renamed in the inspector: the name travels browser -> kernel
+    name_field = page.locator('.kc-inspector [aria-label="layer name"]')
+    name_field.fill(hostile)
+    name_field.press("Enter")
     box(page, hostile).wait_for(timeout=20_000)
+    assert hostile in kernel.value("list(canvas.graph.layers)")
     assert page.locator(".kc-root img").count() == 0
     assert box(page, hostile).locator(".kc-name").text_content() == hostile
     page.wait_for_timeout(500)
@@ -117,6 +126,10 @@ def test_keyboard_edge_and_inspector_shows_keras_message(lab, page):
     box(page, "head").wait_for(timeout=30_000)
     port(page, "vec out 0.0").focus()
     page.keyboard.press("Enter")
+    # the canvas kept the key: the port is armed and focused, the notebook did not start editing
+    assert page.evaluate("document.activeElement.getAttribute('aria-label')") == "vec out 0.0"
+    assert page.locator(".kc-armed").count() == 1
+    assert page.locator(".jp-Notebook.jp-mod-editMode").count() == 0
     port(page, "head in 0.0").focus()
     page.keyboard.press("Enter")
     wait_edges(page, 1)
@@ -241,4 +254,80 @@ def test_clicking_an_edge_shows_its_keras_tensor_and_producer(lab, page):
     assert "shape:[null,4]" in text.replace(" ", "")
     assert "tensor_index=0" in text and "node 0 of right" in text and "dtype: float32" in text
     assert page.locator('.kc-svg .kc-highlight[data-name="right"]').count() == 1
+    kernel.close()
+
+
+def test_selection_copy_paste_delete_shared_call_and_problems(lab, page):
+    kernel = open_notebook(page, lab, "select.ipynb", [SHARED])
+    box(page, "shared").wait_for(timeout=30_000)
+    # a problem is marked on its box and listed in words under the drawing
+    kernel.run("canvas.graph.add_input((2,), name='spare')")
+    box(page, "spare").locator(".kc-badge").wait_for(timeout=20_000)
+    assert "spare" in page.locator(".kc-problems").text_content()
+    # each edge names its (layer, node_index, tensor_index) on hover
+    edge = page.locator('.kc-svg [aria-label="edge right.0.0 to shared.1.0"]')
+    assert "node_index=0" in edge.locator("title").text_content()
+
+    box(page, "left").click()
+    box(page, "spare").click(modifiers=["Shift"])
+    assert page.locator(".kc-svg .kc-selected").count() == 2
+    page.keyboard.press("Control+c")
+    page.keyboard.press("Control+v")
+    page.wait_for_function("() => document.querySelectorAll('.kc-box').length === 6", timeout=20_000)
+    assert kernel.value("list(canvas.graph.layers)") == [
+        "left", "right", "shared", "spare", "left_1", "spare_1"]
+    # the copies lie off screen: select them with the keyboard (the view follows focus)
+    box(page, "left_1").focus()
+    page.keyboard.press("Enter")
+    box(page, "spare_1").focus()
+    page.keyboard.press("Shift+Enter")
+    assert page.locator(".kc-svg .kc-selected").count() == 2
+    page.keyboard.press("Delete")
+    page.wait_for_function("() => document.querySelectorAll('.kc-box').length === 4", timeout=20_000)
+    assert kernel.value("list(canvas.graph.layers)") == ["left", "right", "shared", "spare"]
+    assert page.locator(".jp-Notebook .jp-Cell").count() == 1  # the notebook's own keys stayed off
+
+    # a third call of the shared layer, from its context menu: pending until fed
+    page.locator('.kc-toolbar [aria-label="Fit"]').click()  # the view had followed the focus
+    box(page, "shared").click(button="right")
+    page.get_by_role("menuitem", name="Call again (shared weights)").click()
+    page.wait_for_function("() => document.querySelector('.kc-svg [data-name=\"shared\"]')"
+                           ".textContent.includes('call 2: pending')", timeout=20_000)
+    assert kernel.value("canvas.graph.calls('shared')") == 3
+    assert "kc-pending" in box(page, "shared").get_attribute("class")
+    drag_edge(page, "spare out 0.0", "shared in 2.0")  # (None, 2) into a Dense built for 4
+    page.locator(".kc-toast.kc-show").wait_for(timeout=20_000)
+    assert kernel.value("canvas.graph.is_built('shared', 2)") is False
+    drag_edge(page, "left out 0.0", "shared in 2.0")
+    page.wait_for_function("() => document.querySelector('.kc-svg [data-name=\"shared\"]')"
+                           ".textContent.includes('node 2 → (None, 3)')", timeout=20_000)
+    assert kernel.value("[n.input_tensors[0]._keras_history[0].name for n in "
+                        "canvas.graph.keras_layer('shared')._inbound_nodes]") == ["left", "right", "left"]
+    screenshot(page, "canvas-shared-third-call")
+    kernel.close()
+
+
+def brightness(css_colour: str) -> float:
+    """The mean of the red, green and blue of "rgb(r, g, b)" or "rgba(r, g, b, a)"."""
+    r, g, b = (float(v) for v in re.findall(r"[\d.]+", css_colour)[:3])
+    return (r + g + b) / 3
+
+
+def test_the_canvas_follows_the_dark_theme(lab, page):
+    kernel = open_notebook(page, lab, "dark.ipynb", [PREBUILT])
+    box(page, "head").wait_for(timeout=30_000)
+    fill = "getComputedStyle(document.querySelector('.kc-box rect')).fill"
+    light = page.evaluate(fill)
+    page.locator(".lm-MenuBar-itemLabel", has_text="Settings").click()
+    page.locator(".lm-Menu-itemLabel", has_text="Theme").first.hover()
+    page.locator(".lm-Menu-itemLabel").get_by_text("JupyterLab Dark", exact=True).click()
+    page.wait_for_function(f"() => {fill} !== {light!r}", timeout=30_000)
+    page.wait_for_selector("#jupyterlab-splash", state="detached", timeout=30_000)
+    assert brightness(page.evaluate(fill)) < 100  # a dark box, from --jp-layout-color1
+    text = page.evaluate("getComputedStyle(document.querySelector('.kc-box .kc-name')).fill")
+    assert brightness(text) > 150  # light text on it, from --jp-ui-font-color1
+    screenshot(page, "canvas-dark-theme")
+    page.locator(".lm-MenuBar-itemLabel", has_text="Settings").click()
+    page.locator(".lm-Menu-itemLabel", has_text="Theme").first.hover()
+    page.locator(".lm-Menu-itemLabel").get_by_text("JupyterLab Light", exact=True).click()
     kernel.close()

@@ -1,0 +1,157 @@
+"""Models used as layers (a Functional or Sequential called inside another model): their kind.
+
+They come by import only, never from the palette. A nested model's config holds the configs of
+all its layers; before Keras sees it, every layer in it (at any depth) is checked against the
+catalog and its module pinned to Keras's, so a config can only describe catalog layers (no
+Lambda, no custom class, no import path). A nested model is one box: its inputs are its slots
+(one input: "single"; several: a list, `model([a, b])`, in the order of `model.inputs`) and its
+flattened outputs are its output ports.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, replace
+from typing import Any
+
+from .drawing import EditError
+
+MODULES = {"Functional": "keras.src.models.functional", "Sequential": "keras"}
+MAX_DEPTH = 20  # models inside models inside models...
+
+
+@dataclass(frozen=True)
+class ModelKind:
+    """The catalog's LayerKind interface for Functional and Sequential models."""
+
+    class_name: str
+    group: str = "models"
+
+    @property
+    def slots(self):
+        """The slots of a one-input model; `slots_for(config)` gives a given model's own."""
+        from .catalog import Slots
+
+        return Slots("single", ("inputs",), 1, 1)
+
+    @property
+    def cls(self) -> type:
+        import keras
+        from keras.src.models.functional import Functional
+
+        return keras.Sequential if self.class_name == "Sequential" else Functional
+
+    def slots_for(self, config: dict):
+        from .catalog import Slots
+
+        names = input_names(self.class_name, config)
+        if len(names) == 1:
+            return Slots("single", tuple(names), 1, 1)
+        return Slots("list", tuple(names), len(names), len(names))  # model([a, b]): positional
+        # tensors would reach call()'s `training` argument
+
+    def n_outputs(self, config: dict) -> int:
+        if self.class_name == "Sequential":
+            return 1
+        return len(_triples(config.get("output_layers") if isinstance(config, dict) else None))
+
+    def schema(self) -> list[dict]:
+        return [{"name": "trainable", "type": "bool", "default": True, "required": False}]
+
+    def suggested_args(self) -> dict:
+        return {}
+
+    def create(self, config: dict):
+        """The model from its config, once every layer in it is known to be a catalog layer."""
+        import keras
+
+        checked = checked_config(self.class_name, config)
+        try:
+            if self.class_name == "Sequential":
+                return keras.Sequential.from_config(checked)
+            return keras.Model.from_config(checked)
+        except EditError:
+            raise
+        except Exception as e:
+            raise ValueError(f"Keras refused the config of nested model "
+                             f"{config.get('name')!r:.80}: {e}") from e
+
+    def build(self, **config: Any):
+        return self.create(config)
+
+    def make_config(self, **config: Any) -> dict:
+        return self.create(config).get_config()
+
+
+def kind(class_name: str) -> ModelKind:
+    if class_name not in MODULES:
+        raise EditError(f"{class_name!r:.80} is not a nested model class (Functional, Sequential).")
+    return ModelKind(class_name)
+
+
+def input_names(class_name: str, config: dict) -> list[str]:
+    """The names of a model's inputs, in the order of `model.inputs`."""
+    if not isinstance(config, dict):
+        raise EditError(f"A {class_name} config is a dict, got {config!r:.120}.")
+    if class_name == "Sequential":
+        first = (config.get("layers") or [{}])[0]
+        inner = first.get("config", {}) if isinstance(first, dict) else {}
+        return [inner.get("name", "inputs")] if first.get("class_name") == "InputLayer" else ["inputs"]
+    names = [t[0] for t in _triples(config.get("input_layers"))]
+    if not names:
+        raise EditError(f"Nested model {config.get('name')!r:.80} has no input_layers.")
+    return names
+
+
+def _triples(struct: Any) -> list:
+    """[layer, node, tensor] triples of input_layers/output_layers, flattened the way
+    keras.tree.flatten orders them (dict keys sorted)."""
+    if isinstance(struct, list) and len(struct) == 3 and isinstance(struct[0], str):
+        return [struct]
+    if isinstance(struct, dict):
+        return [t for key in sorted(struct) for t in _triples(struct[key])]
+    if isinstance(struct, (list, tuple)):
+        return [t for item in struct for t in _triples(item)]
+    return []
+
+
+def checked_config(class_name: str, config: dict, depth: int = 0) -> dict:
+    """A deep copy of a model config whose layers are all catalog layers (or checked models),
+    their modules pinned to Keras's. Refuses, naming the layer and its class, anything else."""
+    from . import catalog
+
+    if depth > MAX_DEPTH:
+        raise EditError(f"Models are nested more than {MAX_DEPTH} deep.")
+    if not isinstance(config, dict) or not isinstance(config.get("layers"), list):
+        raise EditError(f"A {class_name} config is a dict with a 'layers' list, got {config!r:.120}.")
+    config = copy.deepcopy(config)  # from_config pops keys, at every depth
+    model = config.get("name")
+    for i, entry in enumerate(config["layers"]):
+        if not isinstance(entry, dict) or not isinstance(entry.get("config"), dict):
+            raise EditError(f"Layer {i} of nested model {model!r:.80} is malformed: {entry!r:.120}.")
+        name, cls = entry["config"].get("name", entry.get("name")), entry.get("class_name")
+        if cls in MODULES:
+            entry["config"] = checked_config(cls, entry["config"], depth + 1)
+            entry.update(module=MODULES[cls], registered_name=cls if cls == "Functional" else None)
+            continue
+        if cls == "InputLayer":
+            entry.update(module="keras.layers", registered_name=None)
+            continue
+        try:
+            layer_kind = catalog.get(cls)
+        except ValueError as e:
+            raise EditError(f"Layer {name!r:.80} of nested model {model!r:.80} is a {cls!r:.80}, "
+                            f"which the canvas does not offer: {e}", layer=model) from None
+        entry["config"] = layer_kind._checked(entry["config"])  # the catalog's value checks
+        entry.update(module="keras.layers", class_name=layer_kind.class_name, registered_name=None)
+    return config
+
+
+def adopt_slots(drawing, name: str) -> None:
+    """Give a nested model's box the slots of its own inputs (Graph makes every box with its
+    kind's `slots`; a model's depend on its config). A no-op for other boxes."""
+    spec = drawing.layers[name]
+    if spec.class_name in MODULES:
+        wanted = kind(spec.class_name).slots_for(dict(spec.config))
+        if spec.slots != wanted:
+            drawing.layers[name] = replace(spec, slots=wanted)
