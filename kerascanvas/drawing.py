@@ -62,7 +62,7 @@ class LayerSpec:
 
 
 class Drawing:
-    """Layers (creation order), edges (creation order) and pinned positions.
+    """Layers (creation order), edges (creation order), pinned positions, expanded boxes.
 
     Two indexes (edges into a call, edges out of a call) are kept up to date by every edit, and
     each edit notes the calls it touched and the layers it took away, so that the network rebuild
@@ -73,6 +73,7 @@ class Drawing:
         self.layers: dict[str, LayerSpec] = {}
         self.edges: list[Edge] = []
         self.pinned: dict[str, tuple[float, float]] = {}
+        self.expanded: frozenset[str] = frozenset()  # nested-model boxes shown with their inside
         self.output_order: tuple[Triple, ...] = ()
         self.outputs_only = False  # True: the model's outputs are exactly output_order (import)
         self.name_counts: dict[str, int] = {}
@@ -89,7 +90,7 @@ class Drawing:
         d = Drawing.__new__(Drawing)
         d.layers, d.edges, d.pinned = dict(self.layers), list(self.edges), dict(self.pinned)
         d.output_order, d.name_counts = self.output_order, dict(self.name_counts)
-        d.outputs_only = self.outputs_only
+        d.outputs_only, d.expanded = self.outputs_only, self.expanded
         d._into, d._out = dict(self._into), dict(self._out)
         d.touched, d.gone = (set(self.touched), set(self.gone)) if keep_marks else (set(), set())
         return d
@@ -139,6 +140,7 @@ class Drawing:
                 self._drop_edge(self._out[(name, k)][0])
         del self.layers[name]
         self.pinned.pop(name, None)
+        self.expanded = self.expanded - {name}
         self.output_order = tuple(t for t in self.output_order if t[0] != name)
         self.gone.add(name)
 
@@ -158,6 +160,8 @@ class Drawing:
         self._reindex()
         if old in self.pinned:
             self.pinned[new] = self.pinned.pop(old)
+        if old in self.expanded:
+            self.expanded = self.expanded - {old} | {new}
         self.output_order = tuple(swap(t) for t in self.output_order)
         self.gone.add(old)
         self.touched.update((new, k) for k in range(renamed.calls))

@@ -21,6 +21,7 @@ import keras
 from . import catalog, kinds
 from .depth import DepthMap, depth_map
 from .drawing import INPUT_CLASS, Drawing, EditError, LayerSpec, NoSlots, Triple
+from .inner import inner_view
 from .layout import layout
 from .network import Journal, Network
 
@@ -195,6 +196,24 @@ class Graph:
 
         self._edit(change, network=False)
 
+    def expand(self, name: str, open: bool = True) -> None:
+        """Show a nested model's box with its own graph inside (open=False: as one box again).
+        A view change, like `move`: it is saved with the drawing and undone by `undo`."""
+
+        def change(d: Drawing) -> None:
+            spec = d.spec(name)
+            if spec.class_name not in kinds.NESTED_MODEL_CLASSES:
+                raise EditError(f"{name!r} ({spec.class_name}) is not a nested model: only a "
+                                "model used as a layer (Functional, Sequential) expands.", layer=name)
+            d.expanded = d.expanded | {name} if open else d.expanded - {name}
+
+        self._edit(change, network=False)
+
+    @property
+    def expanded(self) -> frozenset[str]:
+        """The nested-model boxes shown with their inside."""
+        return self._drawing.expanded
+
     def arrange(self) -> None:
         """Unpin every box and lay the drawing out again from its depth map."""
         self._edit(lambda d: d.pinned.clear(), network=False)
@@ -338,7 +357,13 @@ class Graph:
         if self._positions is None:
             d = self._drawing
             links = [(e.src[0], e.dst[0]) for e in d.edges]
-            self._positions = layout(self.depth.layer_depth, links, list(d.layers), d.pinned)
+            sizes = {}
+            for name in d.expanded & self._net.objects.keys():
+                view = inner_view(self._net.objects[name])
+                if view is not None:
+                    sizes[name] = (view["width"], view["height"])
+            self._positions = layout(self.depth.layer_depth, links, list(d.layers), d.pinned,
+                                     sizes=sizes)
         return self._positions
 
     @property

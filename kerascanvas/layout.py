@@ -8,7 +8,6 @@ the best order seen. Pure Python: no Keras import.
 
 from __future__ import annotations
 
-import math
 from bisect import bisect_left
 from collections import deque
 from collections.abc import Mapping, Sequence
@@ -25,6 +24,7 @@ def layout(
     pinned: Mapping[str, tuple[float, float]] = {},
     size: tuple[float, float] = (160.0, 60.0),
     gap: tuple[float, float] = (60.0, 40.0),
+    sizes: Mapping[str, tuple[float, float]] = {},
 ) -> dict[str, tuple[float, float]]:
     """Top-left corner (x, y) of every box named in `order`, `layer_depth` or `pinned`.
 
@@ -32,6 +32,8 @@ def layout(
     edge; order: creation order, which breaks ties. Layers without a depth (parts of a partial
     drawing) go one row below their deepest placed source, after the boxes with a depth. Pinned boxes
     keep their position exactly; the others move right past any pinned box in their way.
+    sizes: (width, height) of boxes bigger than `size` (an expanded nested model): their row is
+    taller and their neighbours move aside.
     """
     names = list(dict.fromkeys([*order, *layer_depth, *pinned]))
     rank = {name: i for i, name in enumerate(names)}
@@ -39,7 +41,7 @@ def layout(
     level = _levels(layer_depth, names, neighbours[0])
     rows = _rows(names, level, layer_depth)
     _reduce_crossings(rows, level, neighbours)
-    return _place(rows, pinned, size, gap)
+    return _place(rows, pinned, {n: sizes.get(n, size) for n in names}, gap)
 
 
 def count_crossings(rows: Sequence[Sequence[str]], edges: Sequence[tuple[str, str]]) -> int:
@@ -162,31 +164,40 @@ def _inversions(pairs: list[tuple[int, int]]) -> int:
     return crossings
 
 
-def _place(rows, pinned, size, gap) -> dict[str, tuple[float, float]]:
-    """Coordinates: rows centred on the widest, pinned boxes where the user put them."""
-    width, height = size
-    step_x, step_y = width + gap[0], height + gap[1]
+def _place(rows, pinned, box, gap) -> dict[str, tuple[float, float]]:
+    """Coordinates: rows centred on the widest, each row as tall as its tallest box, pinned
+    boxes where the user put them. box: name -> (width, height)."""
     free_rows = [[n for n in row if n not in pinned] for row in rows]
-    widest = max((len(row) for row in free_rows), default=0)
-    # Pinned boxes each row would run into, as [left, right) spans that include the gap.
+    tops, y = [], 0.0
+    for row in rows:
+        tops.append(y)
+        y += max((box[n][1] for n in row), default=0.0) + gap[1]
+    bottoms = tops[1:] + [y]
+    widths = [sum(box[n][0] + gap[0] for n in row) for row in free_rows]
+    widest = max(widths, default=0.0)
+    # Pinned boxes each row would run into, as [left, right) spans that include the gaps.
     blocking: dict[int, list[tuple[float, float]]] = {}
-    for px, py in pinned.values():
-        near = math.floor(py / step_y)
-        for r in range(max(near - 1, 0), min(near + 2, len(free_rows))):
-            if py < r * step_y + step_y and r * step_y < py + step_y:
-                blocking.setdefault(r, []).append((px - step_x, px + step_x))
+    for n, (px, py) in pinned.items():
+        w, h = box.get(n, (0.0, 0.0))
+        first = max(bisect_left(bottoms, py) - 1, 0)  # rows from just above the pinned box
+        for r in range(first, len(free_rows)):
+            if tops[r] >= py + h + gap[1]:
+                break
+            if py < bottoms[r]:
+                blocking.setdefault(r, []).append((px - gap[0], px + w + gap[0]))
     positions: dict[str, tuple[float, float]] = {}
     for r, row in enumerate(free_rows):
-        y = r * step_y
         spans = sorted(blocking.get(r, ()))
-        lefts = [left for left, _ in spans]
-        x = (widest - len(row)) / 2 * step_x
+        x, i = (widest - widths[r]) / 2, 0
         for n in row:
-            i = max(bisect_left(lefts, x) - 1, 0)
-            while i < len(spans) and spans[i][0] < x:
-                x = max(x, spans[i][1])  # inside a pinned box's span: jump past it
-                i += 1
-            positions[n] = (x, y)
-            x += step_x
+            width = box[n][0]
+            while i < len(spans) and spans[i][1] <= x:
+                i += 1  # behind this box, and so behind every later one in the row
+            j = i
+            while j < len(spans) and spans[j][0] < x + width:
+                x = max(x, spans[j][1])  # overlaps a pinned box: jump past it
+                j += 1
+            positions[n] = (x, tops[r])
+            x += width + gap[0]
     positions.update((n, (float(px), float(py))) for n, (px, py) in pinned.items())
     return positions

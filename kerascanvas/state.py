@@ -5,6 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from .inner import inner_view
+from .kinds import NESTED_MODEL_CLASSES as MODELS
+
 STATE_VERSION = 1
 
 
@@ -29,15 +32,21 @@ def graph_state(g) -> dict:
                           [_shape(t.shape) for t in record.outputs],
                           "missing": why})
         x, y = positions.get(name, (0.0, 0.0))
+        inside = inner_view(layer) if layer is not None and spec.class_name in MODELS else None
         layers.append({
             "name": name, "class_name": spec.class_name, "group": _group(spec),
-            "config": _jsonable(spec.config), "is_input": spec.is_input,
+            "config": _jsonable(_shown_config(spec)), "is_input": spec.is_input,
             "x": x, "y": y, "pinned": name in d.pinned,
             "slots": {"kind": spec.slots.kind, "names": list(spec.slots.names),
                       "min": spec.slots.min, "max": spec.slots.max},
             "n_outputs": spec.n_outputs, "calls": calls,
             "params": layer.count_params() if layer is not None and layer.built else None,
             "depth": depth.get(name), "problems": by_layer.get(name, []),
+            # a nested model: how many layers it holds, and its inside while expanded
+            "inner_layers": None if inside is None else
+            sum(1 for item in inside["layers"] if item["class_name"] != "InputLayer"),
+            "expanded": name in d.expanded and inside is not None,
+            "inner": inside if name in d.expanded else None,
         })
     edges = []
     for e in d.edges:
@@ -56,6 +65,14 @@ def graph_state(g) -> dict:
             "params": int(model.count_params())},
         "can_undo": g.can_undo, "can_redo": g.can_redo,
     }
+
+
+def _shown_config(spec) -> dict:
+    """A nested model's config without its inner layers (the inspector edits only the top
+    level; the inside travels as `inner`, laid out, while expanded)."""
+    if spec.class_name in MODELS:
+        return {k: v for k, v in spec.config.items() if k not in ("layers", "input_layers", "output_layers")}
+    return spec.config
 
 
 def _group(spec) -> str:

@@ -5,7 +5,7 @@ The file is a zip archive (format version 1):
                        "layers": [{"name", "class_name", "config", "calls", "weights": n}, ...],
                        "edges": [[[src, node_index, tensor_index], [dst, call, slot]], ...],
                        "pinned": {name: [x, y]}, "outputs": [[layer, node, tensor], ...],
-                       "outputs_only": bool}
+                       "outputs_only": bool, "expanded": [name, ...] (optional)}
     weights.npz       arrays "l<i>_<j>": weight j of layer i (the order of layer.weights),
                       read with allow_pickle=False.
 A layer entry is what `g.layers` shows: the catalog class name (or "InputLayer"; or "Functional" /
@@ -50,6 +50,7 @@ def save(g, path) -> None:
     document = {"format": FORMAT, "version": VERSION, "name": g.name, "layers": layers,
                 "edges": [[list(e.src), list(e.dst)] for e in d.edges],
                 "pinned": {n: list(p) for n, p in d.pinned.items()},
+                "expanded": sorted(d.expanded),
                 "outputs": [list(t) for t in d.output_order], "outputs_only": d.outputs_only}
     buffer = io.BytesIO()
     np.savez(buffer, **arrays)
@@ -113,6 +114,9 @@ def _check(doc, path) -> None:
     for key, kind in expected.items():
         if not isinstance(doc.get(key), kind):
             raise EditError(f"{where}: {key!r} must be a {kind.__name__}, got {doc.get(key)!r:.80}.")
+    expanded = doc.get("expanded", [])
+    if not (isinstance(expanded, list) and all(isinstance(n, str) for n in expanded)):
+        raise EditError(f"{where}: 'expanded' must be a list of layer names, got {expanded!r:.80}.")
     if len(doc["layers"]) > MAX_LAYERS:
         raise EditError(f"{where} has more than {MAX_LAYERS} layers.")
     for layer in doc["layers"]:
@@ -144,6 +148,8 @@ def _rebuild(g, doc) -> None:
             if not (isinstance(point, list) and len(point) == 2):
                 raise EditError(f"A malformed position for {name!r}: {point!r:.80}.")
             g.move(name, *point)
+        for name in doc.get("expanded", []):  # optional: files from before it existed lack it
+            g.expand(name)
         if doc["outputs"]:
             g.set_outputs([tuple(t) for t in doc["outputs"]], only=doc["outputs_only"])
 

@@ -207,6 +207,13 @@ def _index(m: dict, key: str, optional: bool = False) -> int | None:
     return value
 
 
+def _flag(m: dict, key: str) -> bool:
+    value = m.get(key)
+    if not isinstance(value, bool):
+        raise IntentError(f"{key!r} must be true or false, got {value!r:.40}.")
+    return value
+
+
 def _number(m: dict, key: str) -> float:
     value = m.get(key)
     if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value):
@@ -371,6 +378,7 @@ _HANDLERS: dict[str, Callable[[Graph, dict], Any]] = {
     "remove_call": lambda g, m: g.remove_call(_name(m), _index(m, "call")),
     "move": lambda g, m: g.move(_name(m), _number(m, "x"), _number(m, "y")),
     "arrange": lambda g, m: g.arrange(),
+    "expand": lambda g, m: g.expand(_name(m), _flag(m, "open")),
     "duplicate": lambda g, m: g.duplicate(_names(m)),
     "undo": lambda g, m: g.undo(),
     "redo": lambda g, m: g.redo(),

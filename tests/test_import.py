@@ -189,3 +189,60 @@ def test_applications_import_export_and_rebuild_identical(name, tmp_path):
     again = namespace["model"]
     assert again.get_config() == model.get_config()
     assert again.count_params() == model.count_params()
+
+
+def test_a_nested_model_box_expands_into_its_inner_graph_and_back():
+    from kerascanvas.state import graph_state
+
+    g = ok(kc.Graph.from_model(nested_models()))
+    folded = {layer["name"]: layer for layer in graph_state(g)["layers"]}
+    assert folded["inner"]["inner_layers"] == 2 and folded["seq"]["inner_layers"] == 1
+    assert folded["inner"]["inner"] is None and folded["cat"]["inner_layers"] is None
+    before = g.positions
+    g.expand("inner")
+    assert g.expanded == {"inner"}
+    state = {layer["name"]: layer for layer in graph_state(g)["layers"]}
+    inside = state["inner"]["inner"]
+    assert state["inner"]["expanded"]
+    assert [(b["name"], b["class_name"], b["output"]) for b in inside["layers"]] == [
+        ("a", "InputLayer", False), ("b", "InputLayer", False), ("d", "Dense", True), ("s", "Add", True)]
+    assert sorted(map(tuple, inside["edges"])) == [("a", "d"), ("a", "s"), ("b", "d"), ("b", "s")]
+    rows = {b["name"]: b["y"] for b in inside["layers"]}
+    assert rows["a"] == rows["b"] < rows["d"] == rows["s"]  # inputs above, by the inner depth map
+    for b in inside["layers"]:  # inside the outer box
+        assert 0 <= b["x"] and b["x"] + b["w"] <= inside["width"]
+        assert 0 < b["y"] and b["y"] + b["h"] <= inside["height"]
+    # the rows below the grown box move down to make room for it
+    pos = g.positions
+    assert pos["seq"][1] >= pos["inner"][1] + inside["height"] > before["seq"][1]
+    g.expand("inner", open=False)
+    assert g.expanded == frozenset() and g.positions == before
+    g.undo()
+    assert g.expanded == {"inner"}  # a view change is an undo step, as a move is
+    g.rename("inner", "encoder")
+    assert g.expanded == {"encoder"}
+    g.remove("encoder")
+    assert g.expanded == frozenset()
+
+
+def test_only_nested_models_expand():
+    g = ok(kc.Graph.from_model(nested_models()))
+    with pytest.raises(kc.EditError, match=r"'cat' \(Concatenate\) is not a nested model"):
+        g.expand("cat")
+    with pytest.raises(kc.EditError, match="nowhere"):
+        g.expand("nowhere")
+    assert g.expanded == frozenset() and not g.can_redo
+
+
+def test_the_inside_of_a_model_nested_in_a_nested_model_shows_it_as_a_model():
+    from kerascanvas.inner import inner_view
+
+    p = keras.Input((4,), name="p")
+    leaf = keras.Sequential([keras.Input((4,)), keras.layers.Dense(2, name="q")], name="leaf")
+    mid = keras.Model(p, leaf(p), name="mid")
+    x = keras.Input((4,), name="x")
+    g = ok(kc.Graph.from_model(keras.Model(x, mid(x))))
+    g.expand("mid")
+    view = inner_view(g.keras_layer("mid"))
+    assert [(b["name"], b["class_name"], b["nested"]) for b in view["layers"]] == [
+        ("p", "InputLayer", False), ("leaf", "Sequential", True)]

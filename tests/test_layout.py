@@ -115,6 +115,45 @@ def test_random_pins_are_kept_and_not_overlapped(parents, data):
     assert overlapping(positions, skip=frozenset(pinned)) == []
 
 
+def overlapping_sized(positions, sizes):
+    """Pairs of boxes whose rectangles overlap, each box its own size (SIZE unless given)."""
+    rects = {n: (x, y, *sizes.get(n, SIZE)) for n, (x, y) in positions.items()}
+    names = sorted(rects)
+    return [(a, b) for i, a in enumerate(names) for b in names[i + 1:]
+            if rects[a][0] < rects[b][0] + rects[b][2] and rects[b][0] < rects[a][0] + rects[a][2]
+            and rects[a][1] < rects[b][1] + rects[b][3] and rects[b][1] < rects[a][1] + rects[a][3]]
+
+
+@settings(max_examples=40, deadline=None)
+@given(dags(), st.data())
+def test_big_boxes_get_room_and_pins_are_still_kept(parents, data):
+    layer_depth, edges = graph_depths(parents)
+    names = list(parents)
+    big = data.draw(st.lists(st.sampled_from(names), max_size=3, unique=True))
+    size = st.tuples(st.integers(160, 900).map(float), st.integers(60, 700).map(float))
+    sizes = {n: data.draw(size) for n in big}
+    chosen = data.draw(st.lists(st.sampled_from(names), max_size=2, unique=True))
+    pinned = {n: (data.draw(st.integers(-5, 12)) * 97.0, data.draw(st.integers(-2, 8)) * 53.0) for n in chosen}
+    positions = layout(layer_depth, edges, names, pinned, sizes=sizes)
+    assert {n: positions[n] for n in pinned} == pinned
+    free = {n: p for n, p in positions.items() if n not in pinned}
+    assert overlapping_sized(free, sizes) == []
+    clashes = overlapping_sized(positions, sizes)
+    assert all(a in pinned and b in pinned for a, b in clashes)  # only pins the user overlapped
+    for a, b in edges:  # sources still end above the rows of their consumers
+        if layer_depth[a] > layer_depth[b]:
+            assert positions[a][1] + sizes.get(a, SIZE)[1] <= positions[b][1] or a in pinned or b in pinned
+
+
+def test_a_big_box_pushes_the_rows_below_it_down_and_its_row_neighbours_aside():
+    parents = {"in": [], "big": ["in"], "side": ["in"], "out": ["big", "side"]}
+    layer_depth, edges = graph_depths(parents)
+    small = layout(layer_depth, edges, list(parents))
+    grown = layout(layer_depth, edges, list(parents), sizes={"big": (500.0, 400.0)})
+    assert grown["out"][1] - small["out"][1] == 400.0 - SIZE[1]
+    assert grown["side"][0] - grown["big"][0] == 500.0 + 60.0  # its width plus the gap
+
+
 def test_deterministic():
     rng = random.Random(3)
     parents = {f"l{i}": rng.sample([f"l{j}" for j in range(i)], min(i, 2)) for i in range(200)}

@@ -67,10 +67,12 @@ def test_random_drawings_survive_save_and_load(tmp_path_factory, steps):
 
 def test_nested_models_survive_save_and_load(tmp_path):
     g = kc.Graph.from_model(nested_models())
+    g.expand("inner")
     g.save(tmp_path / "n.kcanvas")
     h = ok(kc.Graph.load(tmp_path / "n.kcanvas"))
     same_drawing(g, h)
     assert h._drawing.layers["inner"].slots == g._drawing.layers["inner"].slots
+    assert h.expanded == {"inner"} and h.positions == g.positions
     assert json.dumps(h.model.get_config()) == json.dumps(g.model.get_config())
 
 
@@ -120,6 +122,8 @@ def good_document():
                                    "weights": 0, "config": {}}), "not a layer the canvas offers"),
     (lambda d: d.update(edges=[[["x", 0, 0], ["nowhere", 0, 0]]]), "no layer named"),
     (lambda d: d.update(edges=[["x"]]), "invalid drawing|malformed"),
+    (lambda d: d.update(expanded="x"), "'expanded' must be a list of layer names"),
+    (lambda d: d.update(expanded=["x"]), r"'x' \(InputLayer\) is not a nested model"),
 ])
 def test_bad_files_fail_clearly(tmp_path, change, message):
     document = good_document()

@@ -190,3 +190,23 @@ def test_delete_of_a_selection_is_one_undo_step(canvas):
     assert list(canvas.graph.layers) == ["a", "b", "c"]
     assert intent(canvas, kind="redo", id=7)["ok"] and list(canvas.graph.layers) == ["b"]
     assert canvas.state["can_undo"] is True
+
+
+def test_a_nested_model_folds_out_and_back_through_intents():
+    import keras
+
+    x = keras.Input((3,), name="x")
+    inner = keras.Sequential([keras.Input((3,), name="i"), keras.layers.Dense(2, name="d")], name="inner")
+    c = kc.Canvas(kc.Graph.from_model(keras.Model(x, inner(x))))
+    c._sent = []
+    c.send = lambda content, buffers=None: c._sent.append(content)
+    assert intent(c, kind="expand", id=1, name="inner", open=True) == {"id": 1, "ok": True, "result": None}
+    layer = next(item for item in c.state["layers"] if item["name"] == "inner")
+    assert layer["expanded"] and [b["name"] for b in layer["inner"]["layers"]] == ["i", "d"]
+    for bad in ({"name": "inner", "open": "yes"}, {"name": "inner"}, {"name": "x", "open": True},
+                {"name": ["inner"], "open": False}):
+        before = fingerprint(c.graph), c.graph.expanded
+        assert "error" in intent(c, kind="expand", id=2, **bad)
+        assert (fingerprint(c.graph), c.graph.expanded) == before
+    assert intent(c, kind="expand", id=3, name="inner", open=False)["ok"]
+    assert not next(item for item in c.state["layers"] if item["name"] == "inner")["expanded"]

@@ -1,7 +1,7 @@
 // The drawing area: boxes, ports and edges in SVG, and every gesture turned into a kernel intent.
 import { clear, el, svg } from "./dom";
 import {
-  BOX_WIDTH, type Point, type Port, type Rect, type View, boxAt, boxHeight, boxesIn, bounds, edgePath,
+  type Point, type Port, type Rect, type View, boxAt, boxHeight, boxWidth, boxesIn, bounds, edgePath,
   fitText, fitView, fitsIn, portAt, ports, rectFrom, toScreen, toWorld, zoomAt,
 } from "./geometry";
 import { byName, callText, edgeTitle, paramsText, problemLines, shapeText, summary } from "./mirror";
@@ -10,7 +10,7 @@ import { Client, type Model } from "./protocol";
 import { exportPng, exportSvg } from "./exporting";
 import { type DepthStep, type ForwardStep, StepPlayer, depthStepText, forwardStepText } from "./teach";
 import { TrainingPanel } from "./training";
-import type { GraphState, LayerState, PaletteEntry } from "./types";
+import type { GraphState, InnerView, LayerState, PaletteEntry } from "./types";
 
 type Drag =
   | { kind: "pan"; from: Point; view: View; moved: boolean }
@@ -159,7 +159,7 @@ export class CanvasView {
   private focusedKey(): string | null {
     const active = document.activeElement;
     if (!active || !this.svgEl.contains(active)) return null;
-    for (const attr of ["data-name", "data-port", "data-edge"]) {
+    for (const attr of ["data-toggle", "data-name", "data-port", "data-edge"]) {
       const v = active.getAttribute(attr);
       if (v !== null) return `[${attr}="${CSS.escape(v)}"]`;
     }
@@ -195,7 +195,7 @@ export class CanvasView {
     const inView = (p: Point) => !seen || (p.x >= seen.x && p.x <= seen.x + seen.w && p.y >= seen.y && p.y <= seen.y + seen.h);
     this.allPorts = [];
     for (const layer of layers) {
-      const visible = !seen || (layer.x + BOX_WIDTH >= seen.x && layer.x <= seen.x + seen.w
+      const visible = !seen || (layer.x + boxWidth(layer) >= seen.x && layer.x <= seen.x + seen.w
         && layer.y + boxHeight(layer) >= seen.y && layer.y <= seen.y + seen.h);
       if (visible) this.drawBox(layer, detail);
       for (const port of ports(layer, this.state.edges)) {
@@ -237,30 +237,63 @@ export class CanvasView {
 
   private drawBox(layer: LayerState, detail = true): void {
     const h = boxHeight(layer);
+    const w = boxWidth(layer);
     const classes = ["kc-box"];
     if (this.selected.has(layer.name)) classes.push("kc-selected");
     if (this.highlighted === layer.name) classes.push("kc-highlight");
     if (layer.problems.length) classes.push("kc-problem");
     if (layer.calls.some((c) => !c.built)) classes.push("kc-pending");
+    if (layer.expanded) classes.push("kc-expanded");
     const g = svg("g", { class: classes.join(" "), transform: `translate(${layer.x},${layer.y})`,
       tabindex: 0, role: "button", "aria-label": layer.name, "data-name": layer.name });
-    g.append(svg("rect", { width: BOX_WIDTH, height: h, rx: 6 }));
+    g.append(svg("rect", { width: w, height: h, rx: 6 }));
     if (!detail) { this.boxLayer.append(g); return; }
-    const room = BOX_WIDTH - 16 - (layer.problems.length ? 16 : 0);
+    const nested = layer.inner_layers !== null;
+    const room = w - 16 - (layer.problems.length ? 16 : 0) - (nested ? 20 : 0);
     g.append(boxText(8, 16, "kc-name", layer.name, 7.2, room));
     const params = (layer.params === null ? "" : ` · ${paramsText(layer.params)} params`)
       + (layer.depth === null ? "" : ` · depth ${layer.depth}`);
-    g.append(boxText(8, 32, "kc-class", `${layer.class_name}${params}`, 5.6, BOX_WIDTH - 16));
-    layer.calls.forEach((call, k) => {
-      g.append(boxText(8, 40 + 12 + k * 16, call.built ? "kc-call" : "kc-call kc-call-pending", callText(layer, k), 5.6, BOX_WIDTH - 16));
+    const holds = nested ? ` · ${layer.inner_layers} layers` : "";
+    g.append(boxText(8, 32, "kc-class", `${layer.class_name}${holds}${params}`, 5.6, w - 16));
+    if (layer.expanded && layer.inner) this.drawInside(g, layer.inner, layer.name);
+    else layer.calls.forEach((call, k) => {
+      g.append(boxText(8, 40 + 12 + k * 16, call.built ? "kc-call" : "kc-call kc-call-pending", callText(layer, k), 5.6, w - 16));
     });
+    if (nested) {
+      // a nested model folds out into its own graph (and back): a button in the header
+      const open = layer.expanded;
+      const toggle = svg("g", { class: "kc-toggle", transform: `translate(${w - 20 - (layer.problems.length ? 18 : 0)},4)`,
+        tabindex: 0, role: "button", "aria-expanded": String(open), "data-toggle": layer.name,
+        "aria-label": `${open ? "collapse" : "expand"} ${layer.name}` });
+      toggle.append(svg("rect", { width: 16, height: 16, rx: 3 }), svg("text", { x: 8, y: 12, "text-anchor": "middle" }, open ? "−" : "+"));
+      g.append(toggle);
+    }
     if (layer.problems.length) {
       // a visible mark on the box; the messages on hover and in the problem list below
-      const badge = svg("g", { class: "kc-badge", transform: `translate(${BOX_WIDTH - 12},12)` });
+      const badge = svg("g", { class: "kc-badge", transform: `translate(${w - 12},12)` });
       badge.append(svg("circle", { r: 7 }), svg("text", { y: 4, "text-anchor": "middle" }, "!"));
       g.append(badge, svg("title", {}, layer.problems.join("\n")));
     }
     this.boxLayer.append(g);
+  }
+
+  /** An expanded nested model's own graph, inside its box: read-only boxes and edges. */
+  private drawInside(g: SVGGElement, inner: InnerView, outer: string): void {
+    const at = new Map(inner.layers.map((b) => [b.name, b]));
+    for (const [src, dst] of inner.edges) {
+      const a = at.get(src), b = at.get(dst);
+      if (!a || !b) continue;
+      const p = { x: a.x + a.w / 2, y: a.y + a.h }, q = { x: b.x + b.w / 2, y: b.y }, dy = (q.y - p.y) / 2;
+      g.append(svg("path", { class: "kc-inner-edge", d: `M${p.x},${p.y} C${p.x},${p.y + dy} ${q.x},${q.y - dy} ${q.x},${q.y}` }));
+    }
+    for (const b of inner.layers) {
+      const box = svg("g", { class: `kc-inner${b.output ? " kc-inner-output" : ""}`, transform: `translate(${b.x},${b.y})`,
+        "aria-label": `${b.name} (${b.class_name}) in ${outer}`, "data-inner": b.name });
+      box.append(svg("rect", { width: b.w, height: b.h, rx: 4 }),
+        boxText(6, 14, "kc-inner-name", b.name, 6.2, b.w - 12),
+        boxText(6, 28, "kc-class", b.class_name + (b.nested ? " (model)" : ""), 5.6, b.w - 12));
+      g.append(box);
+    }
   }
 
   private drawPort(port: Port): void {
@@ -308,7 +341,7 @@ export class CanvasView {
     if (!b || layers.length < 2) return;
     const pad = 20;
     this.minimap.setAttribute("viewBox", `${b.x - pad} ${b.y - pad} ${b.w + 2 * pad} ${b.h + 2 * pad}`);
-    for (const l of layers) this.minimap.append(svg("rect", { x: l.x, y: l.y, width: BOX_WIDTH, height: boxHeight(l), class: "kc-mini-box" }));
+    for (const l of layers) this.minimap.append(svg("rect", { x: l.x, y: l.y, width: boxWidth(l), height: boxHeight(l), class: "kc-mini-box" }));
     this.miniView = svg("rect", { class: "kc-mini-view" });
     this.minimap.append(this.miniView);
     this.moveMiniView();
@@ -469,6 +502,12 @@ export class CanvasView {
     this.toast.style.top = `${Math.min(Math.max(0, p.y + 12), Math.max(0, r.height - 60))}px`;
   }
 
+  /** Fold a nested model's box out into its inner graph, or back into one box. */
+  private toggle(name: string): void {
+    const layer = this.state.layers.find((l) => l.name === name);
+    if (layer) this.act("expand", { name, open: !layer.expanded }, { x: layer.x, y: layer.y });
+  }
+
   private addLayer(className: string, at: Point): void {
     const preset = INPUT_PRESETS[className];
     if (preset) this.act("add_input", { shape: preset, x: at.x, y: at.y });
@@ -541,6 +580,12 @@ export class CanvasView {
     const port = portKey ? this.allPorts.find((q) => q.key === portKey) ?? null : portAt(this.allPorts, w);
     if (port && port.kind === "out") {
       this.drag = { kind: "edge", port };
+      ev.preventDefault();
+      return;
+    }
+    const toggle = target.closest?.("[data-toggle]");
+    if (toggle) {
+      this.toggle(toggle.getAttribute("data-toggle")!);
       ev.preventDefault();
       return;
     }
@@ -653,6 +698,8 @@ export class CanvasView {
       ev.preventDefault();
       return true;
     }
+    const toggleName = target.getAttribute?.("data-toggle");
+    if (toggleName && (ev.key === "Enter" || ev.key === " ")) { ev.preventDefault(); this.toggle(toggleName); return true; }
     const edgeIndex = target.getAttribute?.("data-edge");
     if (ev.key === "Enter" && edgeIndex !== null && edgeIndex !== undefined) { this.inspectEdge(Number(edgeIndex)); return true; }
     const boxName = target.getAttribute?.("data-name");
@@ -686,10 +733,10 @@ export class CanvasView {
     if (!layer) return;
     const r = this.stage.getBoundingClientRect();
     const a = toScreen(this.view, { x: layer.x, y: layer.y });
-    const b = toScreen(this.view, { x: layer.x + BOX_WIDTH, y: layer.y + boxHeight(layer) });
+    const b = toScreen(this.view, { x: layer.x + boxWidth(layer), y: layer.y + boxHeight(layer) });
     if (a.x >= 0 && a.y >= 0 && b.x <= r.width && b.y <= r.height && this.view.k >= 0.5) return;
     const k = Math.max(this.view.k, 1);
-    this.view = { k, x: r.width / 2 - (layer.x + BOX_WIDTH / 2) * k, y: r.height / 2 - (layer.y + boxHeight(layer) / 2) * k };
+    this.view = { k, x: r.width / 2 - (layer.x + boxWidth(layer) / 2) * k, y: r.height / 2 - (layer.y + boxHeight(layer) / 2) * k };
     this.render(); // keeps the focus on the redrawn element
   }
 
@@ -718,9 +765,10 @@ export class CanvasView {
       });
       this.menu.append(b);
     };
-    const anchor = { x: box.x + BOX_WIDTH, y: box.y };
+    const anchor = { x: box.x + boxWidth(box), y: box.y };
     if (!box.is_input) item("Call again (shared weights)", () => this.act("add_call", { name: box.name }, anchor));
     if (box.calls.length > 1) item(`Remove call ${box.calls.length - 1}`, () => this.act("remove_call", { name: box.name, call: box.calls.length - 1 }, anchor));
+    if (box.inner_layers !== null) item(box.expanded ? "Collapse" : "Expand (show its layers)", () => this.toggle(box.name));
     item("Rename", () => (this.inspector.querySelector('[aria-label="layer name"]') as HTMLInputElement | null)?.focus());
     item("Delete", () => this.act("remove", { names: [box.name] }, anchor));
     this.menu.style.left = `${at.x}px`;

@@ -27,7 +27,13 @@ export function outLabel(layer: string, node: number, tensor: number): string {
   return `${layer} out ${node}.${tensor}`;
 }
 
+/** A box's size: an expanded nested model is as big as its inside (the kernel lays it out). */
+export function boxWidth(layer: LayerState): number {
+  return layer.expanded && layer.inner ? layer.inner.width : BOX_WIDTH;
+}
+
 export function boxHeight(layer: LayerState): number {
+  if (layer.expanded && layer.inner) return layer.inner.height;
   return HEADER + CALL_ROW * Math.max(1, layer.calls.length) + 6;
 }
 
@@ -43,6 +49,7 @@ export function slotCount(layer: LayerState, filled: number): number {
 export function ports(layer: LayerState, edges: EdgeState[]): Port[] {
   const found: Port[] = [];
   const h = boxHeight(layer);
+  const w = boxWidth(layer);
   const calls = Math.max(1, layer.calls.length);
   const inputs: [number, number][] = [];
   if (!layer.is_input) {
@@ -53,19 +60,19 @@ export function ports(layer: LayerState, edges: EdgeState[]): Port[] {
   }
   inputs.forEach(([k, s], i) => {
     found.push({ key: `in:${layer.name}:${k}:${s}`, kind: "in", layer: layer.name, call: k, index: s,
-      label: inLabel(layer.name, k, s), at: { x: layer.x + spread(i, inputs.length), y: layer.y } });
+      label: inLabel(layer.name, k, s), at: { x: layer.x + spread(i, inputs.length, w), y: layer.y } });
   });
   const outputs: [number, number][] = [];
   for (let n = 0; n < calls; n++) for (let t = 0; t < layer.n_outputs; t++) outputs.push([n, t]);
   outputs.forEach(([n, t], i) => {
     found.push({ key: `out:${layer.name}:${n}:${t}`, kind: "out", layer: layer.name, call: n, index: t,
-      label: outLabel(layer.name, n, t), at: { x: layer.x + spread(i, outputs.length), y: layer.y + h } });
+      label: outLabel(layer.name, n, t), at: { x: layer.x + spread(i, outputs.length, w), y: layer.y + h } });
   });
   return found;
 }
 
-function spread(i: number, n: number): number {
-  return (BOX_WIDTH * (i + 1)) / (n + 1);
+function spread(i: number, n: number, width: number): number {
+  return (width * (i + 1)) / (n + 1);
 }
 
 export function edgePath(a: Point, b: Point): string {
@@ -95,7 +102,7 @@ export function bounds(layers: LayerState[]): Rect | null {
   let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
   for (const l of layers) {
     x0 = Math.min(x0, l.x); y0 = Math.min(y0, l.y);
-    x1 = Math.max(x1, l.x + BOX_WIDTH); y1 = Math.max(y1, l.y + boxHeight(l));
+    x1 = Math.max(x1, l.x + boxWidth(l)); y1 = Math.max(y1, l.y + boxHeight(l));
   }
   return { x: x0, y: y0, w: x1 - x0, h: y1 - y0 };
 }
@@ -111,7 +118,7 @@ export function fitView(layers: LayerState[], width: number, height: number, mar
 export function boxAt(layers: LayerState[], p: Point): LayerState | null {
   for (let i = layers.length - 1; i >= 0; i--) {
     const l = layers[i];
-    if (p.x >= l.x && p.x <= l.x + BOX_WIDTH && p.y >= l.y && p.y <= l.y + boxHeight(l)) return l;
+    if (p.x >= l.x && p.x <= l.x + boxWidth(l) && p.y >= l.y && p.y <= l.y + boxHeight(l)) return l;
   }
   return null;
 }
@@ -133,7 +140,7 @@ export function rectFrom(a: Point, b: Point): Rect {
 
 /** Names of the boxes that touch a rectangle (rubber-band selection). */
 export function boxesIn(layers: LayerState[], r: Rect): string[] {
-  return layers.filter((l) => l.x <= r.x + r.w && l.x + BOX_WIDTH >= r.x && l.y <= r.y + r.h && l.y + boxHeight(l) >= r.y)
+  return layers.filter((l) => l.x <= r.x + r.w && l.x + boxWidth(l) >= r.x && l.y <= r.y + r.h && l.y + boxHeight(l) >= r.y)
     .map((l) => l.name);
 }
 

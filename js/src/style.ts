@@ -55,6 +55,12 @@ export const CSS = `
 .kc-progress { width: 240px; } .kc-chart { min-width: 420px; }
 .kc-train-message { white-space: pre-wrap; max-height: 160px; overflow: auto; font-size: 11px; margin: 4px 0; }
 .kc-failed .kc-train-message { color: var(--jp-error-color1, #c00); }
+.kc-toggle { cursor: pointer; } .kc-toggle rect { fill: var(--jp-layout-color2, #eee); stroke: var(--jp-border-color1, #999); }
+.kc-toggle text { font-size: 13px; font-weight: bold; fill: var(--jp-ui-font-color1, #222); } .kc-toggle:focus { outline: none; } .kc-toggle:focus rect { stroke: var(--jp-brand-color1, #1976d2); stroke-width: 2; }
+.kc-box.kc-expanded > rect { fill: var(--jp-layout-color2, #f4f6fa); stroke-dasharray: 6 3; }
+.kc-inner rect { fill: var(--jp-layout-color1, #fff); stroke: var(--jp-border-color1, #999); stroke-width: 1; }
+.kc-inner-output rect { stroke: var(--jp-brand-color1, #1976d2); } .kc-inner-name { font-size: 11px; fill: var(--jp-ui-font-color1, #222); }
+.kc-inner-edge { fill: none; stroke: var(--jp-border-color0, #888); stroke-width: 1; }
 .kc-badge circle { fill: var(--jp-error-color1, #d32f2f); } .kc-badge text { fill: #fff; font-weight: bold; font-size: 11px; }
 .kc-band { fill: var(--jp-brand-color3, #bbdefb); fill-opacity: 0.3; stroke: var(--jp-brand-color1, #1976d2); stroke-dasharray: 4 2; }
 .kc-problems { margin: 2px 0 0; padding-left: 16px; color: var(--jp-error-color1, #c00); font-size: 11px; max-height: 120px; overflow: auto; }

@@ -27,7 +27,15 @@ export interface LayerState {
   params: number | null;
   depth: number | null;
   problems: string[];
+  inner_layers: number | null;   // a nested model: how many layers it holds
+  expanded: boolean;             // a nested model shown with its inside
+  inner: InnerView | null;       // that inside, while expanded
 }
+
+/** The inside of an expanded nested model (kerascanvas/inner.py): read-only boxes and edges,
+ * coordinates relative to the outer box. */
+export interface InnerBox { name: string; class_name: string; x: number; y: number; w: number; h: number; nested: boolean; output: boolean }
+export interface InnerView { layers: InnerBox[]; edges: [string, string][]; width: number; height: number }
 
 export interface EdgeState { src: Triple; dst: Target; shape: (number | null)[] | null; dtype: string | null; built: boolean }
 export interface Problem { message: string; layer: string | null; call: number | null; slot: number | null }

@@ -1,11 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { BOX_WIDTH, boxAt, boxHeight, boxesIn, bounds, edgePath, fitText, fitView, fitsIn, inLabel, outLabel, portAt, ports, rectFrom, slotCount, toScreen, toWorld, zoomAt } from "../src/geometry";
+import { BOX_WIDTH, boxAt, boxHeight, boxWidth, boxesIn, bounds, edgePath, fitText, fitView, fitsIn, inLabel, outLabel, portAt, ports, rectFrom, slotCount, toScreen, toWorld, zoomAt } from "../src/geometry";
 import type { EdgeState, LayerState } from "../src/types";
 
 function layer(over: Partial<LayerState>): LayerState {
   return { name: "dense", class_name: "Dense", group: "core", config: {}, is_input: false, x: 0, y: 0, pinned: false,
     slots: { kind: "single", names: ["inputs"], min: 1, max: 1 }, n_outputs: 1,
-    calls: [{ index: 0, built: true, output_shapes: [[null, 4]], missing: null }], params: 20, depth: 0, problems: [], ...over };
+    calls: [{ index: 0, built: true, output_shapes: [[null, 4]], missing: null }], params: 20, depth: 0, problems: [],
+    inner_layers: null, expanded: false, inner: null, ...over };
 }
 
 describe("ports", () => {
@@ -116,5 +117,28 @@ describe("box texts", () => {
     expect(cut.cut).toBe(true);
     expect(cut.text.endsWith("…")).toBe(true);
     expect(cut.text.length).toBeLessThanOrEqual(31);
+  });
+});
+
+describe("nested models", () => {
+  const inner = { layers: [{ name: "a", class_name: "InputLayer", x: 12, y: 48, w: 130, h: 36, nested: false, output: false }],
+    edges: [] as [string, string][], width: 400, height: 150 };
+
+  it("grows an expanded box to its inside and spreads its ports over the new width", () => {
+    const model = layer({ name: "inner", class_name: "Functional", inner_layers: 3, expanded: true, inner, n_outputs: 3 });
+    expect(boxWidth(model)).toBe(400);
+    expect(boxHeight(model)).toBe(150);
+    const outs = ports(model, []).filter((p) => p.kind === "out");
+    expect(outs.map((p) => p.at)).toEqual([{ x: 100, y: 150 }, { x: 200, y: 150 }, { x: 300, y: 150 }]);
+    expect(boxAt([model], { x: 390, y: 140 })?.name).toBe("inner");
+    expect(bounds([model])).toEqual({ x: 0, y: 0, w: 400, h: 150 });
+  });
+
+  it("keeps a collapsed one (or one whose inside is unknown) at the usual size", () => {
+    const folded = layer({ class_name: "Functional", inner_layers: 3, expanded: false, inner });
+    expect(boxWidth(folded)).toBe(BOX_WIDTH);
+    expect(boxHeight(folded)).toBe(boxHeight(layer({})));
+    expect(boxWidth(layer({ expanded: true, inner: null }))).toBe(BOX_WIDTH);
+    expect(boxAt([folded], { x: 390, y: 40 })).toBeNull();
   });
 });

@@ -7,7 +7,7 @@ const state: GraphState = {
   version: 1, name: "model", edges: [], problems: [], can_undo: false, can_redo: false,
   layers: [{ name: "x", class_name: "InputLayer", group: "input", config: {}, is_input: true, x: 0, y: 0, pinned: false,
     slots: { kind: "none", names: [], min: 0, max: 0 }, n_outputs: 1, calls: [{ index: 0, built: true, output_shapes: [[null, 4]], missing: null }],
-    params: 0, depth: 1, problems: [] }],
+    params: 0, depth: 1, problems: [], inner_layers: null, expanded: false, inner: null }],
   model: { inputs: ["x"], outputs: [["d", 0, 0]], params: 1234 },
 };
 

@@ -331,3 +331,47 @@ def test_the_canvas_follows_the_dark_theme(lab, page):
     page.locator(".lm-Menu-itemLabel", has_text="Theme").first.hover()
     page.locator(".lm-Menu-itemLabel").get_by_text("JupyterLab Light", exact=True).click()
     kernel.close()
+
+
+NESTED = """import keras
+import kerascanvas as kc
+a = keras.Input((3,), name="a")
+inner = keras.Model(a, [keras.layers.Dense(2, name="d")(a), keras.layers.Dense(4, name="e")(a)], name="inner")
+x = keras.Input((3,), name="x")
+p, q = inner(x)
+g = kc.Graph.from_model(keras.Model(x, keras.layers.Concatenate(name="cat")([p, q])))
+canvas = kc.Canvas(g, height=500)
+canvas"""
+
+
+def test_a_nested_model_is_one_box_that_folds_out_into_its_inner_graph(lab, page):
+    kernel = open_notebook(page, lab, "nested.ipynb", [NESTED])
+    outer = box(page, "inner")
+    outer.wait_for(timeout=30_000)
+    assert "Functional · 2 layers" in outer.text_content()
+    assert page.locator('.kc-svg [data-inner="d"]').count() == 0
+    size = ("() => { const r = document.querySelector('.kc-svg [data-name=\"inner\"] > rect');"
+            " return [Number(r.getAttribute('width')), Number(r.getAttribute('height'))]; }")
+    folded = page.evaluate(size)
+    page.locator('.kc-svg [aria-label="expand inner"]').click()
+    inside = page.locator('.kc-svg [aria-label="d (Dense) in inner"]')
+    inside.wait_for(timeout=20_000)
+    assert kernel.value("sorted(canvas.graph.expanded)") == ["inner"]
+    assert page.locator('.kc-svg [data-name="inner"] .kc-inner').count() == 3  # a, d, e
+    grown = page.evaluate(size)
+    assert grown[0] > folded[0] and grown[1] > folded[1]
+    # the two output ports of the box follow its new width, and the edges into cat stay drawn
+    assert page.locator(".kc-edge").count() == 3
+    right = ("() => { const r = document.querySelector('.kc-svg [data-name=\"inner\"] > rect')"
+             ".getBoundingClientRect(); const p = document.querySelector("
+             "'.kc-svg [aria-label=\"inner out 0.1\"]').getBoundingClientRect();"
+             " return p.x > r.x + r.width / 2; }")
+    assert page.evaluate(right)
+    screenshot(page, "canvas-nested-expanded")
+    toggle = page.locator('.kc-svg [aria-label="collapse inner"]')
+    toggle.focus()
+    page.keyboard.press("Enter")  # the keyboard folds it back
+    page.locator('.kc-svg [aria-label="expand inner"]').wait_for(timeout=20_000)
+    assert page.locator('.kc-svg [data-inner="d"]').count() == 0
+    assert kernel.value("sorted(canvas.graph.expanded)") == []
+    kernel.close()
