@@ -144,8 +144,11 @@ def _check_offered(layer) -> None:
 
 
 def _slots(op):
-    if isinstance(op, keras.Model):
-        return nested.kind(type(op).__name__).slots_for(op.get_config())
+    if isinstance(op, keras.Sequential):
+        return nested.kind("Sequential").slots_for(op.get_config())
+    if isinstance(op, keras.Model):  # its input names, without a (deep-copying) get_config()
+        names = [t._keras_history.operation.name for t in op.inputs]
+        return nested.kind("Functional").slots_named(names)
     return kinds.get(type(op).__name__).slots
 
 

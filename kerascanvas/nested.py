@@ -42,9 +42,13 @@ class ModelKind:
         return keras.Sequential if self.class_name == "Sequential" else Functional
 
     def slots_for(self, config: dict):
+        return self.slots_named(input_names(self.class_name, config))
+
+    @staticmethod
+    def slots_named(names: list[str]):
+        """One input: a single slot; several: a list, in the order of `model.inputs`."""
         from .catalog import Slots
 
-        names = input_names(self.class_name, config)
         if len(names) == 1:
             return Slots("single", tuple(names), 1, 1)
         return Slots("list", tuple(names), len(names), len(names))  # model([a, b]): positional

@@ -187,7 +187,9 @@ class Network:
     def _create(self, spec: LayerSpec) -> keras.layers.Layer:
         self.created += 1
         config, layer = self.prepared.pop(spec.name, (None, None))
-        if config is spec.config and not layer.built and not layer._inbound_nodes:
+        # A fresh layer is unbuilt; a fresh model is built by its constructor, but never called.
+        if (config is spec.config and not layer._inbound_nodes
+                and (not layer.built or isinstance(layer, keras.Model))):
             return layer
         try:
             if spec.is_input:

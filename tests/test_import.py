@@ -246,3 +246,14 @@ def test_the_inside_of_a_model_nested_in_a_nested_model_shows_it_as_a_model():
     view = inner_view(g.keras_layer("mid"))
     assert [(b["name"], b["class_name"], b["nested"]) for b in view["layers"]] == [
         ("p", "InputLayer", False), ("leaf", "Sequential", True)]
+
+
+def test_a_nested_model_is_made_once_on_import(monkeypatch):
+    from kerascanvas import nested
+
+    made = []
+    create = nested.ModelKind.create
+    monkeypatch.setattr(nested.ModelKind, "create", lambda self, c: made.append(c["name"]) or create(self, c))
+    g = ok(kc.Graph.from_model(nested_models()))
+    assert sorted(made) == ["inner", "seq"]  # checked and then called: the same object
+    assert g.keras_layer("inner")._inbound_nodes[0].operation is g.keras_layer("inner")
