@@ -214,11 +214,11 @@ STEPS = st.lists(st.tuples(st.sampled_from(["Dense", "Add", "Concatenate", "Shar
                  min_size=1, max_size=8)
 
 
-def random_graph(steps):
+def random_graph(steps, name="random"):
     """A drawing of Dense, Add, Concatenate, Dropout and shared calls; an edit Keras refuses
     (shapes that disagree) is taken back, as a user would. Built outside the strategy: Keras
     draws random seeds, which Hypothesis does not want inside one."""
-    g = kc.Graph(name="random")
+    g = kc.Graph(name=name)
     g.add_input((4,), name="x")
     outputs = [("x", 0, 0)]
     for kind, i, j, activation in steps:

@@ -1,5 +1,7 @@
 """Import: any Functional or Sequential model of catalog layers becomes a drawing, weights included."""
 
+import json
+
 import keras
 import numpy as np
 import pytest
@@ -257,3 +259,28 @@ def test_a_nested_model_is_made_once_on_import(monkeypatch):
     g = ok(kc.Graph.from_model(nested_models()))
     assert sorted(made) == ["inner", "seq"]  # checked and then called: the same object
     assert g.keras_layer("inner")._inbound_nodes[0].operation is g.keras_layer("inner")
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(STEPS, STEPS)
+def test_random_models_nested_in_random_models_round_trip(tmp_path_factory, inner_steps, outer_steps):
+    """Random models used as layers, one of them called twice (shared weights): model -> drawing
+    -> model, -> code, and -> file -> drawing."""
+    inner = random_graph(inner_steps, name="inner").model
+    outer = random_graph(outer_steps, name="outer").model
+    x = keras.Input((4,), name="top")
+    outputs = [*keras.tree.flatten(inner(x)), *keras.tree.flatten(outer(x)), *keras.tree.flatten(inner(x))]
+    model = keras.Model(x, outputs, name="top_model")
+    g = ok(kc.Graph.from_model(model))
+    assert g.calls("inner") == 2
+    assert g.model.get_config() == model.get_config()
+    assert same_weights(g.model, model) and g.model.count_params() == model.count_params()
+    namespace = {}
+    exec(g.to_code(), namespace)  # noqa: S102 - the test runs the export
+    assert namespace["model"].get_config() == model.get_config()
+    path = tmp_path_factory.mktemp("nested") / "n.kcanvas"
+    g.save(path)
+    again = ok(kc.Graph.load(path))
+    # as JSON: the file holds a nested model's config as JSON, so its tuples come back as lists
+    assert json.dumps(again.model.get_config()) == json.dumps(model.get_config())
+    assert same_weights(again.model, model)
