@@ -14,7 +14,6 @@ so KERAS_BACKEND=jax or torch work too.
 
 from __future__ import annotations
 
-import contextlib
 import inspect
 import math
 import threading
@@ -22,12 +21,22 @@ import time
 import traceback
 import warnings
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 import keras
 
+from .devices import Engine, choose_engine, device_description
 from .graph import Graph
+from .training_data import (
+    Batches,
+    DataError,
+    TrainingError,
+    check_data,
+    default_loss,
+    describe_data,
+    divisible,
+    is_dataset,
+)
 
 __all__ = ["DataError", "Trainer", "TrainingError", "choices", "device_description",
            "panel_options"]
@@ -46,397 +55,6 @@ LOSSES = ("auto", "sparse_categorical_crossentropy", "categorical_crossentropy",
 STRATEGIES = ("auto", "none", "mirrored", "data_parallel")
 METRICS = ("accuracy", "sparse_categorical_accuracy", "categorical_accuracy", "binary_accuracy",
            "mean_absolute_error", "mean_squared_error", "auc", "precision", "recall")
-
-
-class TrainingError(RuntimeError):
-    """Training cannot start (or was refused): the message says why."""
-
-
-class DataError(TrainingError, ValueError):
-    """Data that does not fit the model: wrong number of arrays, shape or dtype."""
-
-
-# ----- devices ----------------------------------------------------------------------------------
-
-def _devices() -> list[str]:
-    """Devices of the default type ("gpu:0", ... or "cpu:0"), as keras.distribution lists them."""
-    try:
-        return list(keras.distribution.list_devices())
-    except (AttributeError, NotImplementedError):  # torch: Keras has no distribution library
-        import torch
-
-        if torch.cuda.is_available():
-            return [f"gpu:{i}" for i in range(torch.cuda.device_count())]
-        return ["cpu:0"]
-
-
-def _accelerators() -> list[str]:
-    return [d for d in _devices() if not d.startswith("cpu")]
-
-
-def _gpu_name() -> str:
-    backend = keras.backend.backend()
-    try:
-        if backend == "tensorflow":
-            import tensorflow as tf
-
-            gpu = tf.config.list_physical_devices("GPU")[0]
-            return tf.config.experimental.get_device_details(gpu).get("device_name", "GPU")
-        if backend == "jax":
-            import jax
-
-            return jax.devices()[0].device_kind
-        if backend == "torch":
-            import torch
-
-            return torch.cuda.get_device_name(0)
-    except Exception:  # noqa: BLE001, S110 - a name is a nicety; the device is still used
-        pass
-    return "GPU"
-
-
-def device_description() -> str:
-    """Where training runs: "GPU: NVIDIA H100 80GB HBM3", "2 GPUs: ...", or
-    "CPU: no GPU visible to tensorflow" (the backend's name)."""
-    accelerators = _accelerators()
-    if not accelerators:
-        return f"CPU: no GPU visible to {keras.backend.backend()}"
-    kind = accelerators[0].split(":")[0].upper()
-    name = _gpu_name() if kind == "GPU" else kind
-    return f"{kind}: {name}" if len(accelerators) == 1 else f"{len(accelerators)} {kind}s: {name}"
-
-
-@dataclass
-class _Engine:
-    """How fit runs: on the default device ("none"), or under a distribution engine."""
-
-    name: str  # "none" | "mirrored" | "data_parallel" | "custom"
-    scope: Callable[[], Any]
-    description: str
-    replicas: int = 1
-
-    @property
-    def distributed(self) -> bool:
-        return self.name != "none"
-
-
-def _engine(strategy: Any) -> _Engine:
-    backend = keras.backend.backend()
-    if not isinstance(strategy, str):
-        if isinstance(strategy, keras.distribution.Distribution) or hasattr(strategy, "scope"):
-            return _Engine("custom", strategy.scope,
-                           f"{type(strategy).__name__}; {device_description()}")
-        raise TypeError(f"strategy must be 'auto', 'none', 'mirrored', 'data_parallel', a "
-                        f"tf.distribute.Strategy or a keras.distribution.Distribution, got "
-                        f"{strategy!r:.80}.")
-    if strategy == "auto":
-        many = len(_accelerators()) > 1
-        strategy = ("mirrored" if many and backend == "tensorflow" else
-                    "data_parallel" if many and backend == "jax" else "none")
-    if strategy == "none":
-        return _Engine("none", contextlib.nullcontext, device_description())
-    devices = _devices()
-    listed = f"{len(devices)} devices ({', '.join(devices)}); {device_description()}"
-    if strategy == "mirrored":
-        if backend != "tensorflow":
-            raise TrainingError(f"strategy='mirrored' (tf.distribute.MirroredStrategy) needs the "
-                                f"TensorFlow backend; this one is {backend}."
-                                + (" Use strategy='data_parallel'." if backend == "jax" else ""))
-        import tensorflow as tf
-
-        mirrored = tf.distribute.MirroredStrategy(devices=[f"/{d}" for d in devices])
-        return _Engine("mirrored", mirrored.scope, f"MirroredStrategy over {listed}",
-                       len(devices))
-    if strategy == "data_parallel":
-        if backend != "jax":
-            raise TrainingError(f"strategy='data_parallel' (keras.distribution.DataParallel) "
-                                f"needs the JAX backend; this one is {backend}."
-                                + (" Use strategy='mirrored'." if backend == "tensorflow" else ""))
-        parallel = keras.distribution.DataParallel(devices=devices)
-        return _Engine("data_parallel", parallel.scope, f"DataParallel over {listed}",
-                       len(devices))
-    raise ValueError(f"strategy must be 'auto', 'none', 'mirrored' or 'data_parallel', got "
-                     f"{strategy!r:.80}.")
-
-
-# ----- data: what it holds, and whether it fits the model ----------------------------------------
-
-@dataclass(frozen=True)
-class _Leaf:
-    """One array (or one tensor spec of a dataset): its shape, batch first, and dtype."""
-
-    shape: tuple
-    dtype: str
-    kind: str  # "float" | "int" | "bool" | "string" | "other"
-
-
-def _kind(dtype: str) -> str:
-    for prefix, kind in (("float", "float"), ("bfloat", "float"), ("int", "int"),
-                         ("uint", "int"), ("bool", "bool"), ("string", "string")):
-        if dtype.startswith(prefix):
-            return kind
-    return "other"
-
-
-def _is_array(value: Any) -> bool:
-    return hasattr(value, "shape") and hasattr(value, "dtype")
-
-
-def _leaf(value: Any) -> _Leaf:
-    if not _is_array(value):
-        import numpy as np
-
-        value = np.asarray(value)
-    shape = getattr(value.shape, "as_list", lambda: value.shape)()  # a TensorShape
-    try:
-        dtype = keras.backend.standardize_dtype(value.dtype)
-    except (ValueError, TypeError, AttributeError):
-        kind = getattr(value.dtype, "kind", "")
-        dtype = "string" if kind in ("U", "S") else str(value.dtype)
-    shape = tuple(None if d is None else int(d) for d in shape)
-    return _Leaf(shape, dtype, _kind(dtype))
-
-
-def _structure(value: Any) -> Any:
-    """A _Leaf, a list of them, or a dict of them, as Keras reads x or y."""
-    if isinstance(value, Mapping):
-        return {str(k): _leaf(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)) and value and all(_is_array(v) for v in value):
-        return [_leaf(v) for v in value]  # several arrays: one per input (or output)
-    return _leaf(value)
-
-
-def _spec_structure(spec: Any) -> Any:
-    if isinstance(spec, Mapping):
-        return {str(k): _leaf(v) for k, v in spec.items()}
-    if isinstance(spec, (list, tuple)):
-        return [_leaf(v) for v in spec]
-    return _leaf(spec)
-
-
-@dataclass
-class _Batches:
-    """What a data source yields: x and y structures, and how many samples (arrays only)."""
-
-    source: str  # how messages name it: "x", "the dataset", "validation_data"
-    x: Any
-    y: Any
-    samples: int | None  # None for datasets
-    is_dataset: bool
-
-
-def _is_dataset(value: Any) -> bool:
-    return hasattr(value, "element_spec") or isinstance(value, keras.utils.PyDataset)
-
-
-def _describe(x: Any, y: Any, source: str) -> _Batches:
-    """Read shapes and dtypes from arrays, a tf.data.Dataset or a keras.utils.PyDataset."""
-    if x is None:
-        raise DataError(f"{source}: no inputs (x is None).")
-    if _is_dataset(x):
-        if y is not None:
-            raise DataError(f"{source}: a dataset yields (x, y) pairs itself; pass y=None, got "
-                            f"y of type {type(y).__name__}.")
-        kind = "tf.data.Dataset" if hasattr(x, "element_spec") else "PyDataset"
-        what = f"the {kind}" if source == "x" else f"{source} (a {kind})"
-        if hasattr(x, "element_spec"):
-            element = x.element_spec
-            pair = _spec_structure
-        else:
-            if len(x) == 0:
-                raise DataError(f"{what} is empty (len 0).")
-            element = x[0]
-            pair = _structure
-        if not isinstance(element, tuple) or len(element) not in (2, 3):
-            raise DataError(f"{what} must yield (x, y) or (x, y, sample_weight) batches to train "
-                            f"on; it yields {type(element).__name__} elements.")
-        return _Batches(what, pair(element[0]), pair(element[1]), None, True)
-    if y is None:
-        raise DataError(f"{source}: targets are missing (y is None); training needs x and y.")
-    xs, ys = _structure(x), _structure(y)
-    counts = {leaf.shape[0] if leaf.shape else None for leaf in _leaves(xs) + _leaves(ys)}
-    if len(counts) > 1 or None in counts:
-        sizes = ", ".join(f"{name} {leaf.shape[0] if leaf.shape else 'scalar'}"
-                          for name, leaf in _named(xs, "x") + _named(ys, "y"))
-        raise DataError(f"{source}: every array needs the same number of samples; got {sizes}.")
-    return _Batches("x" if source == "x" else source, xs, ys, counts.pop(), False)
-
-
-def _leaves(structure: Any) -> list[_Leaf]:
-    if isinstance(structure, dict):
-        return list(structure.values())
-    return list(structure) if isinstance(structure, list) else [structure]
-
-
-def _named(structure: Any, base: str) -> list[tuple[str, _Leaf]]:
-    if isinstance(structure, dict):
-        return [(f"{base}[{k!r}]", v) for k, v in structure.items()]
-    if isinstance(structure, list):
-        return [(f"{base}[{i}]", v) for i, v in enumerate(structure)]
-    return [(base, structure)]
-
-
-def _align(names: list[str], structure: Any, role: str, what: str) -> list[_Leaf]:
-    """The leaves in the model's order of inputs (or outputs), or a DataError that says why not."""
-    plural = f"{len(names)} {role}{'s' if len(names) != 1 else ''} ({', '.join(names)})"
-    if isinstance(structure, dict):
-        if set(structure) != set(names):
-            raise DataError(f"The model has {plural}, but {what} names {sorted(structure)}.")
-        return [structure[n] for n in names]
-    leaves = structure if isinstance(structure, list) else [structure]
-    if len(leaves) != len(names):
-        held = f"{len(leaves)} array{'s' if len(leaves) != 1 else ''}"
-        raise DataError(f"The model has {plural}, but {what} holds {held}"
-                        + ("; pass a list, or a dict by name." if len(names) > 1 else "."))
-    return leaves
-
-
-def _fits(shape: tuple, expected: tuple) -> bool:
-    return len(shape) == len(expected) and all(
-        a is None or b is None or a == b for a, b in zip(shape, expected))
-
-
-def _shape(shape: tuple) -> str:
-    return "(" + ", ".join("None" if d is None else str(d) for d in shape) + \
-        ("," if len(shape) == 1 else "") + ")"
-
-
-_ACCEPTS = {"float": {"float", "int", "bool"}, "int": {"int", "bool"}, "bool": {"bool", "int"},
-            "string": {"string"}}
-
-
-def _check_inputs(model: keras.Model, batches: _Batches) -> None:
-    tensors = list(model.inputs)
-    names = [t._keras_history.operation.name for t in tensors]
-    what = batches.source if batches.is_dataset or batches.source == "x" else \
-        f"{batches.source}'s x"
-    for name, tensor, leaf in zip(names, tensors, _align(names, batches.x, "input", what)):
-        expected = tuple(tensor.shape)
-        if batches.is_dataset and _fits((None,) + leaf.shape, expected):
-            raise DataError(f"Input {name!r} expects batches of shape {_shape(expected)}, but "
-                            f"{what} yields unbatched elements of shape {_shape(leaf.shape)}: "
-                            f"call .batch(32) on the dataset.")
-        if not _fits(leaf.shape, expected):
-            raise DataError(f"Input {name!r} expects batches of shape {_shape(expected)}, but "
-                            f"{what} has shape {_shape(leaf.shape)}.")
-        wanted = _kind(tensor.dtype)
-        if leaf.kind not in _ACCEPTS.get(wanted, {wanted}):
-            raise DataError(f"Input {name!r} expects {tensor.dtype} values, but {what} holds "
-                            f"{leaf.dtype} data (shape {_shape(leaf.shape)}).")
-
-
-def _sparse_loss(loss: Any) -> bool | None:
-    """True for a sparse (integer label) loss, False for one that wants y shaped like the
-    output, None when that cannot be told (a function of the user's, or None: inferred)."""
-    if loss is None:
-        return None
-    name = loss if isinstance(loss, str) else type(loss).__name__
-    if isinstance(loss, (str, keras.losses.Loss)):
-        return "sparse" in name.lower()
-    return None
-
-
-def _label_shape(y: tuple, out: tuple) -> bool:
-    """y holds integer class labels for an output whose last axis scores the classes."""
-    return _fits(y, out[:-1]) or _fits(y, out[:-1] + (1,))
-
-
-def _target_shape(y: tuple, out: tuple) -> bool:
-    return _fits(y, out) or (out[-1:] == (1,) and _fits(y, out[:-1]))
-
-
-def _check_outputs(model: keras.Model, batches: _Batches, loss: Any) -> list[_Leaf]:
-    tensors = list(model.outputs)
-    names = [t._keras_history.operation.name for t in tensors]
-    what = batches.source if batches.is_dataset else (
-        "y" if batches.source == "x" else f"{batches.source}'s y")
-    losses = loss if isinstance(loss, (list, tuple)) else (
-        [loss.get(n) for n in names] if isinstance(loss, Mapping) else [loss] * len(names))
-    leaves = _align(names, batches.y, "output", f"{what} (targets)")
-    for name, tensor, leaf, one_loss in zip(names, tensors, leaves, losses):
-        out, sparse = tuple(tensor.shape), _sparse_loss(one_loss)
-        if leaf.kind not in ("float", "int", "bool"):
-            raise DataError(f"Output {name!r}: targets must be numbers, but {what} holds "
-                            f"{leaf.dtype} data.")
-        labels, targets = _label_shape(leaf.shape, out), _target_shape(leaf.shape, out)
-        if sparse is True and not labels:
-            raise DataError(f"Output {name!r} has shape {_shape(out)}, so the sparse loss "
-                            f"{one_loss!r} needs integer labels of shape {_shape(out[:-1])}, but "
-                            f"{what} has shape {_shape(leaf.shape)}.")
-        if sparse is False and not targets:
-            raise DataError(f"Output {name!r} has shape {_shape(out)}, but {what} has shape "
-                            f"{_shape(leaf.shape)}"
-                            + ("; for integer class labels use a sparse loss such as "
-                               "'sparse_categorical_crossentropy'." if labels else "."))
-        if sparse is None and not (targets or labels):
-            raise DataError(f"Output {name!r} has shape {_shape(out)}, but {what} has shape "
-                            f"{_shape(leaf.shape)} (neither that shape nor integer labels of "
-                            f"shape {_shape(out[:-1])}).")
-    return leaves
-
-
-def _check_data(model: keras.Model, batches: _Batches, loss: Any = None) -> list[_Leaf]:
-    """Raise DataError when the data does not fit the model; returns the target leaves."""
-    _check_inputs(model, batches)
-    return _check_outputs(model, batches, loss)
-
-
-def _divisible(x, y, validation_data, arguments: dict, samples: int, replicas: int):
-    """keras.distribution.DataParallel shards every batch over the devices, so each batch, the
-    last one included, must divide evenly. Split off the validation data as Keras does (the last
-    fraction, before shuffling), then leave out the last few samples of each part. Returns
-    (x, y, validation_data, samples left out); `arguments` loses its validation_split."""
-    for key in ("batch_size", "validation_batch_size"):
-        size = arguments.get(key)
-        if size and size % replicas:
-            raise TrainingError(f"{key} must be a multiple of the {replicas} devices that "
-                                f"DataParallel splits each batch over, got {size}.")
-
-    def take(tree, start, stop):
-        return keras.tree.map_structure(lambda a: a[start:stop], tree)
-
-    split = arguments.pop("validation_split", 0.0)
-    if split and validation_data is None:
-        at = math.floor(samples * (1.0 - split))
-        validation_data = (take(x, at, samples), take(y, at, samples))
-        x, y, samples = take(x, 0, at), take(y, 0, at), at
-    keep = samples - samples % replicas
-    x, y = take(x, 0, keep), take(y, 0, keep)
-    dropped = samples - keep
-    if isinstance(validation_data, (tuple, list)):
-        count = _leaves(_structure(validation_data[0]))[0].shape[0]
-        kept = count - count % replicas
-        validation_data = tuple(take(part, 0, kept) for part in validation_data)
-        dropped += count - kept
-    return x, y, validation_data, dropped
-
-
-def _ends_in(tensor: Any, activation: str) -> bool:
-    layer = tensor._keras_history.operation
-    if type(layer).__name__.lower() == activation:  # keras.layers.Softmax
-        return True
-    return getattr(getattr(layer, "activation", None), "__name__", "") == activation
-
-
-def _default_loss(model: keras.Model, targets: list[_Leaf]) -> tuple[list, list[str]]:
-    """The loss a person would pick: integer labels -> (sparse) cross-entropy, from logits unless
-    the output ends in softmax/sigmoid; anything else -> mean squared error."""
-    losses, names = [], []
-    for tensor, leaf in zip(model.outputs, targets):
-        out = tuple(tensor.shape)
-        integer = leaf.kind in ("int", "bool")
-        if integer and out[-1] not in (None, 1) and _label_shape(leaf.shape, out):
-            logits = not _ends_in(tensor, "softmax")
-            losses.append(keras.losses.SparseCategoricalCrossentropy(from_logits=logits))
-            names.append("sparse_categorical_crossentropy" + (" (from logits)" if logits else ""))
-        elif integer and out[-1] == 1:
-            logits = not _ends_in(tensor, "sigmoid")
-            losses.append(keras.losses.BinaryCrossentropy(from_logits=logits))
-            names.append("binary_crossentropy" + (" (from logits)" if logits else ""))
-        else:
-            losses.append(keras.losses.MeanSquaredError())
-            names.append("mean_squared_error")
-    return losses, names
 
 
 # ----- progress -------------------------------------------------------------------------------
@@ -537,13 +155,13 @@ class Trainer:
         there is one, and again at fit."""
         if self.running:
             raise TrainingError("Training is running: set data after it ends (or stop it).")
-        batches = [_describe(x, y, "x")]
+        batches = [describe_data(x, y, "x")]
         if validation_data is not None:
             batches.append(self._validation_batches(validation_data))
         model = self.graph.model
         if model is not None:
             for b in batches:
-                _check_data(model, b)
+                check_data(model, b)
         self._data = (x, y, validation_data)
 
     def fit(self, *, optimizer: Any = "adam", learning_rate: float | None = None,
@@ -574,10 +192,10 @@ class Trainer:
             raise TrainingError(f"The graph is locked: {self.graph._edit_lock}")
         arguments = self._fit_arguments(model, epochs, batch_size, validation_split, fit_kwargs)
         x, y, validation_data = self._data
-        batches = _describe(x, y, "x")
-        targets = _check_data(model, batches, loss)
+        batches = describe_data(x, y, "x")
+        targets = check_data(model, batches, loss)
         if validation_data is not None:
-            _check_data(model, self._validation_batches(validation_data), loss)
+            check_data(model, self._validation_batches(validation_data), loss)
         if batches.is_dataset:
             if validation_split:
                 raise DataError(f"validation_split works on arrays only; with {batches.source} "
@@ -588,12 +206,12 @@ class Trainer:
         loss_names = [str(loss)]
         loss_key = _identity(loss)
         if loss is None:
-            loss, loss_names = _default_loss(model, targets)
+            loss, loss_names = default_loss(model, targets)
             loss, loss_key = (loss[0] if len(loss) == 1 else loss), tuple(loss_names)
-        engine = _engine(strategy)
+        engine = choose_engine(strategy)
         note = ""
         if engine.name == "data_parallel" and not batches.is_dataset:
-            x, y, validation_data, dropped = _divisible(
+            x, y, validation_data, dropped = divisible(
                 x, y, validation_data, arguments, batches.samples, engine.replicas)
             if dropped:
                 note = (f" {dropped} sample(s) left out so that every batch splits evenly over "
@@ -702,13 +320,13 @@ class Trainer:
 
     # ----- preparing ------------------------------------------------------------------------
 
-    def _validation_batches(self, validation_data: Any) -> _Batches:
-        if _is_dataset(validation_data):
-            return _describe(validation_data, None, "validation_data")
+    def _validation_batches(self, validation_data: Any) -> Batches:
+        if is_dataset(validation_data):
+            return describe_data(validation_data, None, "validation_data")
         if not isinstance(validation_data, (tuple, list)) or len(validation_data) not in (2, 3):
             raise DataError(f"validation_data must be (x_val, y_val) or a dataset, got "
                             f"{type(validation_data).__name__}.")
-        return _describe(validation_data[0], validation_data[1], "validation_data")
+        return describe_data(validation_data[0], validation_data[1], "validation_data")
 
     @staticmethod
     def _fit_arguments(model, epochs, batch_size, validation_split, extra) -> dict:
@@ -754,7 +372,7 @@ class Trainer:
 
     # ----- running (in the training thread) -------------------------------------------------
 
-    def _run(self, model: keras.Model, fitting: keras.Model, engine: _Engine,
+    def _run(self, model: keras.Model, fitting: keras.Model, engine: Engine,
              arguments: dict) -> None:
         state, message, trace = "finished", "Training finished.", None
         try:

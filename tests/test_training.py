@@ -385,13 +385,15 @@ def test_fit_refuses_what_cannot_start(data):
 # ----- devices ----------------------------------------------------------------------------------
 
 def test_the_device_is_described(monkeypatch):
-    monkeypatch.setattr(training, "_devices", lambda: ["cpu:0"])
+    from kerascanvas import devices
+
+    monkeypatch.setattr(devices, "_devices", lambda: ["cpu:0"])
     assert training.device_description() == "CPU: no GPU visible to tensorflow"
-    monkeypatch.setattr(training, "_gpu_name", lambda: "NVIDIA H100 80GB HBM3")
-    monkeypatch.setattr(training, "_devices", lambda: ["gpu:0"])
+    monkeypatch.setattr(devices, "_gpu_name", lambda: "NVIDIA H100 80GB HBM3")
+    monkeypatch.setattr(devices, "_devices", lambda: ["gpu:0"])
     assert training.device_description() == "GPU: NVIDIA H100 80GB HBM3"
-    assert training._engine("auto").name == "none"
-    monkeypatch.setattr(training, "_devices", lambda: ["gpu:0", "gpu:1"])
+    assert devices.choose_engine("auto").name == "none"
+    monkeypatch.setattr(devices, "_devices", lambda: ["gpu:0", "gpu:1"])
     assert training.device_description() == "2 GPUs: NVIDIA H100 80GB HBM3"
 
 
