@@ -2,15 +2,16 @@
 import { clear, el, svg } from "./dom";
 import {
   type Point, type Port, type Rect, type View, boxAt, boxHeight, boxWidth, boxesIn, bounds, edgePath,
-  fitText, fitView, fitsIn, portAt, ports, rectFrom, toScreen, toWorld, zoomAt,
+  fitView, fitsIn, portAt, ports, rectFrom, toScreen, toWorld, zoomAt,
 } from "./geometry";
-import { byName, callText, edgeTitle, paramsText, problemLines, shapeText, summary } from "./mirror";
+import { byName, edgeTitle, problemLines, shapeText, summary } from "./mirror";
 import { type Explanation, INPUT_PRESETS, renderExplanation, renderInspector, renderNodes, renderPalette } from "./panels";
 import { Client, type Model } from "./protocol";
+import { boxShape } from "./boxes";
 import { exportPng, exportSvg } from "./exporting";
 import { type DepthStep, type ForwardStep, StepPlayer, depthStepText, forwardStepText } from "./teach";
 import { TrainingPanel } from "./training";
-import type { GraphState, InnerView, LayerState, PaletteEntry } from "./types";
+import type { GraphState, LayerState, PaletteEntry } from "./types";
 
 type Drag =
   | { kind: "pan"; from: Point; view: View; moved: boolean }
@@ -24,15 +25,6 @@ const ANIMATE_LIMIT = 400; // layers: bigger graphs jump to the new layout
 const BIG_GRAPH = 300; // layers: beyond this, draw only near the viewport and preview gestures
 const PROBLEMS_SHOWN = 12; // lines in the problem list under the drawing
 const TOAST_MS = 8000;
-
-/** One line of a box: user text as an SVG text node, squeezed or cut to the box's width. */
-function boxText(x: number, y: number, cls: string, text: string, charWidth: number, width: number): SVGTextElement {
-  const fit = fitText(text, charWidth, width);
-  const node = svg("text", { x, y, class: cls }, fit.text);
-  if (fit.squeeze) { node.setAttribute("textLength", String(width)); node.setAttribute("lengthAdjust", "spacingAndGlyphs"); }
-  if (fit.cut) node.append(svg("title", {}, text));
-  return node;
-}
 
 export class CanvasView {
   readonly root: HTMLElement;
@@ -236,64 +228,7 @@ export class CanvasView {
   }
 
   private drawBox(layer: LayerState, detail = true): void {
-    const h = boxHeight(layer);
-    const w = boxWidth(layer);
-    const classes = ["kc-box"];
-    if (this.selected.has(layer.name)) classes.push("kc-selected");
-    if (this.highlighted === layer.name) classes.push("kc-highlight");
-    if (layer.problems.length) classes.push("kc-problem");
-    if (layer.calls.some((c) => !c.built)) classes.push("kc-pending");
-    if (layer.expanded) classes.push("kc-expanded");
-    const g = svg("g", { class: classes.join(" "), transform: `translate(${layer.x},${layer.y})`,
-      tabindex: 0, role: "button", "aria-label": layer.name, "data-name": layer.name });
-    g.append(svg("rect", { width: w, height: h, rx: 6 }));
-    if (!detail) { this.boxLayer.append(g); return; }
-    const nested = layer.inner_layers !== null;
-    const room = w - 16 - (layer.problems.length ? 16 : 0) - (nested ? 20 : 0);
-    g.append(boxText(8, 16, "kc-name", layer.name, 7.2, room));
-    const params = (layer.params === null ? "" : ` · ${paramsText(layer.params)} params`)
-      + (layer.depth === null ? "" : ` · depth ${layer.depth}`);
-    const holds = nested ? ` · ${layer.inner_layers} layers` : "";
-    g.append(boxText(8, 32, "kc-class", `${layer.class_name}${holds}${params}`, 5.6, w - 16));
-    if (layer.expanded && layer.inner) this.drawInside(g, layer.inner, layer.name);
-    else layer.calls.forEach((call, k) => {
-      g.append(boxText(8, 40 + 12 + k * 16, call.built ? "kc-call" : "kc-call kc-call-pending", callText(layer, k), 5.6, w - 16));
-    });
-    if (nested) {
-      // a nested model folds out into its own graph (and back): a button in the header
-      const open = layer.expanded;
-      const toggle = svg("g", { class: "kc-toggle", transform: `translate(${w - 20 - (layer.problems.length ? 18 : 0)},4)`,
-        tabindex: 0, role: "button", "aria-expanded": String(open), "data-toggle": layer.name,
-        "aria-label": `${open ? "collapse" : "expand"} ${layer.name}` });
-      toggle.append(svg("rect", { width: 16, height: 16, rx: 3 }), svg("text", { x: 8, y: 12, "text-anchor": "middle" }, open ? "−" : "+"));
-      g.append(toggle);
-    }
-    if (layer.problems.length) {
-      // a visible mark on the box; the messages on hover and in the problem list below
-      const badge = svg("g", { class: "kc-badge", transform: `translate(${w - 12},12)` });
-      badge.append(svg("circle", { r: 7 }), svg("text", { y: 4, "text-anchor": "middle" }, "!"));
-      g.append(badge, svg("title", {}, layer.problems.join("\n")));
-    }
-    this.boxLayer.append(g);
-  }
-
-  /** An expanded nested model's own graph, inside its box: read-only boxes and edges. */
-  private drawInside(g: SVGGElement, inner: InnerView, outer: string): void {
-    const at = new Map(inner.layers.map((b) => [b.name, b]));
-    for (const [src, dst] of inner.edges) {
-      const a = at.get(src), b = at.get(dst);
-      if (!a || !b) continue;
-      const p = { x: a.x + a.w / 2, y: a.y + a.h }, q = { x: b.x + b.w / 2, y: b.y }, dy = (q.y - p.y) / 2;
-      g.append(svg("path", { class: "kc-inner-edge", d: `M${p.x},${p.y} C${p.x},${p.y + dy} ${q.x},${q.y - dy} ${q.x},${q.y}` }));
-    }
-    for (const b of inner.layers) {
-      const box = svg("g", { class: `kc-inner${b.output ? " kc-inner-output" : ""}`, transform: `translate(${b.x},${b.y})`,
-        "aria-label": `${b.name} (${b.class_name}) in ${outer}`, "data-inner": b.name });
-      box.append(svg("rect", { width: b.w, height: b.h, rx: 4 }),
-        boxText(6, 14, "kc-inner-name", b.name, 6.2, b.w - 12),
-        boxText(6, 28, "kc-class", b.class_name + (b.nested ? " (model)" : ""), 5.6, b.w - 12));
-      g.append(box);
-    }
+    this.boxLayer.append(boxShape(layer, { selected: this.selected.has(layer.name), highlighted: this.highlighted === layer.name, detail }));
   }
 
   private drawPort(port: Port): void {
