@@ -119,6 +119,10 @@ class LayerKind:
     slots: Slots
     cls: type
 
+    def slots_for(self, config: dict) -> Slots:
+        """The slots a layer with this config has: a catalog layer's never depend on it."""
+        return self.slots
+
     def n_outputs(self, config: dict) -> int:
         """Output tensors per call (tensor_index 0..n-1) that this config gives."""
         if self.class_name in RECURRENT_STATES and config.get("return_state"):

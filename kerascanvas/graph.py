@@ -460,7 +460,8 @@ class Graph:
     # ----- internals --------------------------------------------------------------------------
 
     def _spec(self, kind, name: str, config: Mapping, calls: int = 1) -> LayerSpec:
-        return LayerSpec(name, kind.class_name, config, kind.slots, kind.n_outputs(config), calls)
+        return LayerSpec(name, kind.class_name, config, kind.slots_for(config), kind.n_outputs(config),
+                         calls)
 
     def _edit(self, change: Callable[[Drawing], Any], network: bool = True,
               predecessors: Mapping | None = None) -> Any:

@@ -73,7 +73,6 @@ def from_model(model, graph_class):
             g.add_input(tuple(layer.batch_shape[1:]), name=layer.name, dtype=layer.dtype)
         for op in w.layers:
             g.add_layer_from_config({"class_name": class_name(op), "config": op.get_config()})
-            nested.adopt_slots(g._batch, op.name)
         for op in w.layers:
             listed = g._batch.layers[op.name].slots.kind == "list"
             for k, sources in enumerate(w.calls[op.name]):

@@ -11,7 +11,7 @@ flattened outputs are its output ports.
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from .drawing import EditError
@@ -149,13 +149,3 @@ def checked_config(class_name: str, config: dict, depth: int = 0) -> dict:
         entry["config"] = layer_kind._checked(entry["config"])  # the catalog's value checks
         entry.update(module="keras.layers", class_name=layer_kind.class_name, registered_name=None)
     return config
-
-
-def adopt_slots(drawing, name: str) -> None:
-    """Give a nested model's box the slots of its own inputs (Graph makes every box with its
-    kind's `slots`; a model's depend on its config). A no-op for other boxes."""
-    spec = drawing.layers[name]
-    if spec.class_name in MODULES:
-        wanted = kind(spec.class_name).slots_for(dict(spec.config))
-        if spec.slots != wanted:
-            drawing.layers[name] = replace(spec, slots=wanted)

@@ -28,7 +28,6 @@ from pathlib import Path
 
 import numpy as np
 
-from . import nested
 from .drawing import EditError
 
 FORMAT = "kerascanvas"
@@ -138,7 +137,6 @@ def _rebuild(g, doc) -> None:
                 g.add_input(tuple(shape[1:]), name=layer["name"], dtype=config.get("dtype", "float32"))
             else:
                 g.add_layer_from_config({"class_name": layer["class_name"], "config": config})
-                nested.adopt_slots(g._batch, layer["name"])
         for layer in doc["layers"]:  # every call first: edges may come from any of them
             for _ in range(layer["calls"] - 1):
                 g.add_call(layer["name"])

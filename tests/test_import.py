@@ -284,3 +284,18 @@ def test_random_models_nested_in_random_models_round_trip(tmp_path_factory, inne
     # as JSON: the file holds a nested model's config as JSON, so its tuples come back as lists
     assert json.dumps(again.model.get_config()) == json.dumps(model.get_config())
     assert same_weights(again.model, model)
+
+
+def test_a_nested_model_is_configured_duplicated_and_undone_like_any_box():
+    g = ok(kc.Graph.from_model(nested_models()))
+    weights = [w.copy() for w in g.keras_layer("inner").get_weights()]
+    g.configure("inner", trainable=False)  # two inputs: its slots come from its own config
+    assert g.keras_layer("inner").trainable is False and g.model.get_layer("inner").trainable is False
+    assert all(np.array_equal(a, b) for a, b in zip(g.keras_layer("inner").get_weights(), weights))
+    copy = g.duplicate(["inner"])["inner"]
+    assert g._drawing.layers[copy].slots.names == ("a", "b") and g.keras_layer(copy).trainable is False
+    g.undo()
+    g.undo()
+    assert g.keras_layer("inner").trainable is True
+    assert all(np.array_equal(a, b) for a, b in zip(g.keras_layer("inner").get_weights(), weights))
+    ok(g)
