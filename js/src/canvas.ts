@@ -111,13 +111,19 @@ export class CanvasView {
     });
     this.listen();
     this.render();
+    // The widget is often drawn before it is on the page (zero size): fit the drawing to the view
+    // as soon as it has a size, not at the first edit (which would then jump the view).
+    this.sized = new ResizeObserver(() => { if (!this.fitted) this.render(); });
+    this.sized.observe(this.stage);
   }
 
+  private sized: ResizeObserver;
   private training: TrainingPanel;
   private playerHost: HTMLElement;
   private onTraining: () => void;
 
   destroy(): void {
+    this.sized.disconnect();
     this.model.off("change:training", this.onTraining);
     this.training.destroy();
     this.client.close();

@@ -353,9 +353,12 @@ def test_a_nested_model_is_one_box_that_folds_out_into_its_inner_graph(lab, page
     size = ("() => { const r = document.querySelector('.kc-svg [data-name=\"inner\"] > rect');"
             " return [Number(r.getAttribute('width')), Number(r.getAttribute('height'))]; }")
     folded = page.evaluate(size)
+    view = "() => document.querySelector('.kc-world').getAttribute('transform')"
+    fitted = page.evaluate(view)  # the drawing was fitted to the view when it got a size
     page.locator('.kc-svg [aria-label="expand inner"]').click()
     inside = page.locator('.kc-svg [aria-label="d (Dense) in inner"]')
     inside.wait_for(timeout=20_000)
+    assert page.evaluate(view) == fitted  # the box grows in place: the view does not jump
     assert kernel.value("sorted(canvas.graph.expanded)") == ["inner"]
     assert page.locator('.kc-svg [data-name="inner"] .kc-inner').count() == 3  # a, d, e
     grown = page.evaluate(size)
