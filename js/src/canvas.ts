@@ -25,6 +25,7 @@ const ANIMATE_LIMIT = 400; // layers: bigger graphs jump to the new layout
 const BIG_GRAPH = 300; // layers: beyond this, draw only near the viewport and preview gestures
 const PROBLEMS_SHOWN = 12; // lines in the problem list under the drawing
 const TOAST_MS = 8000;
+const DOUBLE_PRESS_MS = 400;
 
 export class CanvasView {
   readonly root: HTMLElement;
@@ -118,6 +119,7 @@ export class CanvasView {
   }
 
   private sized: ResizeObserver;
+  private lastPress: { name: string; at: number } | null = null;
   private training: TrainingPanel;
   private playerHost: HTMLElement;
   private onTraining: () => void;
@@ -537,6 +539,12 @@ export class CanvasView {
     }
     const box = boxAt(this.placed(), w);
     if (box) {
+      // A second press soon after on a nested model's box folds it out (or back). Counted here,
+      // not by "dblclick": the first press redraws the box, and the browser then sees two targets.
+      const now = performance.now();
+      const again = this.lastPress?.name === box.name && now - this.lastPress.at < DOUBLE_PRESS_MS;
+      this.lastPress = again ? null : { name: box.name, at: now };
+      if (again && box.inner_layers !== null) { this.toggle(box.name); return; }
       this.selectedEdge = null;
       if (ev.shiftKey) {
         if (this.selected.has(box.name)) this.selected.delete(box.name); else this.selected.add(box.name);

@@ -377,4 +377,7 @@ def test_a_nested_model_is_one_box_that_folds_out_into_its_inner_graph(lab, page
     page.locator('.kc-svg [aria-label="expand inner"]').wait_for(timeout=20_000)
     assert page.locator('.kc-svg [data-inner="d"]').count() == 0
     assert kernel.value("sorted(canvas.graph.expanded)") == []
+    outer.dblclick()  # a double click on the box folds it out too
+    page.locator('.kc-svg [aria-label="collapse inner"]').wait_for(timeout=20_000)
+    assert kernel.value("sorted(canvas.graph.expanded)") == ["inner"]
     kernel.close()
