@@ -11,7 +11,7 @@ from weakref import WeakKeyDictionary
 
 from .layout import layout
 
-BOX = (130.0, 36.0)  # an inner box
+BOX = (150.0, 36.0)  # an inner box
 GAP = (16.0, 22.0)
 PADDING = (12.0, 48.0, 12.0, 12.0)  # left, top (room for the outer box's header), right, bottom
 MIN_WIDTH = 180.0  # a collapsed box's width (js/src/geometry.ts BOX_WIDTH)
@@ -20,7 +20,7 @@ _views: WeakKeyDictionary = WeakKeyDictionary()
 
 
 def inner_view(model) -> dict | None:
-    """{"layers": [{name, class_name, x, y, w, h, nested, output}], "edges": [[src, dst], ...],
+    """{"layers": [{name, class_name, x, y, w, h, nested, output, shape}], "edges": [[src, dst], ...],
     "width", "height"}: the boxes and edges of `model`'s own graph, inside the outer box.
     None while the model has no graph yet (a Sequential without an Input, not called yet)."""
     from .drawing import EditError
@@ -49,9 +49,11 @@ def _lay_out(model) -> dict:
     classes = {layer.name: "InputLayer" for layer in w.inputs}
     classes.update((op.name, class_name(op)) for op in w.layers)
     outputs = {t[0] for t in w.outputs}
+    shapes = {op.name: _first_shape(op) for op in [*w.inputs, *w.layers]}
     layers = [{"name": n, "class_name": classes[n], "x": at[n][0] - x0 + left,
                "y": at[n][1] - y0 + top, "w": BOX[0], "h": BOX[1],
-               "nested": classes[n] in ("Functional", "Sequential"), "output": n in outputs}
+               "nested": classes[n] in ("Functional", "Sequential"), "output": n in outputs,
+               "shape": shapes.get(n)}
               for n in names]
     width = max((item["x"] + BOX[0] for item in layers), default=left) + right
     height = max((item["y"] + BOX[1] for item in layers), default=top) + bottom
@@ -61,3 +63,12 @@ def _lay_out(model) -> dict:
         width = MIN_WIDTH
     return {"layers": layers, "edges": [list(link) for link in links],
             "width": width, "height": height}
+
+
+def _first_shape(op) -> list | None:
+    """The shape of a layer's first output in its first call (what its box says it makes)."""
+    try:
+        tensor = op._inbound_nodes[0].output_tensors[0]
+    except (IndexError, AttributeError):
+        return None
+    return [None if d is None else int(d) for d in tensor.shape]

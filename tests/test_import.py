@@ -206,8 +206,9 @@ def test_a_nested_model_box_expands_into_its_inner_graph_and_back():
     state = {layer["name"]: layer for layer in graph_state(g)["layers"]}
     inside = state["inner"]["inner"]
     assert state["inner"]["expanded"]
-    assert [(b["name"], b["class_name"], b["output"]) for b in inside["layers"]] == [
-        ("a", "InputLayer", False), ("b", "InputLayer", False), ("d", "Dense", True), ("s", "Add", True)]
+    assert [(b["name"], b["class_name"], b["output"], b["shape"]) for b in inside["layers"]] == [
+        ("a", "InputLayer", False, [None, 3]), ("b", "InputLayer", False, [None, 3]),
+        ("d", "Dense", True, [None, 2]), ("s", "Add", True, [None, 3])]
     assert sorted(map(tuple, inside["edges"])) == [("a", "d"), ("a", "s"), ("b", "d"), ("b", "s")]
     rows = {b["name"]: b["y"] for b in inside["layers"]}
     assert rows["a"] == rows["b"] < rows["d"] == rows["s"]  # inputs above, by the inner depth map

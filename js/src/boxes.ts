@@ -1,7 +1,7 @@
 // A layer's box as SVG: pure (state in, elements out), so the canvas only decides where and when.
 import { svg } from "./dom";
 import { boxHeight, boxWidth, fitText } from "./geometry";
-import { callText, paramsText } from "./mirror";
+import { callText, paramsText, shapeText } from "./mirror";
 import type { InnerView, LayerState } from "./types";
 
 /** One line of a box: user text as an SVG text node, squeezed or cut to the box's width. */
@@ -73,7 +73,7 @@ function drawInside(g: SVGGElement, inner: InnerView, outer: string): void {
       "aria-label": `${b.name} (${b.class_name}) in ${outer}`, "data-inner": b.name });
     box.append(svg("rect", { width: b.w, height: b.h, rx: 4 }),
       boxText(6, 14, "kc-inner-name", b.name, 6.2, b.w - 12),
-      boxText(6, 28, "kc-class", b.class_name + (b.nested ? " (model)" : ""), 5.6, b.w - 12));
+      boxText(6, 28, "kc-class", b.class_name + (b.nested ? " (model)" : "") + (b.shape ? ` → ${shapeText(b.shape)}` : ""), 5.6, b.w - 12));
     g.append(box);
   }
 }

@@ -34,7 +34,7 @@ export interface LayerState {
 
 /** The inside of an expanded nested model (kerascanvas/inner.py): read-only boxes and edges,
  * coordinates relative to the outer box. */
-export interface InnerBox { name: string; class_name: string; x: number; y: number; w: number; h: number; nested: boolean; output: boolean }
+export interface InnerBox { name: string; class_name: string; x: number; y: number; w: number; h: number; nested: boolean; output: boolean; shape: (number | null)[] | null }
 export interface InnerView { layers: InnerBox[]; edges: [string, string][]; width: number; height: number }
 
 export interface EdgeState { src: Triple; dst: Target; shape: (number | null)[] | null; dtype: string | null; built: boolean }

@@ -121,7 +121,7 @@ describe("box texts", () => {
 });
 
 describe("nested models", () => {
-  const inner = { layers: [{ name: "a", class_name: "InputLayer", x: 12, y: 48, w: 130, h: 36, nested: false, output: false }],
+  const inner = { layers: [{ name: "a", class_name: "InputLayer", x: 12, y: 48, w: 130, h: 36, nested: false, output: false, shape: [null, 3] }],
     edges: [] as [string, string][], width: 400, height: 150 };
 
   it("grows an expanded box to its inside and spreads its ports over the new width", () => {

@@ -359,6 +359,7 @@ def test_a_nested_model_is_one_box_that_folds_out_into_its_inner_graph(lab, page
     inside = page.locator('.kc-svg [aria-label="d (Dense) in inner"]')
     inside.wait_for(timeout=20_000)
     assert page.evaluate(view) == fitted  # the box grows in place: the view does not jump
+    assert "Dense → (None, 4)" in page.locator('.kc-svg [data-inner="e"]').text_content()
     assert kernel.value("sorted(canvas.graph.expanded)") == ["inner"]
     assert page.locator('.kc-svg [data-name="inner"] .kc-inner').count() == 3  # a, d, e
     grown = page.evaluate(size)
