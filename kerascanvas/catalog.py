@@ -256,6 +256,40 @@ def _check_safe(class_name: str, key: str, value: Any) -> None:
     if key == "vocabulary" and isinstance(value, str):
         raise EditError(f"{class_name}.vocabulary must be a list of tokens, not a file path; "
                         f"got {value!r:.80}.")
+    if key not in ("layer", "backward_layer"):  # those are checked as catalog layers
+        check_serialized(f"{class_name}.{key}", value)
+
+
+# Serialized objects a layer config may hold besides nested layers (initializers, regularizers,
+# constraints, dtype policies): Keras would deserialize any class named in a config, so only
+# these modules are let through, and never a registered custom class ("package>Name").
+SERIALIZED_MODULES = ("keras.initializers", "keras.regularizers", "keras.constraints",
+                      "keras.dtype_policies")
+
+
+def check_serialized(where: str, value: Any, depth: int = 0) -> None:
+    """Refuse a serialized object in a config value unless it is one of Keras's own
+    initializers, regularizers, constraints or dtype policies."""
+    if depth > 20:
+        raise EditError(f"{where} is nested too deeply.")
+    if isinstance(value, dict):
+        if "class_name" in value:
+            module, name = value.get("module"), value.get("class_name")
+            allowed = (module in SERIALIZED_MODULES
+                       or (module == "keras" and isinstance(name, str) and name.endswith("DTypePolicy"))
+                       # no module: Keras looks a plain name up among the kind it expects
+                       # (regularizers for a kernel_regularizer); "pkg>Name", "__lambda__" not
+                       or (module is None and isinstance(name, str) and name.isidentifier()
+                           and not name.startswith("_")))
+            if not allowed or value.get("registered_name") not in (None, name) or not isinstance(name, str):
+                raise EditError(f"{where} holds a serialized {name!r:.60} from {module!r:.60}; a "
+                                f"config may only hold Keras's own initializers, regularizers, "
+                                f"constraints and dtype policies.")
+        for item in value.values():
+            check_serialized(where, item, depth + 1)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            check_serialized(where, item, depth + 1)
 
 
 def _shown(kwargs: dict) -> str:

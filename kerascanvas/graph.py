@@ -151,7 +151,12 @@ class Graph:
                 d.replace_spec(replace(spec, config=config))
                 return
             kind = kinds.get(spec.class_name)
-            config = _remade(kind, name, {**spec.config, **changes})
+            config = {**spec.config, **changes}
+            if "trainable" in changes and spec.class_name in kinds.NESTED_MODEL_CLASSES:
+                from .nested import with_trainable  # freezing a model freezes its layers
+
+                config = with_trainable(config, changes["trainable"])
+            config = _remade(kind, name, config)
             d.replace_spec(self._spec(kind, name, config, calls=spec.calls))
 
         self._edit(change)

@@ -67,12 +67,16 @@ def walk(model) -> Walk:
 def from_model(model, graph_class):
     """A Graph drawing `model` (Functional or Sequential of catalog layers), weights included."""
     w = walk(model)
+    _check_unshared(model, {})
     g = graph_class(name=model.name)
     with g.batch():
         for layer in w.inputs:  # model input order = the drawing's input order
             g.add_input(tuple(layer.batch_shape[1:]), name=layer.name, dtype=layer.dtype)
         for op in w.layers:
             g.add_layer_from_config({"class_name": class_name(op), "config": op.get_config()})
+        for op in w.layers:  # every call first: a layer's call k may feed one drawn before it
+            for _ in w.calls[op.name][1:]:
+                g.add_call(op.name)
         for op in w.layers:
             listed = g._batch.layers[op.name].slots.kind == "list"
             for k, sources in enumerate(w.calls[op.name]):
@@ -120,6 +124,22 @@ def _functional(model):
         raise EditError(f"{model.name!r} is a subclassed model ({type(model).__name__}); only "
                         "Functional and Sequential models can be drawn.", layer=model.name)
     return model
+
+
+def _check_unshared(model, seen: dict) -> None:
+    """Each nested model is one box holding its own layers: a layer (or model) used both inside
+    a nested model and outside it, or in two nested models, shares weights across boxes, which
+    a drawing cannot hold (import would silently split them)."""
+    for op in _functional(model).operations:
+        if isinstance(op, keras.layers.InputLayer):
+            continue
+        first = seen.setdefault(id(op), model)
+        if first is not model:
+            raise EditError(f"Layer {op.name!r} is used in model {first.name!r} and in model "
+                            f"{model.name!r}: weights shared across nested models cannot be drawn "
+                            "(a nested model is one box with its own layers).", layer=op.name)
+        if isinstance(op, keras.Model):  # first seen here (an operation is listed once)
+            _check_unshared(op, seen)
 
 
 def _check_offered(layer) -> None:

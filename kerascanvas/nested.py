@@ -11,6 +11,7 @@ flattened outputs are its output ports.
 from __future__ import annotations
 
 import copy
+import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,6 +19,9 @@ from .drawing import EditError
 
 MODULES = {"Functional": "keras.src.models.functional", "Sequential": "keras"}
 MAX_DEPTH = 20  # models inside models inside models...
+# What a layer entry of a model config may hold; Keras acts on more (compile_config compiles).
+ENTRY_KEYS = {"module", "class_name", "config", "registered_name", "name", "inbound_nodes",
+              "build_config"}
 
 
 @dataclass(frozen=True)
@@ -55,8 +59,17 @@ class ModelKind:
         # tensors would reach call()'s `training` argument
 
     def n_outputs(self, config: dict) -> int:
-        if self.class_name == "Sequential":
-            return 1
+        if self.class_name == "Sequential":  # what its last layer gives (LSTM(return_state=True): 3)
+            entries = [e for e in (config.get("layers") or []) if isinstance(e, dict)
+                       and e.get("class_name") != "InputLayer" and isinstance(e.get("config"), dict)]
+            if not entries:
+                return 1
+            from . import kinds
+
+            try:
+                return kinds.get(entries[-1].get("class_name")).n_outputs(entries[-1]["config"])
+            except ValueError:
+                return 1  # refused by name when the model is made
         return len(_triples(config.get("output_layers") if isinstance(config, dict) else None))
 
     def schema(self) -> list[dict]:
@@ -70,6 +83,8 @@ class ModelKind:
         import keras
 
         checked = checked_config(self.class_name, config)
+        limit = sys.getrecursionlimit()  # Keras's map_graph recurses once per node (#15596)
+        sys.setrecursionlimit(max(limit, 20 * _count_layers(checked) + 2000))
         try:
             if self.class_name == "Sequential":
                 return keras.Sequential.from_config(checked)
@@ -79,6 +94,8 @@ class ModelKind:
         except Exception as e:
             raise ValueError(f"Keras refused the config of nested model "
                              f"{config.get('name')!r:.80}: {e}") from e
+        finally:
+            sys.setrecursionlimit(limit)
 
     def build(self, **config: Any):
         return self.create(config)
@@ -130,15 +147,24 @@ def checked_config(class_name: str, config: dict, depth: int = 0) -> dict:
         raise EditError(f"A {class_name} config is a dict with a 'layers' list, got {config!r:.120}.")
     config = copy.deepcopy(config)  # from_config pops keys, at every depth
     model = config.get("name")
+    for key, value in config.items():  # name, trainable, dtype, input/output_layers, ...
+        if key != "layers":
+            catalog.check_serialized(f"Nested model {model!r:.80}: {key}", value)
     for i, entry in enumerate(config["layers"]):
         if not isinstance(entry, dict) or not isinstance(entry.get("config"), dict):
             raise EditError(f"Layer {i} of nested model {model!r:.80} is malformed: {entry!r:.120}.")
         name, cls = entry["config"].get("name", entry.get("name")), entry.get("class_name")
+        where = f"Layer {name!r:.80} of nested model {model!r:.80}"
+        for key in set(entry) - ENTRY_KEYS:  # compile_config would deserialize an optimizer, ...
+            del entry[key]
+        _check_calls(where, entry.get("inbound_nodes", []))
+        catalog.check_serialized(f"{where}: build_config", entry.get("build_config"))
         if cls in MODULES:
             entry["config"] = checked_config(cls, entry["config"], depth + 1)
             entry.update(module=MODULES[cls], registered_name=cls if cls == "Functional" else None)
             continue
         if cls == "InputLayer":
+            catalog.check_serialized(where, entry["config"])
             entry.update(module="keras.layers", registered_name=None)
             continue
         try:
@@ -148,4 +174,48 @@ def checked_config(class_name: str, config: dict, depth: int = 0) -> dict:
                             f"which the canvas does not offer: {e}", layer=model) from None
         entry["config"] = layer_kind._checked(entry["config"])  # the catalog's value checks
         entry.update(module="keras.layers", class_name=layer_kind.class_name, registered_name=None)
+    return config
+
+
+def _check_calls(where: str, nodes: Any, depth: int = 0) -> None:
+    """A layer's calls inside a model config hold tensors (and Keras's own mask=None /
+    training=False), never a serialized object: Keras would deserialize it to call the layer."""
+    if depth > 30:
+        raise EditError(f"{where}: its calls are nested too deeply.")
+    if isinstance(nodes, dict):
+        if "class_name" in nodes:
+            history = nodes.get("config", {}).get("keras_history") if isinstance(nodes.get("config"), dict) else None
+            if not (nodes["class_name"] == "__keras_tensor__" and set(nodes) <= {"class_name", "config"}
+                    and isinstance(history, list) and len(history) == 3 and isinstance(history[0], str)):
+                raise EditError(f"{where} is called with {nodes.get('class_name')!r:.60}, not a "
+                                "tensor: a drawing holds only the tensors a call takes.")
+            dtype = nodes["config"].get("dtype")
+            if not isinstance(dtype, (str, type(None))):
+                raise EditError(f"{where}: a tensor's dtype must be a name, got {dtype!r:.60}.")
+            return
+        for value in nodes.values():
+            _check_calls(where, value, depth + 1)
+    elif isinstance(nodes, (list, tuple)):
+        for value in nodes:
+            _check_calls(where, value, depth + 1)
+    elif not isinstance(nodes, (str, int, float, bool, type(None))):
+        raise EditError(f"{where}: unexpected {type(nodes).__name__} in its calls.")
+
+
+def _count_layers(config: dict) -> int:
+    """Layers in a model config, at every depth (to size the recursion Keras needs)."""
+    return sum(1 + (_count_layers(e["config"]) if e.get("class_name") in MODULES else 0)
+               for e in config.get("layers", []))
+
+
+def with_trainable(config: dict, trainable: bool) -> dict:
+    """A model config as `model.trainable = trainable` leaves it: every layer in it, at any
+    depth, set the same way (a model's own flag alone does not freeze its layers)."""
+    config = {**config, "trainable": trainable}
+    config["layers"] = [
+        {**e, "config": (with_trainable(e["config"], trainable) if e.get("class_name") in MODULES
+                         else {**e["config"], "trainable": trainable})}
+        if isinstance(e, dict) and isinstance(e.get("config"), dict) and e.get("class_name") != "InputLayer"
+        else e
+        for e in config.get("layers", [])]
     return config

@@ -83,7 +83,7 @@ def load(path, graph_class):
             arrays = {k: weights[k] for k in weights.files}
     except FileNotFoundError:
         raise EditError(f"There is no file {str(path)!r}.") from None
-    except (zipfile.BadZipFile, KeyError, ValueError, EOFError, OSError) as e:
+    except (zipfile.BadZipFile, KeyError, ValueError, EOFError, OSError, RecursionError) as e:
         raise EditError(f"{str(path)!r} is not a readable kerascanvas file (corrupt or "
                         f"truncated?): {e}") from None
     _check(document, path)

@@ -5,6 +5,7 @@ import json
 import keras
 import pytest
 
+import kerascanvas as kc
 from kerascanvas import catalog
 
 # A symbolic sample input per group, and per class where the group's does not fit: (shape, dtype).
@@ -342,9 +343,18 @@ def test_user_code_and_files_are_refused_in_values():
         {"module": "os", "class_name": "system", "config": "echo hi", "registered_name": None},
         {"class_name": "__lambda__", "config": {"code": "lambda x: x"}},
     ]
-    for value in hostile:  # Keras's safe deserialization refuses these
-        with pytest.raises(Exception, match="deserializ"):
+    for value in hostile:  # refused before Keras's (safe) deserialization sees them
+        with pytest.raises(kc.EditError, match="may only hold Keras's own"):
             catalog.get("Dense").create({"units": 2, "activation": value})
+    registered = {"module": "x", "class_name": "Boom", "registered_name": "user>Boom", "config": {}}
+    for key, value in [("kernel_initializer", registered),
+                       ("kernel_initializer", {**registered, "module": "keras.initializers"}),
+                       ("kernel_regularizer", {"module": "keras", "class_name": "Sequential", "config": {}}),
+                       ("bias_constraint", {"module": "keras.layers", "class_name": "Lambda", "config": {}})]:
+        with pytest.raises(kc.EditError, match="may only hold Keras's own"):
+            catalog.get("Dense").create({"units": 2, key: value})
+    assert catalog.get("Dense").create({"units": 2, "kernel_regularizer": {
+        "module": "keras.regularizers", "class_name": "L2", "config": {"l2": 0.1}, "registered_name": None}})
 
 
 def test_a_wrapper_only_wraps_catalog_layers_at_any_depth():

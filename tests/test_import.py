@@ -300,3 +300,107 @@ def test_a_nested_model_is_configured_duplicated_and_undone_like_any_box():
     assert g.keras_layer("inner").trainable is True
     assert all(np.array_equal(a, b) for a, b in zip(g.keras_layer("inner").get_weights(), weights))
     ok(g)
+
+
+def test_a_call_that_feeds_a_layer_drawn_before_it_imports():
+    x = keras.Input((4,), name="x")
+    d, e = keras.layers.Dense(4, name="d"), keras.layers.Dense(4, name="e")
+    d(x), e(x)  # d and e each called twice, interleaved: e's call 1 takes d's call 1
+    model = keras.Model(x, [d(x), e(d(e(x)))])
+    g = ok(kc.Graph.from_model(model))
+    assert g.model.get_config() == model.get_config()
+
+
+def test_weights_shared_across_nested_models_are_refused_not_split():
+    a, b, x = keras.Input((3,), name="a"), keras.Input((3,), name="b"), keras.Input((3,), name="x")
+    shared = keras.layers.Dense(3, name="shared")
+    inner, other = keras.Model(a, shared(a), name="inner"), keras.Model(b, shared(b), name="other")
+    for outputs, where in [([inner(x), shared(x)], "'inner' and in model"),
+                           ([inner(x), other(x)], "'inner' and in model 'other'")]:
+        model = keras.Model(x, keras.layers.Add()(outputs))
+        with pytest.raises(kc.EditError, match=f"'shared' is used in model {where}"):
+            kc.Graph.from_model(model)
+
+
+def test_freezing_a_nested_model_freezes_its_layers_as_keras_does():
+    g = ok(kc.Graph.from_model(nested_models()))
+    g.configure("inner", trainable=False)
+    expected = nested_models()
+    expected.get_layer("inner").trainable = False
+    assert len(g.model.trainable_weights) == len(expected.trainable_weights)
+    assert g.keras_layer("inner").get_layer("d").trainable is False
+    namespace = {}
+    exec(g.to_code(), namespace)  # noqa: S102 - the export keeps it frozen
+    assert len(namespace["model"].trainable_weights) == len(expected.trainable_weights)
+    g.configure("inner", trainable=True)
+    assert g.keras_layer("inner").get_layer("d").trainable is True
+
+
+def test_a_sequential_ending_in_a_multi_output_layer_has_its_ports():
+    seq = keras.Sequential([keras.Input((5, 3)), keras.layers.LSTM(4, return_state=True, name="l")],
+                           name="seq")
+    x = keras.Input((5, 3), name="x")
+    model = keras.Model(x, seq(x))
+    g = ok(kc.Graph.from_model(model))
+    assert g._drawing.layers["seq"].n_outputs == 3 and len(g.model.outputs) == 3
+
+
+def test_a_deep_chain_inside_a_nested_model_imports():
+    import sys
+
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(30_000)  # plain Keras needs it to build the chain in the first place
+    try:
+        a = keras.Input((2,), name="a")
+        t = a
+        for _ in range(1200):
+            t = keras.layers.ReLU()(t)
+        x = keras.Input((2,), name="x")
+        model = keras.Model(x, keras.Model(a, t, name="deep")(x))
+    finally:
+        sys.setrecursionlimit(limit)
+    g = ok(kc.Graph.from_model(model))  # kerascanvas raises the limit itself where Keras recurses
+    assert g.layers["deep"]["class_name"] == "Functional"
+
+
+def hostile_configs():
+    """A nested model's config with something Keras would deserialize besides catalog layers."""
+    def tweak(change):
+        config = json.loads(json.dumps(nested_models().get_layer("inner").get_config()))
+        change(config)
+        return config
+
+    boom = {"module": "x", "class_name": "Boom", "registered_name": "user>Boom", "config": {}}
+    return [
+        tweak(lambda c: c["layers"][2]["inbound_nodes"][0]["kwargs"].update(training=boom)),
+        tweak(lambda c: c["layers"][2]["inbound_nodes"][0].update(args=[boom])),
+        tweak(lambda c: c["layers"][2].update(compile_config={"optimizer": boom, "loss": "mse"})),
+        tweak(lambda c: c["layers"][2]["config"].update(kernel_initializer=boom)),
+        tweak(lambda c: c["layers"][0]["config"].update(dtype=boom)),
+        tweak(lambda c: c["layers"][2].update(build_config={"input_shape": boom})),
+    ]
+
+
+@pytest.mark.parametrize("config", hostile_configs(), ids=range(6))
+def test_a_nested_config_holds_only_catalog_layers_and_tensors(config):
+    from kerascanvas import nested
+
+    made = []
+
+    @keras.saving.register_keras_serializable(package="user")
+    class Boom:
+        def __init__(self, **kwargs):
+            made.append(kwargs)
+
+        def get_config(self):
+            return {}
+
+    g = ok(kc.Graph.from_model(nested_models()))
+    before = g.layers["inner"]
+    try:  # refused, or (compile_config) left out of what Keras sees
+        nested.kind("Functional").create(config)
+        g.configure("inner", **{k: v for k, v in config.items() if k != "name"})
+    except kc.EditError as e:
+        assert "Boom" in str(e) and g.layers["inner"] == before
+    assert made == []
+    assert "compile_config" not in json.dumps(g._drawing.layers["inner"].config)

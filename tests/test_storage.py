@@ -181,3 +181,12 @@ def test_a_canvas_with_a_file_survives_a_kernel_restart(tmp_path):
     bare.send = lambda content, buffers=None: sent.append(content)
     bare._on_message(bare, {"kind": "save", "id": 4}, [])
     assert "no file" in sent[-1]["error"]
+
+
+def test_a_file_nested_too_deeply_for_json_fails_clearly(tmp_path):
+    path = tmp_path / "deep.kcanvas"
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("kerascanvas.json", "[" * 200_000)
+        z.writestr("weights.npz", b"")
+    with pytest.raises(kc.EditError, match="not a readable kerascanvas file"):
+        kc.Graph.load(path)
