@@ -103,8 +103,7 @@ class Graph:
         if not isinstance(serialized, Mapping) or not isinstance(serialized.get("config"), Mapping):
             raise EditError(f"Expected {{'class_name': ..., 'config': {{...}}}}, got {serialized!r:.200}.")
         class_name, config = serialized.get("class_name"), dict(serialized["config"])
-        kind = kinds.get(class_name) if class_name in kinds.NESTED_MODEL_CLASSES else catalog.get(
-            class_name)
+        kind = kinds.get(class_name)  # a catalog layer or a nested model
 
         def change(d: Drawing) -> str:
             name = d.check_new_name(config.get("name"))
