@@ -127,6 +127,14 @@ class Canvas(anywidget.AnyWidget):
     def _push(self, graph: Graph) -> None:
         self.state = graph.state()
 
+    def _repr_mimebundle_(self, **kwargs):
+        """The live view, and beside it a static SVG of the drawing as it is now: where no kernel
+        runs (GitHub, nbviewer, `jupyter nbconvert --to html`) the saved notebook shows that."""
+        from . import picture
+
+        data, metadata = super()._repr_mimebundle_(**kwargs)
+        return {**data, "image/svg+xml": picture.svg(self.graph.state())}, metadata
+
     def save(self) -> None:
         """Save the drawing and its weights to `path` (what the Save button does)."""
         if not self.path:
