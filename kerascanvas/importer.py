@@ -89,9 +89,12 @@ def from_model(model, graph_class):
 
 
 def copy_weights(source, target) -> None:
-    """Variable to variable, on the backend's device (no round trip through NumPy)."""
+    """Variable to variable, on the backend's device (no round trip through NumPy). JAX variables
+    take the very array they are given, and a JAX fit donates (deletes) its arrays: copy there,
+    or training the import would delete the original model's weights."""
+    fresh = keras.ops.copy if keras.backend.backend() == "jax" else (lambda value: value)
     for a, b in zip(target.weights, source.weights, strict=True):
-        a.assign(b.value)
+        a.assign(fresh(b.value))
 
 
 def load_keras(path, graph_class):

@@ -38,10 +38,10 @@ class Canvas(anywidget.AnyWidget):
 
     _esm = Path(__file__).parent / "static" / "widget.js"
 
-    state = traitlets.Dict().tag(sync=True)
+    state = traitlets.Dict().tag(sync=True, echo_update=False)
     """The Graph's state (`Graph.state()`): layers, edges, problems, model summary. Read-only."""
 
-    palette = traitlets.List().tag(sync=True)
+    palette = traitlets.List().tag(sync=True, echo_update=False)
     """The catalog for the palette and the inspector's forms (`catalog.palette()`), sent once."""
 
     height = traitlets.Int(520).tag(sync=True)
@@ -50,10 +50,10 @@ class Canvas(anywidget.AnyWidget):
     path = traitlets.Unicode("").tag(sync=True)
     """The file the Save and Load buttons use ("" hides them); set from Python only."""
 
-    training = traitlets.Dict().tag(sync=True)
+    training = traitlets.Dict().tag(sync=True, echo_update=False)
     """The training panel's view: status, per-epoch history and the live curve (throttled)."""
 
-    train_choices = traitlets.Dict().tag(sync=True)
+    train_choices = traitlets.Dict().tag(sync=True, echo_update=False)
     """Optimizers, losses and metrics the training panel offers."""
 
     def __init__(self, graph: Graph | None = None, *, height: int = 520, path: str | None = None):

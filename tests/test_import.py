@@ -178,6 +178,8 @@ def test_load_keras_file(tmp_path):
 @pytest.mark.parametrize("name", ["ResNet50", "MobileNetV2", "DenseNet121", "InceptionV3",
                                   "EfficientNetB0", "NASNetMobile"])
 def test_applications_import_export_and_rebuild_identical(name, tmp_path):
+    if name == "NASNetMobile" and keras.backend.backend() == "torch":
+        pytest.skip("Keras itself refuses NASNetMobile under the torch backend")
     model = getattr(keras.applications, name)(weights=None)
     g = kc.Graph.from_model(model)
     assert g.model.get_config() == model.get_config()
