@@ -2,6 +2,7 @@
 import { CanvasView } from "./canvas";
 import type { Model } from "./protocol";
 import { CSS } from "./style";
+import { followTheme } from "./theme";
 import uplotCss from "uplot/dist/uPlot.min.css";
 
 /** The widget's CSS, once per document or shadow root: marimo renders widgets inside a shadow
@@ -18,12 +19,14 @@ function ensureStyle(el: HTMLElement): void {
 
 function render({ model, el }: { model: Model; el: HTMLElement }): () => void {
   ensureStyle(el);
+  const stopTheme = followTheme(el);
   const view = new CanvasView(model, el);
   const onState = () => view.setState(model.get("state"));
   model.on("change:state", onState);
   return () => {
     model.off("change:state", onState);
     view.destroy();
+    stopTheme();
   };
 }
 
