@@ -32,8 +32,8 @@ window.rendered = true;
 </script></body></html>"""
 
 HOSTS = {  # name: (<html> attributes, <body> attributes, page CSS, colour scheme, dark?)
-    "vscode-dark": ("", 'class="vscode-dark"', "body { --vscode-editor-background: #1e1e1e; "
-                    "--vscode-editor-foreground: #d4d4d4; }", "light", True),
+    "vscode-dark": ("", 'class="vscode-dark"', ("body { --vscode-editor-background: #1e1e1e; "
+                    "--vscode-editor-foreground: #d4d4d4; }"), "light", True),
     "vscode-light": ("", 'class="vscode-light"', "body { --vscode-editor-background: #fffffe; }",
                      "dark", False),
     "colab-dark": ('theme="dark"', "", "", "light", True),
