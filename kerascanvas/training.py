@@ -494,10 +494,12 @@ def _optimizer(optimizer: Any, learning_rate: float | None) -> keras.optimizers.
 
 # ----- the training panel's fields -------------------------------------------------------------
 
-def choices() -> dict[str, list[str]]:
-    """Names the training panel offers: optimizers, losses ("auto" picks one), metrics."""
+def choices() -> dict[str, Any]:
+    """Names the training panel offers: optimizers, losses ("auto" picks one), metrics; and
+    where training would run: the Keras backend and its device."""
     return {"optimizers": list(OPTIMIZERS), "losses": list(LOSSES), "metrics": list(METRICS),
-            "strategies": list(STRATEGIES)}
+            "strategies": list(STRATEGIES), "backend": keras.backend.backend(),
+            "device": device_description()}
 
 
 def panel_options(message: Mapping) -> dict[str, Any]:

@@ -501,3 +501,9 @@ def test_panel_options_are_checked():
         keras.losses.get(name)
     for name in names["metrics"]:
         keras.metrics.get(name)
+
+
+def test_the_panel_is_told_the_backend_and_device_before_any_run():
+    names = training.choices()
+    assert names["backend"] == keras.backend.backend()
+    assert names["device"] == training.device_description()

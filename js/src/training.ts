@@ -27,6 +27,12 @@ export function chartData(view: TrainingView): { labels: string[]; data: (number
   return { labels: [...trainKeys, ...valKeys], data: [x, ...series] };
 }
 
+/** "Keras backend: jax · device: GPU: NVIDIA H100" (either part left out when unknown). */
+export function deviceText(backend: string, device: string | null): string {
+  const parts = [backend ? `Keras backend: ${backend}` : "", device ? `device: ${device}` : ""];
+  return parts.filter(Boolean).join(" · ");
+}
+
 export function progressText(view: TrainingView): string {
   const s = view.status;
   if (!s) return "Not trained yet.";
@@ -42,6 +48,8 @@ export class TrainingPanel {
   private progress: HTMLProgressElement;
   private text: HTMLElement;
   private device: HTMLElement;
+  private backend = "";
+  private idleDevice = "";
   private message: HTMLElement;
   private chartHost: HTMLElement;
   private chart: uPlot | null = null;
@@ -52,6 +60,8 @@ export class TrainingPanel {
     this.root = el("details", { class: "kc-training" });
     this.root.append(el("summary", {}, "Train"));
     const choices = model.get("train_choices") ?? { optimizers: ["adam"], losses: ["auto"], metrics: [] };
+    this.backend = typeof choices.backend === "string" ? choices.backend : "";
+    this.idleDevice = typeof choices.device === "string" ? choices.device : "";
     const form = el("div", { class: "kc-train-form" });
     const select = (name: string, options: string[], value: string, multiple = false) => {
       const s = el("select", { "aria-label": name, class: "kc-field" });
@@ -88,7 +98,7 @@ export class TrainingPanel {
     buttons.append(train, stop);
     this.progress = el("progress", { max: "1", value: "0", class: "kc-progress", "aria-label": "training progress" });
     this.text = el("div", { class: "kc-muted", role: "status" }, "Not trained yet.");
-    this.device = el("div", { class: "kc-muted kc-device" });
+    this.device = el("div", { class: "kc-muted kc-device" }, deviceText(this.backend, this.idleDevice));
     this.message = el("pre", { class: "kc-train-message" });
     this.chartHost = el("div", { class: "kc-chart", "aria-label": "training curves" });
     const left = el("div");
@@ -116,7 +126,7 @@ export class TrainingPanel {
     if (s) {
       const done = s.epochs ? (Math.max(0, s.epoch - 1) + (s.batches ? s.batch / s.batches : 0)) / s.epochs : 0;
       this.progress.value = s.state === "finished" ? 1 : Math.min(1, done);
-      this.device.textContent = s.device ? `Device: ${s.device}` : "";
+      this.device.textContent = deviceText(this.backend, s.device ?? this.idleDevice);
       this.message.textContent = s.traceback ? `${s.message}\n${s.traceback}` : s.message ?? "";
       this.root.classList.toggle("kc-failed", s.state === "failed");
     }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { chartData, progressText } from "../src/training";
+import { chartData, deviceText, progressText } from "../src/training";
 
 describe("training panel", () => {
   it("aligns running training values with per-epoch validation values", () => {
@@ -29,5 +29,13 @@ describe("teaching steps", () => {
     expect(forwardStepText({ node: ["conv", 0], depth: 1, picture: null,
       outputs: [{ shape: [1, 6, 6, 2], mean: 0.5, std: 0.1, min: 0, max: 1 }] }))
       .toBe("depth 1: conv node 0 → (1, 6, 6, 2) mean 0.500 std 0.100 min 0.000 max 1.000");
+  });
+});
+
+describe("deviceText", () => {
+  it("names the Keras backend and the device", () => {
+    expect(deviceText("jax", "GPU: NVIDIA H100")).toBe("Keras backend: jax · device: GPU: NVIDIA H100");
+    expect(deviceText("torch", null)).toBe("Keras backend: torch");
+    expect(deviceText("", "CPU")).toBe("device: CPU");
   });
 });
