@@ -16,6 +16,9 @@ CallKey = tuple[str, int]  # (layer, call); call k is node_index k once the call
 
 INPUT_CLASS = "InputLayer"
 MAX_NAME_LENGTH = 100
+# Characters a layer name may not hold, and why. graph.py adds "." under the torch backend (it
+# knows the backend; this module does not import keras).
+FORBIDDEN_IN_NAMES = {"/": "Keras uses '/' in weight paths"}
 
 
 class EditError(ValueError):
@@ -102,8 +105,9 @@ class Drawing:
             raise EditError(f"A layer name must be a string, got {name!r} ({type(name).__name__}).")
         if not name or len(name) > MAX_NAME_LENGTH:
             raise EditError(f"A layer name must have 1 to {MAX_NAME_LENGTH} characters, got {name!r}.")
-        if "/" in name:  # Keras uses "/" in weight paths
-            raise EditError(f"A layer name may not contain '/', got {name!r}.")
+        for char, why in FORBIDDEN_IN_NAMES.items():
+            if char in name:
+                raise EditError(f"A layer name may not contain {char!r} ({why}), got {name!r}.")
         if name in self.layers:
             raise EditError(f"There is already a layer named {name!r}; names must be unique.",
                             layer=name)

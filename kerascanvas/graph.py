@@ -20,10 +20,13 @@ import keras
 
 from . import catalog, kinds
 from .depth import DepthMap, depth_map
-from .drawing import INPUT_CLASS, Drawing, EditError, LayerSpec, NoSlots, Triple
+from .drawing import FORBIDDEN_IN_NAMES, INPUT_CLASS, Drawing, EditError, LayerSpec, NoSlots, Triple
 from .inner import inner_view
 from .layout import layout
 from .network import Journal, Network
+
+if keras.backend.backend() == "torch":  # torch modules cannot name a parameter with a "."
+    FORBIDDEN_IN_NAMES.setdefault(".", "the torch backend cannot hold '.' in a weight's name")
 
 
 @dataclass(frozen=True)

@@ -118,6 +118,12 @@ HOSTILE = ['a"b', "a'b", 'q"\'q', "line\nbreak", "__import__('os').system('echo 
            "x = 1; import os", "\\", "é ü"]
 
 
+def refused_under_torch(name: str) -> bool:
+    import keras
+
+    return "." in name and keras.backend.backend() == "torch"
+
+
 def only_builds_a_model(code):
     """The code is imports of keras, then assignments of calls of keras.Input / layers.X /
     names assigned above, and the model call; no other name, call or statement."""
@@ -148,6 +154,10 @@ def only_builds_a_model(code):
 @pytest.mark.parametrize("name", HOSTILE)
 def test_hostile_names_stay_literals(name, tmp_path):
     g = kc.Graph(name=name)
+    if refused_under_torch(name):
+        with pytest.raises(kc.EditError, match="may not contain '.'.*torch"):
+            g.add_input((3,), name=name)
+        return
     g.add_input((3,), name=name)
     g.add_layer("Dense", units=2, name=name + "_d")
     g.connect(name, name + "_d")
@@ -168,6 +178,8 @@ def test_hostile_string_config_values_stay_literals():
 def test_hostile_names_inside_nested_models_stay_literals(name, tmp_path):
     import keras
 
+    if refused_under_torch(name):
+        pytest.skip("Keras itself cannot build a layer whose name holds '.' under torch")
     a = keras.Input((3,), name=name + "_in")
     inner = keras.Model(a, keras.layers.Dense(2, name=name + "_d")(a), name=name + "_m")
     seq = keras.Sequential([keras.layers.Dense(2, name=name + "_s")], name=name + "_seq")
