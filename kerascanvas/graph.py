@@ -182,10 +182,14 @@ class Graph:
                 if old in d.pinned:
                     x, y = d.pinned[old]
                     d.pinned[new] = (x + 40.0, y + 40.0)
-            for e in list(d.edges):
-                if e.src[0] in mapping and e.dst[0] in mapping:
-                    d.edges.append(type(e)((mapping[e.src[0]],) + e.src[1:],
-                                           (mapping[e.dst[0]],) + e.dst[1:]))
+            copied = [e for e in d.edges if e.src[0] in mapping and e.dst[0] in mapping]
+            # Through connect, so the edge indexes know the copies. A list slot fills in order
+            # (slot=None: gaps of inputs left out of the selection close up).
+            for e in sorted(copied, key=lambda e: e.dst[2] if d.layers[e.dst[0]].slots.kind
+                            == "list" else -1):
+                listed = d.layers[e.dst[0]].slots.kind == "list"
+                d.connect((mapping[e.src[0]],) + e.src[1:],
+                          (mapping[e.dst[0]], e.dst[1], None if listed else e.dst[2]))
             return mapping
 
         return self._edit(change)
