@@ -102,6 +102,9 @@ class Drawing:
             raise EditError(f"A layer name must be a string, got {name!r} ({type(name).__name__}).")
         if not name or len(name) > MAX_NAME_LENGTH:
             raise EditError(f"A layer name must have 1 to {MAX_NAME_LENGTH} characters, got {name!r}.")
+        from .text import check_text  # (text imports this module)
+
+        check_text(name, "A layer name")
         if "/" in name:  # Keras uses "/" in weight paths
             raise EditError(f"A layer name may not contain '/', got {name!r}.")
         if name in self.layers:
@@ -182,6 +185,9 @@ class Drawing:
         spec = self.spec(name)
         if spec.is_input:
             raise EditError(f"{name} is an Input: it cannot be called.", layer=name)
+        from .limits import check_calls  # (limits imports this module)
+
+        check_calls(name, spec.calls + 1)
         self.layers[name] = replace(spec, calls=spec.calls + 1)
         self.touched.add((name, spec.calls))
         return spec.calls

@@ -88,4 +88,14 @@ def _shape(shape) -> list:
 
 
 def _jsonable(value: Any) -> Any:
-    return json.loads(json.dumps(value, default=repr))
+    from . import limits
+
+    text = json.dumps(value, default=repr)
+    if len(text) > limits.CONFIG_SHOWN_BYTES and isinstance(value, dict):
+        return {k: _elided(v, limits.CONFIG_SHOWN_BYTES) for k, v in value.items()}  # the Graph
+    return json.loads(text)  # keeps it whole; the browser gets a note
+
+
+def _elided(value: Any, cap: int) -> Any:
+    text = json.dumps(value, default=repr)
+    return json.loads(text) if len(text) <= cap else f"<{len(text):,} bytes, not shown>"
