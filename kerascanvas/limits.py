@@ -158,7 +158,7 @@ def check_activation(where: str, shape: Any, layer: str | None = None) -> None:
 
 def check_forward(model: Any) -> None:
     """The forward-pass view computes and keeps every node's outputs for one sample."""
-    total = sum(per_sample(t.shape) for t in model.inputs)
+    total = 0
     for nodes in model._nodes_by_depth.values():
         for node in nodes:
             total += sum(per_sample(t.shape) for t in node.output_tensors)
@@ -233,7 +233,7 @@ def held_bytes(value: Any, seen: set | None = None) -> int:
         for v in value.weights:
             if id(v) not in seen:
                 seen.add(id(v))
-                total += math.prod(v.shape) * _itemsize(v.dtype)
+                total += math.prod(v.shape) * itemsize(v.dtype)
         return total
     if isinstance(value, dict):
         return sum(held_bytes(v, seen) for v in value.values())
@@ -242,6 +242,6 @@ def held_bytes(value: Any, seen: set | None = None) -> int:
     return 0
 
 
-def _itemsize(dtype: Any) -> int:
+def itemsize(dtype: Any) -> int:
     digits = "".join(c for c in str(dtype) if c.isdigit())
     return max(1, int(digits) // 8) if digits else 4

@@ -85,54 +85,83 @@ def _jsonable(value):
 
 
 def load(path, graph_class):
-    """A new Graph from a saved file; a bad file raises EditError and creates nothing."""
+    """A new Graph from a saved file; a bad file raises EditError and creates nothing.
+
+    Sizes and counts are checked before anything is decompressed (limits.py); the weights
+    archive is read only after the drawing is built, and only if it is no bigger than the
+    weights of the layers it describes (a zip bomb there is refused unread)."""
     path = Path(path)
     where = repr(str(path))
     try:
-        with open(path, "rb") as f:  # sizes and counts checked before anything is decompressed
+        with open(path, "rb") as f:
             limits.check_entries(f, where)
             with zipfile.ZipFile(f) as z:
                 limits.check_archive(z.infolist(), where)
                 limits.check_document(z.getinfo("kerascanvas.json").file_size, where)
                 document = json.loads(z.read("kerascanvas.json"))
-                arrays = _arrays(io.BytesIO(z.read("weights.npz")), where)
+                _check(document, path)
+                g = _drawing(graph_class, document, where)
+                arrays = _arrays(z, _weight_bytes(g), where)
     except FileNotFoundError:
         raise EditError(f"There is no file {str(path)!r}.") from None
-    except limits.LimitError:
+    except EditError:
         raise
     except (zipfile.BadZipFile, KeyError, ValueError, EOFError, OSError, RecursionError) as e:
         raise EditError(f"{str(path)!r} is not a readable kerascanvas file (corrupt or "
                         f"truncated?): {e}") from None
-    _check(document, path)
     try:
-        g = graph_class(name=document["name"])
-        _rebuild(g, document)
         for i, layer in enumerate(document["layers"]):
             _set_weights(g, layer, [arrays.get(f"l{i}_{j}") for j in range(layer["weights"])])
     except EditError:
         raise
-    except (TypeError, KeyError, IndexError, ValueError, RecursionError) as e:
-        # (UnknownLayerError is a ValueError): every bad file is an EditError
+    except (TypeError, KeyError, IndexError, ValueError) as e:
         raise EditError(f"{str(path)!r} describes an invalid drawing: {e}") from None
     g._undo.clear()  # a loaded drawing starts a fresh history
     return g
 
 
-def _arrays(buffer: io.BytesIO, where: str) -> dict:
-    """The weights archive's arrays; each header's shape is checked against the bytes stored
-    for it before numpy allocates the array."""
+def _drawing(graph_class, document: dict, where: str):
+    try:
+        g = graph_class(name=document["name"])
+        _rebuild(g, document)
+        return g
+    except EditError:
+        raise
+    except (TypeError, KeyError, IndexError, ValueError, RecursionError) as e:
+        # (UnknownLayerError is a ValueError): every bad file is an EditError
+        raise EditError(f"{where} describes an invalid drawing: {e}") from None
+
+
+def _weight_bytes(g) -> int:
+    """Bytes that the drawing's weights take, as a saved archive holds them (with headers)."""
+    total = 0
+    for name in g._net.objects:
+        for v in g.keras_layer(name).weights:
+            total += int(np.prod(v.shape)) * limits.itemsize(v.dtype) + 1024
+    return total + 1024
+
+
+def _arrays(z: zipfile.ZipFile, expected: int, where: str) -> dict:
+    """The weights archive's arrays. It is read only if it is no bigger than the drawing's
+    weights (`expected` bytes); each array's header is checked against the bytes stored for it
+    before numpy allocates the array."""
+    size = z.getinfo("weights.npz").file_size
+    if size > expected:
+        raise limits.LimitError(f"{where} holds {size:,} bytes of weights, but its layers take "
+                                f"{expected:,} bytes: refused unread.")
+    buffer = io.BytesIO(z.read("weights.npz"))
     limits.check_entries(buffer, f"{where}'s weights", "weight_arrays")
     arrays = {}
-    with zipfile.ZipFile(buffer) as z:
-        limits.check_archive(z.infolist(), f"{where}'s weights")
-        for info in z.infolist():
-            with z.open(info) as f:
+    with zipfile.ZipFile(buffer) as w:
+        limits.check_archive(w.infolist(), f"{where}'s weights")
+        for info in w.infolist():
+            with w.open(info) as f:
                 version = np.lib.format.read_magic(f)
                 read = (np.lib.format.read_array_header_1_0 if version == (1, 0)
                         else np.lib.format.read_array_header_2_0)
                 shape, _, dtype = read(f)
                 limits.check_array(shape, dtype, info.file_size, f"{where}: {info.filename}")
-            with z.open(info) as f:
+            with w.open(info) as f:
                 arrays[info.filename.removesuffix(".npy")] = np.lib.format.read_array(
                     f, allow_pickle=False)
     return arrays
