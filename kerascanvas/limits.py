@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import weakref
 from collections.abc import Iterator
 from typing import Any
 
@@ -60,7 +61,7 @@ CONFIG_SHOWN_BYTES = 64 << 10
 """Bytes of one config value that the state shows; a longer one is elided in the state only
 (the Graph keeps it whole)."""
 
-HISTORY_BYTES = 1 << 30
+HISTORY_BYTES = 512 << 20
 """Bytes the undo history may keep alive (old layer objects and weights); beyond it the oldest
 steps are dropped, with a warning."""
 
@@ -99,9 +100,23 @@ def _cap_note(key: str) -> str:
 
 # ----- parameters ------------------------------------------------------------------------------
 
+_COUNTED: dict[int, tuple[Any, int]] = {}  # id -> (weak reference, count) of built layers
+
+
 def params_of(obj: Any) -> int:
-    """Scalars in an object's variables, from their shapes (no value is read)."""
-    return sum(math.prod(v.shape) for v in getattr(obj, "weights", ()))
+    """Scalars in an object's variables, from their shapes (no value is read). A built layer's
+    count is remembered: every edit sums it over the whole drawing."""
+    hit = _COUNTED.get(id(obj))
+    if hit is not None and hit[0]() is obj:
+        return hit[1]
+    count = sum(math.prod(v.shape) for v in getattr(obj, "weights", ()))
+    if getattr(obj, "built", False):  # a built layer makes no new variables
+        key = id(obj)
+        try:
+            _COUNTED[key] = (weakref.ref(obj, lambda _, key=key: _COUNTED.pop(key, None)), count)
+        except TypeError:  # not weakly referable: not remembered
+            pass
+    return count
 
 
 def check_layer_params(name: str, count: int) -> None:

@@ -91,11 +91,11 @@ def _jsonable(value: Any) -> Any:
     from . import limits
 
     text = json.dumps(value, default=repr)
-    if len(text) > limits.CONFIG_SHOWN_BYTES and isinstance(value, dict):
-        return {k: _elided(v, limits.CONFIG_SHOWN_BYTES) for k, v in value.items()}  # the Graph
-    return json.loads(text)  # keeps it whole; the browser gets a note
-
-
-def _elided(value: Any, cap: int) -> Any:
-    text = json.dumps(value, default=repr)
-    return json.loads(text) if len(text) <= cap else f"<{len(text):,} bytes, not shown>"
+    if len(text) <= limits.CONFIG_SHOWN_BYTES or not isinstance(value, dict):
+        return json.loads(text)
+    shown, left = {}, limits.CONFIG_SHOWN_BYTES  # the Graph keeps the config whole; the
+    for k, v in value.items():  # browser gets values up to the cap, and a note for the rest
+        item = json.dumps(v, default=repr)
+        left -= len(item)
+        shown[k] = json.loads(item) if left >= 0 else f"<{len(item):,} bytes, not shown>"
+    return shown

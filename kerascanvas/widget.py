@@ -156,15 +156,18 @@ class Canvas(anywidget.AnyWidget):
 
     def _push(self, graph: Graph) -> None:
         state = graph.state()
-        size = len(json.dumps(state))  # what goes on the wire, about
         self._oversize = None
-        try:
-            limits.check_state(size)
-        except limits.LimitError as e:  # the browser gets a stub that says why, not 100s of MB
+        try:  # what goes on the wire: UTF-8 JSON, as Jupyter encodes it
+            limits.check_state(len(json.dumps(state, ensure_ascii=False).encode("utf-8")))
+        except limits.LimitError as e:
             self._oversize = e.message
-            state = {"version": state["version"], "name": state["name"], "layers": [],
-                     "edges": [], "problems": [{"message": e.message, "layer": None,
-                                                "call": None, "slot": None}],
+        except UnicodeEncodeError as e:  # (text is checked where it enters: a last guard)
+            self._oversize = f"The drawing's state holds text that is not valid Unicode: {e}."
+        if self._oversize is not None:  # the browser gets a stub that says why
+            state = {"version": state["version"], "name": graph.name.encode("utf-8", "replace")
+                     .decode(), "layers": [], "edges": [],
+                     "problems": [{"message": self._oversize, "layer": None, "call": None,
+                                   "slot": None}],
                      "model": None, "can_undo": state["can_undo"],
                      "can_redo": state["can_redo"], "too_big": True}
         self.state = state

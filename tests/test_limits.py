@@ -270,3 +270,15 @@ def test_each_bomb_is_refused_cleanly_under_a_memory_limit(tmp_path):
     assert "refused unread" in results[str(small)]["error"]
     assert "decompresses to 4,563,40" in results[str(big)]["error"]
     assert report["growth"] < 300 << 20, report  # well under the limit: nothing was allocated
+
+
+def test_a_pasted_big_config_shows_at_most_the_cap_per_layer():
+    c = canvas()
+    vocabulary = [f"{i:04d}" + "t" * 9_996 for i in range(200)]  # 2 MB from one message
+    intent(c, kind="add_layer", id=1, class_name="StringLookup", name="lookup",
+           config={"vocabulary": vocabulary})
+    reply = intent(c, kind="duplicate", id=2, names=["lookup"] * 50)
+    assert reply["ok"] and len(c.graph.layers) == 51
+    size = len(json.dumps(c.state))
+    assert size < 51 * (limits.CONFIG_SHOWN_BYTES + 4_000), size  # not 51 * 2 MB
+    assert c.graph.layers["lookup_50"]["config"]["vocabulary"] == vocabulary
