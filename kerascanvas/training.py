@@ -339,7 +339,9 @@ class Trainer:
         if not isinstance(validation_data, (tuple, list)) or len(validation_data) not in (2, 3):
             raise DataError(f"validation_data must be (x_val, y_val) or a dataset, got "
                             f"{type(validation_data).__name__}.")
-        return describe_data(validation_data[0], validation_data[1], "validation_data")
+        batches = describe_data(validation_data[0], validation_data[1], "validation_data")
+        check_finite(validation_data[0], validation_data[1], "validation_data")  # (NaN there
+        return batches  # harms no weight, but a NaN val_loss would hide every result)
 
     @staticmethod
     def _fit_arguments(model, epochs, batch_size, validation_split, extra) -> dict:

@@ -105,6 +105,8 @@ def test_nan_in_arrays_is_refused_before_any_step():
     with pytest.raises(DataError, match=r"y holds a non-finite value \(inf\) at index \(7, 0\)"):
         trainer.fit(block=True)
     assert _same(_weights(g), before) and g._edit_lock is None
+    with pytest.raises(DataError, match=r"validation_data's x holds a non-finite value"):
+        trainer.set_data(*_data(8), validation_data=(bad, _data()[1]))
 
 
 def test_a_nan_batch_in_a_dataset_stops_before_it_reaches_the_weights():
