@@ -40,10 +40,14 @@ def main() -> None:
     from hypothesis.stateful import run_state_machine_as_test
 
     counted = [0]
+    started: list[float] = []
     check = fuzz.WidgetIntents.network_matches_drawing
 
     def counting(self):
         counted[0] += 1
+        if counted[0] % 5000 == 0 and started:  # progress, so that a cut-off run still tells
+            print(f"  {counted[0]} steps, {time.perf_counter() - started[0]:.0f} s, "
+                  f"RSS {rss_mb():.0f} MB", flush=True)
         check(self)
 
     fuzz.WidgetIntents.network_matches_drawing = fuzz.invariant()(counting)
@@ -59,7 +63,10 @@ def main() -> None:
     counted[0] = 0
     before = rss_mb()
     start = time.perf_counter()
-    run(args.steps)
+    started.append(start)
+    print(f"after warm-up: RSS {before:.0f} MB", flush=True)
+    while counted[0] < args.steps:  # a run of 50 may end early: go on until enough steps ran
+        run(min(10_000, 2 * (args.steps - counted[0]) + 100))
     elapsed = time.perf_counter() - start
     gc.collect()
     after = rss_mb()
