@@ -64,6 +64,7 @@ def graph_state(g) -> dict:
             "inputs": g.inputs, "outputs": [list(t) for t in g.outputs],
             "params": int(model.count_params())},
         "can_undo": g.can_undo, "can_redo": g.can_redo,
+        "history_dropped": g.history_dropped,  # undo steps dropped past limits.HISTORY_BYTES
     }
 
 
