@@ -94,6 +94,20 @@ class Canvas(anywidget.AnyWidget):
         self._stop = graph.observe(self._push)
         self._push(graph)
 
+    def close(self) -> None:
+        """Close the widget and let go of it. anywidget's watcher of the `_esm` file holds a
+        strong reference to every instance (a lambda in AnyWidget.__init__), which would keep
+        each closed canvas, its Graph and all their Keras objects alive for the kernel's life."""
+        self._stop()
+        super().close()
+        signal = next((c.__dict__["_esm"].changed for c in type(self).__mro__
+                       if hasattr(c.__dict__.get("_esm"), "changed")), None)
+        for slot in list(getattr(signal, "_slots", ())):
+            function = slot.dereference() if hasattr(slot, "dereference") else None
+            if any(cell.cell_contents is self for cell in getattr(function, "__closure__", None)
+                   or ()):
+                signal.disconnect(function)
+
     def _check_not_training(self, what: str) -> None:
         graph = self._graph
         if graph is not None and (graph._edit_lock is not None or (

@@ -380,3 +380,17 @@ def test_an_input_configured_from_the_browser_takes_add_inputs_dtypes():
         assert c.graph.layers["x"]["config"]["dtype"] == "float32"
     c._on_message(c, {"kind": "configure", "id": 3, "name": "x", "config": {"dtype": "int32"}}, [])
     assert sent[-1]["ok"]
+
+
+def test_a_closed_canvas_lets_go_of_its_graph_and_keras_objects():
+    import gc
+    import weakref
+
+    c = kc.Canvas()
+    c.graph.add_input((3,), name="x")
+    canvas, graph = weakref.ref(c), weakref.ref(c.graph)
+    layer = weakref.ref(c.graph.keras_layer("x"))
+    c.close()  # anywidget's file watcher had kept every canvas alive
+    del c
+    gc.collect()
+    assert canvas() is None and graph() is None and layer() is None
