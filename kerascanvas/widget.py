@@ -98,7 +98,9 @@ class Canvas(anywidget.AnyWidget):
         """Close the widget and let go of it. anywidget's watcher of the `_esm` file holds a
         strong reference to every instance (a lambda in AnyWidget.__init__), which would keep
         each closed canvas, its Graph and all their Keras objects alive for the kernel's life."""
-        self._stop()
+        stop = self.__dict__.get("_stop")  # absent when __init__ refused its arguments
+        if stop is not None:
+            stop()
         super().close()
         signal = next((c.__dict__["_esm"].changed for c in type(self).__mro__
                        if hasattr(c.__dict__.get("_esm"), "changed")), None)
