@@ -21,4 +21,8 @@ def __getattr__(name):
         from .widget import Canvas
 
         return Canvas
+    if name == "limits":  # the caps on what an edit or a file may allocate (cheap: no keras)
+        import importlib
+
+        return importlib.import_module(".limits", __name__)
     raise AttributeError(f"module 'kerascanvas' has no attribute {name!r}")

@@ -281,7 +281,8 @@ def check_serialized(where: str, value: Any, depth: int = 0) -> None:
                        # (regularizers for a kernel_regularizer); "pkg>Name", "__lambda__" not
                        or (module is None and isinstance(name, str) and name.isidentifier()
                            and not name.startswith("_")))
-            if not allowed or value.get("registered_name") not in (None, name) or not isinstance(name, str):
+            if (not allowed or value.get("registered_name") not in (None, name)
+                    or not isinstance(name, str) or name.startswith("_")):  # __lambda__: code
                 raise EditError(f"{where} holds a serialized {name!r:.60} from {module!r:.60}; a "
                                 f"config may only hold Keras's own initializers, regularizers, "
                                 f"constraints and dtype policies.")

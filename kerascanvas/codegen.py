@@ -12,6 +12,7 @@ import functools
 import inspect
 import json
 import keyword
+import math
 import re
 from types import SimpleNamespace
 from typing import Any, NamedTuple
@@ -354,6 +355,8 @@ def _literal(value: Any) -> str:
         return f"{value.function}({args})"
     if isinstance(value, str):
         return _string(value)
+    if isinstance(value, float) and not math.isfinite(value):  # repr gives bare nan / inf
+        return f'float("{value}")'
     if isinstance(value, bool) or value is None or isinstance(value, (int, float)):
         return repr(value)
     if isinstance(value, tuple):

@@ -105,6 +105,9 @@ class Drawing:
             raise EditError(f"A layer name must be a string, got {name!r} ({type(name).__name__}).")
         if not name or len(name) > MAX_NAME_LENGTH:
             raise EditError(f"A layer name must have 1 to {MAX_NAME_LENGTH} characters, got {name!r}.")
+        from .text import check_text  # (text imports this module)
+
+        check_text(name, "A layer name")
         for char, why in FORBIDDEN_IN_NAMES.items():
             if char in name:
                 raise EditError(f"A layer name may not contain {char!r} ({why}), got {name!r}.")
@@ -186,6 +189,9 @@ class Drawing:
         spec = self.spec(name)
         if spec.is_input:
             raise EditError(f"{name} is an Input: it cannot be called.", layer=name)
+        from .limits import check_calls  # (limits imports this module)
+
+        check_calls(name, spec.calls + 1)
         self.layers[name] = replace(spec, calls=spec.calls + 1)
         self.touched.add((name, spec.calls))
         return spec.calls

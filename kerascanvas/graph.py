@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import re
 import sys
+import warnings
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from types import MappingProxyType
@@ -18,12 +19,13 @@ from typing import Any
 
 import keras
 
-from . import catalog, kinds
+from . import catalog, kinds, limits
 from .depth import DepthMap, depth_map
 from .drawing import FORBIDDEN_IN_NAMES, INPUT_CLASS, Drawing, EditError, LayerSpec, NoSlots, Triple
 from .inner import inner_view
 from .layout import layout
 from .network import Journal, Network
+from .text import check_strings, check_text
 
 if keras.backend.backend() == "torch":  # torch modules cannot name a parameter with a "."
     FORBIDDEN_IN_NAMES.setdefault(".", "the torch backend cannot hold '.' in a weight's name")
@@ -47,6 +49,7 @@ class _Step:
     before: Drawing
     after: Drawing
     journal: Journal
+    held: int = 0  # bytes of weights only this step keeps alive (limits.HISTORY_BYTES)
 
 
 class Graph:
@@ -55,7 +58,7 @@ class Graph:
     def __init__(self, name: str = "model"):
         if not isinstance(name, str) or not name:
             raise TypeError(f"Graph name must be a non-empty string, got {name!r}.")
-        self.name = name
+        self.name = check_text(name, "A graph name")
         self._drawing = Drawing()
         self._net = Network()
         self._undo: list[_Step] = []
@@ -65,6 +68,7 @@ class Graph:
         self._edit_lock: str | None = None  # a message: edits are refused while it is set
         self._batch: Drawing | None = None
         self._batch_predecessors: dict = {}
+        self.history_dropped = 0  # undo steps dropped to keep history under limits.HISTORY_BYTES
         self._forget()
 
     # ----- building ---------------------------------------------------------------------------
@@ -88,6 +92,7 @@ class Graph:
     def add_layer(self, class_name: str, name: str | None = None, **config: Any) -> str:
         """Add a layer of a catalog class (see `kerascanvas.catalog.names()`); returns its name."""
         kind = catalog.get(class_name)
+        check_strings(config, f"The config of {class_name}")
 
         def change(d: Drawing) -> str:
             chosen = d.check_new_name(name) if name is not None else d.auto_name(
@@ -107,6 +112,7 @@ class Graph:
             raise EditError(f"Expected {{'class_name': ..., 'config': {{...}}}}, got {serialized!r:.200}.")
         class_name, config = serialized.get("class_name"), dict(serialized["config"])
         kind = kinds.get(class_name)  # a catalog layer or a nested model
+        check_strings(config, f"The config of {class_name}")
 
         def change(d: Drawing) -> str:
             name = d.check_new_name(config.get("name"))
@@ -135,6 +141,7 @@ class Graph:
 
     def configure(self, name: str, **changes: Any) -> None:
         """Change config values; Keras checks them (its message is in the error)."""
+        check_strings(changes, f"The config of {name!r:.80}")
 
         def change(d: Drawing) -> None:
             spec = d.spec(name)
@@ -185,10 +192,14 @@ class Graph:
                 if old in d.pinned:
                     x, y = d.pinned[old]
                     d.pinned[new] = (x + 40.0, y + 40.0)
-            for e in list(d.edges):
-                if e.src[0] in mapping and e.dst[0] in mapping:
-                    d.edges.append(type(e)((mapping[e.src[0]],) + e.src[1:],
-                                           (mapping[e.dst[0]],) + e.dst[1:]))
+            copied = [e for e in d.edges if e.src[0] in mapping and e.dst[0] in mapping]
+            # Through connect, so the edge indexes know the copies. A list slot fills in order
+            # (slot=None: gaps of inputs left out of the selection close up).
+            for e in sorted(copied, key=lambda e: e.dst[2] if d.layers[e.dst[0]].slots.kind
+                            == "list" else -1):
+                listed = d.layers[e.dst[0]].slots.kind == "list"
+                d.connect((mapping[e.src[0]],) + e.src[1:],
+                          (mapping[e.dst[0]], e.dst[1], None if listed else e.dst[2]))
             return mapping
 
         return self._edit(change)
@@ -267,6 +278,23 @@ class Graph:
         step.journal.redo()
         self._undo.append(step)
         self._commit(step.after)
+
+    def remember_weights(self) -> Journal:
+        """The weights of every live layer now; `weights_changed` makes what changes them after
+        this (a training run) one undo step, and `.rollback()` on it puts them back."""
+        journal = Journal()
+        for layer in self._net.objects.values():
+            if layer.weights:
+                journal.weights(layer)
+        return journal
+
+    def weights_changed(self, journal: Journal) -> None:
+        """Record the weight changes since `remember_weights()` as one undo step: undo puts the
+        weights from before back, redo the new ones. The drawing is unchanged. Not refused while
+        training runs: the trainer calls it as the run ends."""
+        journal.seal()
+        self._push_step(_Step(self._drawing, self._drawing, journal))
+        self._commit(self._drawing)
 
     # ----- reading ----------------------------------------------------------------------------
 
@@ -490,13 +518,32 @@ class Graph:
         if network:
             try:
                 self._net.rebuild(drawing, journal, predecessors)
+                limits.check_total_params(sum(map(limits.params_of, self._net.objects.values())))
             except BaseException:
                 journal.rollback()
                 raise
         journal.seal()
-        self._undo.append(_Step(self._drawing, drawing, journal))
-        self._redo.clear()
+        self._push_step(_Step(self._drawing, drawing, journal))
         self._commit(drawing)
+
+    def _push_step(self, step: _Step) -> None:
+        """A new undo step; the oldest ones go when history would keep more than
+        limits.HISTORY_BYTES of old layers and weights alive (the user is warned)."""
+        live = {id(layer) for layer in self._net.objects.values()}  # counted by no step
+        step.held = limits.held_bytes(step.journal.held(), live)
+        self._undo.append(step)
+        self._redo.clear()
+        total = sum(s.held for s in self._undo)
+        dropped = 0
+        while total > limits.HISTORY_BYTES and len(self._undo) > 1:
+            total -= self._undo.pop(0).held
+            dropped += 1
+        if dropped:
+            self.history_dropped += dropped
+            warnings.warn(f"Undo history went over its cap of {limits.HISTORY_BYTES:,} bytes of "
+                          f"old layers and weights (kerascanvas.limits.HISTORY_BYTES): the oldest "
+                          f"{dropped} step(s) were dropped; it now keeps {total:,} bytes and "
+                          f"{len(self._undo)} step(s) to undo.", RuntimeWarning, stacklevel=4)
 
     def _check_unlocked(self) -> None:
         if self._edit_lock is not None:  # set while training runs on these layers
@@ -521,8 +568,9 @@ class Graph:
         self._apply(drawing, True, predecessors)
 
     def _commit(self, drawing: Drawing) -> None:
+        if drawing is not self._drawing:  # a weights-only step keeps the model (and its compile)
+            self._forget()
         self._drawing = drawing
-        self._forget()
         for callback in list(self._observers):
             callback(self)
 
@@ -571,7 +619,10 @@ _UNSET = object()
 def _made(make, name: str, class_name: str, args: Mapping[str, Any]):
     """A layer from `make(**args)`; Keras's own message if it refuses them."""
     try:
-        return make(**{**args, "name": name})
+        with limits.counted(name):  # a model's constructor builds its layers
+            return make(**{**args, "name": name})
+    except limits.LimitError:
+        raise
     except Exception as e:
         raise EditError(f"Keras refused the config of {name} ({class_name}): {e}",
                         layer=name) from e
@@ -599,6 +650,7 @@ def _check_shape(shape: Any) -> tuple:
     if len(dims) > 8 or not all(d is None or (isinstance(d, int) and not isinstance(d, bool)
                                               and 0 < d <= 2**31) for d in dims):
         raise EditError(f"An Input shape is up to 8 sizes, each a positive int or None; got {shape!r}.")
+    limits.check_activation("This Input", (None, *dims))
     return dims
 
 

@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 
 import keras
 
-from . import kinds
+from . import kinds, limits
 from .drawing import CallKey, Drawing, EditError, LayerSpec
 
 _MISSING = object()
@@ -65,6 +65,14 @@ class Journal:
             # list.__setitem__: TrackedList overrides only the element-wise mutators
             self._touch(("list", id(lst)), lambda lst=lst: list(lst),
                         lambda v, lst=lst: list.__setitem__(lst, slice(None), v))
+
+    def weights(self, layer: Any) -> None:
+        """Remember a layer's weight values (training changes them, not the structure)."""
+        self._touch(("weights", id(layer)), layer.get_weights, layer.set_weights)
+
+    def held(self) -> list:
+        """Every before and after value the journal keeps (what undo history weighs)."""
+        return [v for cell in self._cells.values() for v in (cell[2], cell[3])]
 
     def seal(self) -> None:
         for cell in self._cells.values():
@@ -206,16 +214,29 @@ class Network:
         if len(layer._inbound_nodes) != k:
             raise AssertionError(f"{spec.name}: call {k} would get node_index "
                                  f"{len(layer._inbound_nodes)}")
+        sources = {id(t._keras_history.operation): t._keras_history.operation for t in inputs}
+        known = {key: len(op._outbound_nodes) for key, op in sources.items()}
         try:
-            if spec.slots.kind == "list":
-                out = layer(list(inputs))
-            else:  # positional, in slot order (Keras sorts keyword tensors)
-                out = layer(*inputs)
+            with limits.counted(spec.name):  # variables hold no memory until counted
+                if spec.slots.kind == "list":
+                    out = layer(list(inputs))
+                else:  # positional, in slot order (Keras sorts keyword tensors)
+                    out = layer(*inputs)
+        except limits.LimitError:
+            raise
         except Exception as e:
             shapes = ", ".join(str(tuple(t.shape)) for t in inputs)
             raise EditError(f"Keras refused to call {spec.name} ({spec.class_name}) call {k} on "
                             f"input shape(s) {shapes}: {e}", layer=spec.name, call=k) from e
-        return tuple(keras.tree.flatten(out))
+        for key, op in sources.items():  # autocast (mixed precision) adds Cast nodes to the
+            added = op._outbound_nodes[known[key]:]  # sources that nothing uses: drop them
+            if any(not isinstance(n.operation, keras.layers.Layer) for n in added):
+                list.__setitem__(op._outbound_nodes, slice(known[key], None),
+                                 [n for n in added if isinstance(n.operation, keras.layers.Layer)])
+        out = tuple(keras.tree.flatten(out))
+        for t in out:
+            limits.check_activation(f"{spec.name} call {k}", t.shape, layer=spec.name)
+        return out
 
     # ----- removing nodes ----------------------------------------------------------------------
 

@@ -64,6 +64,7 @@ def graph_state(g) -> dict:
             "inputs": g.inputs, "outputs": [list(t) for t in g.outputs],
             "params": int(model.count_params())},
         "can_undo": g.can_undo, "can_redo": g.can_redo,
+        "history_dropped": g.history_dropped,  # undo steps dropped past limits.HISTORY_BYTES
     }
 
 
@@ -88,4 +89,14 @@ def _shape(shape) -> list:
 
 
 def _jsonable(value: Any) -> Any:
-    return json.loads(json.dumps(value, default=repr))
+    from . import limits
+
+    text = json.dumps(value, default=repr)
+    if len(text) <= limits.CONFIG_SHOWN_BYTES or not isinstance(value, dict):
+        return json.loads(text)
+    shown, left = {}, limits.CONFIG_SHOWN_BYTES  # the Graph keeps the config whole; the
+    for k, v in value.items():  # browser gets values up to the cap, and a note for the rest
+        item = json.dumps(v, default=repr)
+        left -= len(item)
+        shown[k] = json.loads(item) if left >= 0 else f"<{len(item):,} bytes, not shown>"
+    return shown

@@ -28,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
+from . import limits
 from .drawing import EditError
 
 FORMAT = "kerascanvas"
@@ -55,6 +56,7 @@ def save(g, path) -> None:
     np.savez(buffer, **arrays)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
     try:
+        os.chmod(tmp, _mode(path))  # mkstemp makes 0600: keep the file's own (or umask's) mode
         with os.fdopen(fd, "wb") as f:
             with zipfile.ZipFile(f, "w", zipfile.ZIP_DEFLATED) as z:
                 z.writestr("kerascanvas.json", json.dumps(document, default=_jsonable))
@@ -67,6 +69,15 @@ def save(g, path) -> None:
         raise
 
 
+def _mode(path: Path) -> int:
+    try:
+        return path.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
 def _jsonable(value):
     if isinstance(value, tuple):
         return list(value)
@@ -74,28 +85,86 @@ def _jsonable(value):
 
 
 def load(path, graph_class):
-    """A new Graph from a saved file; a bad file raises EditError and creates nothing."""
+    """A new Graph from a saved file; a bad file raises EditError and creates nothing.
+
+    Sizes and counts are checked before anything is decompressed (limits.py); the weights
+    archive is read only after the drawing is built, and only if it is no bigger than the
+    weights of the layers it describes (a zip bomb there is refused unread)."""
     path = Path(path)
+    where = repr(str(path))
     try:
-        with zipfile.ZipFile(path) as z:
-            document = json.loads(z.read("kerascanvas.json"))
-            weights = np.load(io.BytesIO(z.read("weights.npz")), allow_pickle=False)
-            arrays = {k: weights[k] for k in weights.files}
+        with open(path, "rb") as f:
+            limits.check_entries(f, where)
+            with zipfile.ZipFile(f) as z:
+                limits.check_archive(z.infolist(), where)
+                limits.check_document(z.getinfo("kerascanvas.json").file_size, where)
+                document = json.loads(z.read("kerascanvas.json"))
+                _check(document, path)
+                g = _drawing(graph_class, document, where)
+                arrays = _arrays(z, _weight_bytes(g), where)
     except FileNotFoundError:
         raise EditError(f"There is no file {str(path)!r}.") from None
+    except EditError:
+        raise
     except (zipfile.BadZipFile, KeyError, ValueError, EOFError, OSError, RecursionError) as e:
         raise EditError(f"{str(path)!r} is not a readable kerascanvas file (corrupt or "
                         f"truncated?): {e}") from None
-    _check(document, path)
-    g = graph_class(name=document["name"])
     try:
-        _rebuild(g, document)
         for i, layer in enumerate(document["layers"]):
             _set_weights(g, layer, [arrays.get(f"l{i}_{j}") for j in range(layer["weights"])])
-    except (TypeError, KeyError, IndexError) as e:
-        raise EditError(f"{str(path)!r} describes an invalid drawing: {e!r}") from None
+    except EditError:
+        raise
+    except (TypeError, KeyError, IndexError, ValueError) as e:
+        raise EditError(f"{str(path)!r} describes an invalid drawing: {e}") from None
     g._undo.clear()  # a loaded drawing starts a fresh history
     return g
+
+
+def _drawing(graph_class, document: dict, where: str):
+    try:
+        g = graph_class(name=document["name"])
+        _rebuild(g, document)
+        return g
+    except EditError:
+        raise
+    except (TypeError, KeyError, IndexError, ValueError, RecursionError) as e:
+        # (UnknownLayerError is a ValueError): every bad file is an EditError
+        raise EditError(f"{where} describes an invalid drawing: {e}") from None
+
+
+def _weight_bytes(g) -> int:
+    """Bytes that the drawing's weights take, as a saved archive holds them (with headers)."""
+    total = 0
+    for name in g._net.objects:
+        for v in g.keras_layer(name).weights:
+            total += int(np.prod(v.shape)) * limits.itemsize(v.dtype) + 1024
+    return total + 1024
+
+
+def _arrays(z: zipfile.ZipFile, expected: int, where: str) -> dict:
+    """The weights archive's arrays. It is read only if it is no bigger than the drawing's
+    weights (`expected` bytes); each array's header is checked against the bytes stored for it
+    before numpy allocates the array."""
+    size = z.getinfo("weights.npz").file_size
+    if size > expected:
+        raise limits.LimitError(f"{where} holds {size:,} bytes of weights, but its layers take "
+                                f"{expected:,} bytes: refused unread.")
+    buffer = io.BytesIO(z.read("weights.npz"))
+    limits.check_entries(buffer, f"{where}'s weights", "weight_arrays")
+    arrays = {}
+    with zipfile.ZipFile(buffer) as w:
+        limits.check_archive(w.infolist(), f"{where}'s weights")
+        for info in w.infolist():
+            with w.open(info) as f:
+                version = np.lib.format.read_magic(f)
+                read = (np.lib.format.read_array_header_1_0 if version == (1, 0)
+                        else np.lib.format.read_array_header_2_0)
+                shape, _, dtype = read(f)
+                limits.check_array(shape, dtype, info.file_size, f"{where}: {info.filename}")
+            with w.open(info) as f:
+                arrays[info.filename.removesuffix(".npy")] = np.lib.format.read_array(
+                    f, allow_pickle=False)
+    return arrays
 
 
 def _check(doc, path) -> None:
@@ -121,7 +190,7 @@ def _check(doc, path) -> None:
     for layer in doc["layers"]:
         if not (isinstance(layer, dict) and isinstance(layer.get("name"), str)
                 and isinstance(layer.get("class_name"), str) and isinstance(layer.get("config"), dict)
-                and isinstance(layer.get("calls"), int) and 1 <= layer["calls"] <= 10_000
+                and isinstance(layer.get("calls"), int) and 1 <= layer["calls"] <= limits.CALLS
                 and isinstance(layer.get("weights"), int) and 0 <= layer["weights"] <= MAX_WEIGHTS):
             raise EditError(f"{where}: a layer entry is malformed: {layer!r:.200}.")
 
@@ -168,9 +237,9 @@ def _in_slot_order(edges: list) -> list:
 
 
 def _set_weights(g, layer: dict, arrays: list) -> None:
-    if not arrays:
-        return
     target = g.keras_layer(layer["name"])
+    if not arrays and not target.weights:  # a pending layer, or one without weights
+        return
     if any(a is None for a in arrays) or len(arrays) != len(target.weights):
         raise EditError(f"The weights of {layer['name']!r} are missing or do not match its layer.")
     for variable, value in zip(target.weights, arrays):

@@ -172,9 +172,12 @@ def forward_steps(g, sample) -> list[ForwardStep]:
     layer called on the values its node's input tensors got."""
     import keras
 
+    from .limits import check_forward
+
     model = g.model
     if model is None:
         raise EditError("The drawing is not a model yet: " + "; ".join(map(str, g.problems)))
+    check_forward(model)  # it keeps every node's outputs for the sample
     values = sample if isinstance(sample, (list, tuple)) else [sample]
     if len(values) != len(model.inputs):
         raise EditError(f"The model has {len(model.inputs)} input(s); got {len(values)} array(s).")

@@ -28,13 +28,16 @@ import keras
 from .devices import Engine, choose_engine, device_description
 from .graph import Graph
 from .training_data import (
+    NON_FINITE_MARK,
     Batches,
     DataError,
     TrainingError,
     check_data,
+    check_finite,
     default_loss,
     describe_data,
     divisible,
+    finite_batches,
     is_dataset,
 )
 
@@ -74,6 +77,7 @@ class _Progress(keras.callbacks.Callback):
         self._trainer._began(self.params)
 
     def on_epoch_begin(self, epoch, logs=None):
+        self._trainer._epoch_weights = self.model.get_weights()  # put back if the loss blows up
         self._trainer._epoch_began(epoch)
 
     def on_train_batch_begin(self, batch, logs=None):
@@ -144,6 +148,7 @@ class Trainer:
         self._nan: str | None = None  # why a non-finite loss stopped training
         self._nan_at = (0, 0)  # (epoch, batch) where it did
         self._note = ""  # said with the final message
+        self._epoch_weights: list | None = None  # the fitted model's weights as this epoch began
         self._started = time.monotonic()
 
     # ----- public ---------------------------------------------------------------------------
@@ -156,6 +161,8 @@ class Trainer:
         if self.running:
             raise TrainingError("Training is running: set data after it ends (or stop it).")
         batches = [describe_data(x, y, "x")]
+        if not batches[0].is_dataset:
+            check_finite(x, y, "x")
         if validation_data is not None:
             batches.append(self._validation_batches(validation_data))
         model = self.graph.model
@@ -194,6 +201,10 @@ class Trainer:
         x, y, validation_data = self._data
         batches = describe_data(x, y, "x")
         targets = check_data(model, batches, loss)
+        if batches.is_dataset:  # each batch checked as it is read, before a step uses it
+            x = finite_batches(x)
+        else:  # NaN in the data would reach the weights through the first optimizer step
+            check_finite(x, y, "x")
         if validation_data is not None:
             check_data(model, self._validation_batches(validation_data), loss)
         if batches.is_dataset:
@@ -237,6 +248,8 @@ class Trainer:
             self._note = note
             self._started = time.monotonic()
         self.graph._edit_lock = LOCK_MESSAGE
+        self._weights_before = self.graph.remember_weights()  # the run becomes one undo step
+        self._epoch_weights = None
         self._done.clear()
         self._emit(force=True)  # "running", before any update from the thread
         self._thread = threading.Thread(target=self._run, args=(model, fitting, engine, arguments),
@@ -326,7 +339,9 @@ class Trainer:
         if not isinstance(validation_data, (tuple, list)) or len(validation_data) not in (2, 3):
             raise DataError(f"validation_data must be (x_val, y_val) or a dataset, got "
                             f"{type(validation_data).__name__}.")
-        return describe_data(validation_data[0], validation_data[1], "validation_data")
+        batches = describe_data(validation_data[0], validation_data[1], "validation_data")
+        check_finite(validation_data[0], validation_data[1], "validation_data")  # (NaN there
+        return batches  # harms no weight, but a NaN val_loss would hide every result)
 
     @staticmethod
     def _fit_arguments(model, epochs, batch_size, validation_split, extra) -> dict:
@@ -379,13 +394,20 @@ class Trainer:
             with engine.scope():
                 fitting.fit(**arguments)
             if self._nan is not None:
-                state, message = "failed", self._nan
+                state, message = "failed", self._nan + self._restore_epoch(fitting)
             elif self._stop_requested.is_set():
                 state, message = "stopped", "Stopped; the weights trained so far are kept."
         except BaseException as e:  # noqa: BLE001 - reported in status; the kernel lives on
             self._error = e
             state, message = "failed", f"{type(e).__name__}: {e}"
             trace = traceback.format_exc()
+            if NON_FINITE_MARK in str(e):  # a batch was refused before a step used it
+                with self._lock:
+                    where = (self._status["epoch"], self._status["batch"] + 1)
+                message = (f"The data holds NaN or infinite values (epoch {where[0]}, batch "
+                           f"about {where[1]}): training stopped before that batch, so the "
+                           "weights from before it are kept. Clean the data first.")
+                self._error = DataError(message)
         finally:
             if fitting is not model:
                 try:
@@ -393,6 +415,11 @@ class Trainer:
                 except Exception as e:  # noqa: BLE001
                     state, trace = "failed", traceback.format_exc()
                     message = f"Could not copy the trained weights back: {e}"
+            try:  # undo (Ctrl+Z) puts the weights from before the run back
+                self.graph.weights_changed(self._weights_before)
+            except Exception:  # noqa: BLE001 - an observer's failure must not keep the lock
+                warnings.warn(f"Recording the training run for undo failed: "
+                              f"{traceback.format_exc()}", RuntimeWarning, stacklevel=1)
             with self._lock:
                 self._status.update(state=state, message=message + self._note, traceback=trace,
                                     eta_s=0.0 if state == "finished" else None,
@@ -403,6 +430,13 @@ class Trainer:
                 self._emit(force=True)
             finally:
                 self._done.set()
+
+    def _restore_epoch(self, fitting: keras.Model) -> str:
+        """After a non-finite loss: the weights from the start of that epoch, which were finite."""
+        if self._epoch_weights is None:
+            return ""
+        fitting.set_weights(self._epoch_weights)
+        return " The weights from the start of that epoch are restored."
 
     def _began(self, params: Mapping) -> None:
         with self._lock:

@@ -297,3 +297,89 @@ def default_loss(model: keras.Model, targets: list[_Leaf]) -> tuple[list, list[s
             losses.append(keras.losses.MeanSquaredError())
             names.append("mean_squared_error")
     return losses, names
+
+
+# ----- non-finite values: refused before they reach an optimizer step -------------------------
+
+NON_FINITE_MARK = "kerascanvas: non-finite values in a batch"
+
+
+def check_finite(x: Any, y: Any, source: str) -> None:
+    """Raise DataError if a float array in x or y holds NaN or infinity (arrays only: a dataset
+    is checked batch by batch as it is read, see `finite_batches`)."""
+    import numpy as np
+
+    for role, part in (("x", x), ("y", y)):
+        for path, leaf in _flat(part, role if source == "x" else f"{source}'s {role}"):
+            array = leaf if isinstance(leaf, np.ndarray) else None
+            if array is None and _is_array(leaf) and hasattr(leaf, "numpy"):
+                array = np.asarray(leaf)
+            if array is None or array.dtype.kind not in "fc":
+                continue
+            flat = array.reshape(-1)
+            step = 1 << 22  # a bool mask of one chunk at a time, not of the whole array
+            for start in range(0, flat.size, step):
+                chunk = flat[start:start + step]
+                bad = ~np.isfinite(chunk)
+                if bad.any():
+                    index = np.unravel_index(start + int(bad.argmax()), array.shape)
+                    raise DataError(f"{path} holds a non-finite value ({chunk[bad.argmax()]}) at "
+                                    f"index {tuple(int(i) for i in index)}: training on it would "
+                                    "make the weights NaN. Clean the data first.")
+
+
+def _flat(value: Any, base: str) -> list[tuple[str, Any]]:
+    if isinstance(value, Mapping):
+        return [(f"{base}[{k!r}]", v) for k, v in value.items()]
+    if isinstance(value, (list, tuple)) and value and all(_is_array(v) for v in value):
+        return [(f"{base}[{i}]", v) for i, v in enumerate(value)]
+    return [] if value is None else [(base, value)]
+
+
+def finite_batches(dataset: Any) -> Any:
+    """The same batches, each checked before it is handed to fit: the first one holding NaN or
+    infinity ends training with an error naming NON_FINITE_MARK, before any step uses it, so
+    the weights stay those from before that batch."""
+    if hasattr(dataset, "element_spec"):
+        import tensorflow as tf
+
+        def check(*element):
+            checked = [tf.debugging.check_numerics(t, NON_FINITE_MARK)
+                       if t.dtype.is_floating else t for t in tf.nest.flatten(element)]
+            return tf.nest.pack_sequence_as(element, checked)
+
+        return dataset.map(check)
+    if isinstance(dataset, keras.utils.PyDataset):
+        return _FiniteBatches(dataset)
+    return dataset
+
+
+class _FiniteBatches(keras.utils.PyDataset):
+    """A PyDataset whose batches are checked for NaN and infinity as they are read."""
+
+    def __init__(self, inner: keras.utils.PyDataset):
+        super().__init__(workers=getattr(inner, "_workers", 1),
+                         use_multiprocessing=getattr(inner, "_use_multiprocessing", False),
+                         max_queue_size=getattr(inner, "_max_queue_size", 10))
+        self.inner = inner
+
+    def __len__(self):
+        return len(self.inner)
+
+    @property
+    def num_batches(self):
+        return self.inner.num_batches
+
+    def __getitem__(self, index):
+        batch = self.inner[index]
+        try:
+            check_finite(batch[0], batch[1] if len(batch) > 1 else None, "x")
+        except DataError as e:
+            raise DataError(f"{NON_FINITE_MARK}: {e}") from None
+        return batch
+
+    def on_epoch_begin(self):
+        self.inner.on_epoch_begin()
+
+    def on_epoch_end(self):
+        self.inner.on_epoch_end()

@@ -8,6 +8,7 @@ is untrusted: types, sizes and class names (catalog only) are checked before any
 
 from __future__ import annotations
 
+import json
 import logging
 import math
 from collections.abc import Callable
@@ -17,13 +18,16 @@ from typing import Any
 import anywidget
 import traitlets
 
-from . import catalog
+from . import catalog, limits
 from .drawing import MAX_NAME_LENGTH, EditError
 from .graph import Graph
+from .text import check_text
 
 MAX_MESSAGE_ITEMS = 200  # names in one delete/duplicate; config keys in one configure
 MAX_STRING = 10_000
 MAX_CONFIG_VALUES = 5_000  # scalars in one config, all nesting levels together
+INPUT_DTYPES = ("float32", "float16", "bfloat16", "int32", "int64", "bool")  # what an Input
+# made or configured from the browser may hold (strings come from Python only)
 
 
 _log = logging.getLogger(__name__)
@@ -67,11 +71,51 @@ class Canvas(anywidget.AnyWidget):
 
         super().__init__(height=height, palette=catalog.palette(), path=str(path or ""),
                          train_choices=choices())
-        self.graph = graph if graph is not None else Graph()
-        self.state = self.graph.state()
-        self._stop = self.graph.observe(self._push)
-        self.on_msg(self._on_message)
         self._trainer = None
+        self._graph: Graph | None = None
+        self._stop: Callable[[], None] = lambda: None
+        self._oversize: str | None = None  # why the last state push was too big to send
+        self.graph = graph if graph is not None else Graph()
+        self.on_msg(self._on_message)
+
+    @property
+    def graph(self) -> Graph:
+        """The Graph this canvas draws. Replacing it (or loading a file) is refused while
+        training runs on it: the run would go on training layers no longer shown."""
+        return self._graph
+
+    @graph.setter
+    def graph(self, graph: Graph) -> None:
+        if not isinstance(graph, Graph):
+            raise TypeError(f"Canvas.graph takes a kerascanvas.Graph, got {type(graph).__name__}.")
+        self._check_not_training("the drawing cannot be replaced")
+        self._stop()
+        self._graph = graph
+        self._stop = graph.observe(self._push)
+        self._push(graph)
+
+    def close(self) -> None:
+        """Close the widget and let go of it. anywidget's watcher of the `_esm` file holds a
+        strong reference to every instance (a lambda in AnyWidget.__init__), which would keep
+        each closed canvas, its Graph and all their Keras objects alive for the kernel's life."""
+        stop = self.__dict__.get("_stop")  # absent when __init__ refused its arguments
+        if stop is not None:
+            stop()
+        super().close()
+        signal = next((c.__dict__["_esm"].changed for c in type(self).__mro__
+                       if hasattr(c.__dict__.get("_esm"), "changed")), None)
+        for slot in list(getattr(signal, "_slots", ())):
+            function = slot.dereference() if hasattr(slot, "dereference") else None
+            if any(cell.cell_contents is self for cell in getattr(function, "__closure__", None)
+                   or ()):
+                signal.disconnect(function)
+
+    def _check_not_training(self, what: str) -> None:
+        graph = self._graph
+        if graph is not None and (graph._edit_lock is not None or (
+                self._trainer is not None and self._trainer.running)):
+            raise IntentError(f"Training is running: {what} until it ends. Stop it "
+                              "(canvas.stop()) or wait for it to finish.")
 
     # ----- training (training.py does the work) --------------------------------------------
 
@@ -102,8 +146,10 @@ class Canvas(anywidget.AnyWidget):
         model = self.graph.model
         if model is None:
             raise IntentError("The drawing is not a model yet: " + "; ".join(map(str, self.graph.problems)))
+        limits.check_forward(model)  # before a sample of the inputs' shapes is made
         rng = np.random.default_rng(0)
-        sample = [rng.random((1, *(d or 1 for d in t.shape[1:]))).astype(t.dtype) for t in model.inputs]
+        sample = [rng.random((1, *(d or 1 for d in t.shape[1:])), dtype=np.float32).astype(t.dtype)
+                  for t in model.inputs]
         return sample if len(sample) > 1 else sample[0]
 
     def set_data(self, x, y=None, validation_data=None) -> None:
@@ -125,7 +171,22 @@ class Canvas(anywidget.AnyWidget):
         return self.trainer.history
 
     def _push(self, graph: Graph) -> None:
-        self.state = graph.state()
+        state = graph.state()
+        self._oversize = None
+        try:  # what goes on the wire: UTF-8 JSON, as Jupyter encodes it
+            limits.check_state(len(json.dumps(state, ensure_ascii=False).encode("utf-8")))
+        except limits.LimitError as e:
+            self._oversize = e.message
+        except UnicodeEncodeError as e:  # (text is checked where it enters: a last guard)
+            self._oversize = f"The drawing's state holds text that is not valid Unicode: {e}."
+        if self._oversize is not None:  # the browser gets a stub that says why
+            state = {"version": state["version"], "name": graph.name.encode("utf-8", "replace")
+                     .decode(), "layers": [], "edges": [],
+                     "problems": [{"message": self._oversize, "layer": None, "call": None,
+                                   "slot": None}],
+                     "model": None, "can_undo": state["can_undo"],
+                     "can_redo": state["can_redo"], "too_big": True}
+        self.state = state
 
     def _repr_mimebundle_(self, **kwargs):
         """The live view, and beside it a static SVG of the drawing as it is now: where no kernel
@@ -145,11 +206,8 @@ class Canvas(anywidget.AnyWidget):
         """Replace the drawing by the one in `path`; a bad file changes nothing."""
         if not self.path:
             raise IntentError("This canvas has no file: make it with kc.Canvas(path=...).")
-        graph = Graph.load(self.path)
-        self._stop()
-        self.graph = graph
-        self._stop = graph.observe(self._push)
-        self._push(graph)
+        self._check_not_training("a file cannot be loaded")
+        self.graph = Graph.load(self.path)
 
     # ----- messages ------------------------------------------------------------------------
 
@@ -160,6 +218,7 @@ class Canvas(anywidget.AnyWidget):
             ident = None
         try:
             result = self.handle(content)
+            self._refuse_oversize(content.get("kind"))
         except (IntentError, EditError, ValueError, TypeError, RuntimeError) as e:
             self.send({"id": ident, "error": str(e)})
             return
@@ -168,6 +227,17 @@ class Canvas(anywidget.AnyWidget):
             self.send({"id": ident, "error": f"Internal error ({type(e).__name__}): {e}"})
             return
         self.send({"id": ident, "ok": True, "result": result})
+
+    def _refuse_oversize(self, kind: Any) -> None:
+        """An intent whose new state is over limits.STATE_BYTES is taken back and refused."""
+        if self._oversize is None:
+            return
+        why = self._oversize
+        if kind == "undo":
+            self.graph.redo()
+        elif kind in _HANDLERS and kind not in _READS and self.graph.can_undo:
+            self.graph.undo()
+        raise IntentError(why)
 
     def handle(self, message: Any) -> Any:
         """Apply one intent (a dict from the browser) through the Graph; returns its result."""
@@ -185,6 +255,9 @@ class Canvas(anywidget.AnyWidget):
             self.stop()
             return None
         if kind == "forward_steps":
+            model = self.graph.model
+            if model is not None:  # before any sample is made or read
+                limits.check_forward(model)
             return _forward_steps(self.graph, message, self._sample())
         handler = _HANDLERS.get(kind) if isinstance(kind, str) else None
         if handler is None:
@@ -199,7 +272,7 @@ def _name(m: dict, key: str = "name") -> str:
     if not isinstance(value, str) or not 0 < len(value) <= MAX_NAME_LENGTH:
         raise IntentError(f"{key!r} must be a layer name (1 to {MAX_NAME_LENGTH} characters), got "
                           f"{value!r:.80}.")
-    return value
+    return check_text(value, f"{key!r}")
 
 
 def _optional_name(m: dict, key: str = "name") -> str | None:
@@ -253,7 +326,7 @@ def _json_value(value: Any, depth: int = 0, budget: list[int] | None = None) -> 
     if isinstance(value, str):
         if len(value) > MAX_STRING:
             raise IntentError("A config string is too long.")
-        return value
+        return check_text(value, "A config string", allow_whitespace=True)
     if isinstance(value, list) and len(value) <= MAX_MESSAGE_ITEMS:
         return [_json_value(v, depth + 1, budget) for v in value]
     if isinstance(value, dict) and len(value) <= MAX_MESSAGE_ITEMS:
@@ -306,10 +379,21 @@ def _add_layer(g: Graph, m: dict) -> str:
     return name
 
 
+def _input_dtype(dtype: Any) -> str:
+    if not isinstance(dtype, str) or dtype not in INPUT_DTYPES:
+        raise IntentError(f"'dtype' must be one of {', '.join(INPUT_DTYPES)}, got {dtype!r:.40}.")
+    return dtype
+
+
+def _configure(g: Graph, m: dict) -> None:
+    name, config = _name(m), _config(m)
+    if name in g.inputs and "dtype" in config:  # the same dtypes as add_input
+        _input_dtype(config["dtype"])
+    g.configure(name, **config)
+
+
 def _add_input(g: Graph, m: dict) -> str:
-    dtype = m.get("dtype", "float32")
-    if dtype not in ("float32", "float16", "bfloat16", "int32", "int64", "bool"):
-        raise IntentError(f"'dtype' must be a numeric dtype name, got {dtype!r:.40}.")
+    dtype = _input_dtype(m.get("dtype", "float32"))
     with g.batch():
         name = g.add_input(_shape(m), _optional_name(m), dtype=dtype)
         _place(g, name, m)
@@ -371,6 +455,7 @@ def _explain_edge(g: Graph, m: dict) -> dict:
     return g.explain_edge(_triple(m, "src"), _name(d, "n"), _index(d, "k"), _index(d, "s")).data
 
 
+_READS = {"explain", "explain_edge", "depth_steps"}  # intents that change nothing
 _HANDLERS: dict[str, Callable[[Graph, dict], Any]] = {
     "explain": _explain,
     "explain_edge": _explain_edge,
@@ -381,7 +466,7 @@ _HANDLERS: dict[str, Callable[[Graph, dict], Any]] = {
     "disconnect": lambda g, m: _connect(g, m, g.disconnect),
     "remove": _remove,
     "rename": lambda g, m: g.rename(_name(m), _name(m, "new_name")),
-    "configure": lambda g, m: g.configure(_name(m), **_config(m)),
+    "configure": _configure,
     "add_call": lambda g, m: g.add_call(_name(m)),
     "remove_call": lambda g, m: g.remove_call(_name(m), _index(m, "call")),
     "move": lambda g, m: g.move(_name(m), _number(m, "x"), _number(m, "y")),

@@ -153,6 +153,10 @@ def only_builds_a_model(code):
 
 @pytest.mark.parametrize("name", HOSTILE)
 def test_hostile_names_stay_literals(name, tmp_path):
+    if "\n" in name:  # control characters are refused in names (issue 13)
+        with pytest.raises(kc.EditError, match="control character"):
+            kc.Graph().add_input((3,), name=name)
+        return
     g = kc.Graph(name=name)
     if refused_under_torch(name):
         with pytest.raises(kc.EditError, match="may not contain '.'.*torch"):
@@ -174,7 +178,7 @@ def test_hostile_string_config_values_stay_literals():
     assert repr(HOSTILE[4]).strip("'") in code
 
 
-@pytest.mark.parametrize("name", HOSTILE[:5])
+@pytest.mark.parametrize("name", [n for n in HOSTILE[:5] if "\n" not in n])
 def test_hostile_names_inside_nested_models_stay_literals(name, tmp_path):
     import keras
 

@@ -183,15 +183,19 @@ def test_an_interrupt_while_waiting_stops_training_and_keeps_the_weights(data):
 def test_a_nan_loss_stops_training_with_a_message(data):
     x, y = data
     x = x.copy()
-    x[40] = np.nan  # sample 40 is in batch 2 (unshuffled, 32 a batch)
-    trainer = Trainer(mlp(activation=None))  # relu would turn NaN into 0 (oneDNN)
+    x[40] = np.nan  # NaN data is refused before training (issue 13)
+    trainer = Trainer(mlp(activation=None))
+    with pytest.raises(DataError, match="non-finite"):
+        trainer.set_data(x, y)
+    x[40] = 1e30  # finite, but the loss overflows in batch 2 (unshuffled, 32 a batch)
     trainer.set_data(x, y)
-    with pytest.warns(RuntimeWarning, match="loss became nan at epoch 1, batch 2"):
+    with pytest.warns(RuntimeWarning, match=r"loss became (nan|inf) at epoch 1, batch \d"):
         history = trainer.fit(epochs=3, shuffle=False, block=True)
     status = trainer.status
     assert status["state"] == "failed" and "lower learning rate" in status["message"]
     assert status["epoch"] == 1 and status["batch"] < status["batches"]
     assert len(history.history["loss"]) == 1  # the epochs after it never ran
+    assert all(np.isfinite(w).all() for w in trainer.graph.model.get_weights())
     assert json.dumps(trainer.snapshot(), allow_nan=False)  # NaN never reaches the browser
 
 

@@ -1,0 +1,262 @@
+"""Bounded resources: every cap on what an edit, a browser intent or a file may make the kernel
+allocate, in one place.
+
+A browser intent and a file are untrusted; a Python call goes through the same checks, so a
+notebook user who means it raises a cap explicitly, for a while or for the session:
+
+    with kc.limits.allow(layer_params=2_000_000_000):
+        g.add_layer("Dense", units=500_000)          # 2e9 parameters: allowed inside the block
+    kc.limits.LAYER_PARAMS = 2_000_000_000          # or from now on
+
+Each refusal names the number it found and the cap it broke, and changes nothing.
+Parameters are counted from the shapes of a layer's variables before any of them holds memory
+(they are created in a `keras.StatelessScope` that defers their values, see `counted`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import weakref
+from collections.abc import Iterator
+from typing import Any
+
+from .drawing import EditError
+
+LAYER_PARAMS = 200_000_000
+"""Parameters (scalars in a layer's variables) one layer may hold: 800 MB as float32. VGG16's
+largest layer holds 103 million."""
+
+TOTAL_PARAMS = 1_000_000_000
+"""Parameters the whole drawing may hold (its live layers together)."""
+
+ACTIVATION = 100_000_000
+"""Elements of one output tensor per sample (None dimensions counted as 1): what one Input
+or one layer output may hold. A (2**31,) Input is refused, a (1024, 1024, 3) image is fine."""
+
+FORWARD_ELEMENTS = 50_000_000
+"""Elements that the forward-pass view (`forward_steps`) may compute for its one sample,
+every node's outputs together: it keeps them all to show them."""
+
+FILE_BYTES = 4 << 30
+"""Bytes a saved file may decompress to (all entries, weights included): a zip bomb stops
+here, before anything is decompressed."""
+
+FILE_ENTRIES = 64
+"""Entries in a saved file's zip archive."""
+
+WEIGHT_ARRAYS = 1_000_000
+"""Arrays in a saved file's weights archive (one per variable of the drawing)."""
+
+DOCUMENT_BYTES = 256 << 20
+"""Bytes of a saved file's drawing (its JSON document), decompressed."""
+
+CALLS = 10_000
+"""Calls of one layer (shared uses): what a file may hold, and so what an edit may make."""
+
+STATE_BYTES = 64 << 20
+"""Bytes of one state push to the browser (the JSON of `Graph.state()`)."""
+
+CONFIG_SHOWN_BYTES = 64 << 10
+"""Bytes of one config value that the state shows; a longer one is elided in the state only
+(the Graph keeps it whole)."""
+
+HISTORY_BYTES = 512 << 20
+"""Bytes the undo history may keep alive (old layer objects and weights); beyond it the oldest
+steps are dropped, with a warning."""
+
+_NAMES = {"layer_params": "LAYER_PARAMS", "total_params": "TOTAL_PARAMS",
+          "activation": "ACTIVATION", "forward_elements": "FORWARD_ELEMENTS",
+          "file_bytes": "FILE_BYTES", "file_entries": "FILE_ENTRIES",
+          "state_bytes": "STATE_BYTES", "history_bytes": "HISTORY_BYTES",
+          "config_shown_bytes": "CONFIG_SHOWN_BYTES", "weight_arrays": "WEIGHT_ARRAYS",
+          "document_bytes": "DOCUMENT_BYTES", "calls": "CALLS"}
+
+
+class LimitError(EditError):
+    """An edit or a file that would go over a cap: nothing was created."""
+
+
+@contextlib.contextmanager
+def allow(**caps: int) -> Iterator[None]:
+    """Raise (or lower) caps inside a `with` block, e.g. allow(layer_params=10**9)."""
+    unknown = sorted(set(caps) - set(_NAMES))
+    if unknown:
+        raise TypeError(f"allow() takes {sorted(_NAMES)}, not {unknown}.")
+    for key, value in caps.items():
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise TypeError(f"allow({key}=...) takes a whole number >= 0, got {value!r}.")
+    saved = {key: globals()[_NAMES[key]] for key in caps}
+    globals().update({_NAMES[k]: v for k, v in caps.items()})
+    try:
+        yield
+    finally:
+        globals().update({_NAMES[k]: v for k, v in saved.items()})
+
+
+def _cap_note(key: str) -> str:
+    return (f"(raise it from Python with kerascanvas.limits.allow({key}=...) if you mean it)")
+
+
+# ----- parameters ------------------------------------------------------------------------------
+
+_COUNTED: dict[int, tuple[Any, int]] = {}  # id -> (weak reference, count) of built layers
+
+
+def params_of(obj: Any) -> int:
+    """Scalars in an object's variables, from their shapes (no value is read). A built layer's
+    count is remembered: every edit sums it over the whole drawing."""
+    hit = _COUNTED.get(id(obj))
+    if hit is not None and hit[0]() is obj:
+        return hit[1]
+    count = sum(math.prod(v.shape) for v in getattr(obj, "weights", ()))
+    if getattr(obj, "built", False):  # a built layer makes no new variables
+        key = id(obj)
+        try:
+            _COUNTED[key] = (weakref.ref(obj, lambda _, key=key: _COUNTED.pop(key, None)), count)
+        except TypeError:  # not weakly referable: not remembered
+            pass
+    return count
+
+
+def check_layer_params(name: str, count: int) -> None:
+    if count > LAYER_PARAMS:
+        raise LimitError(f"{name} would hold {count:,} parameters; the cap is {LAYER_PARAMS:,} "
+                         f"per layer {_cap_note('layer_params')}.", layer=name)
+
+
+def check_total_params(count: int) -> None:
+    if count > TOTAL_PARAMS:
+        raise LimitError(f"The drawing would hold {count:,} parameters; the cap is "
+                         f"{TOTAL_PARAMS:,} {_cap_note('total_params')}.")
+
+
+@contextlib.contextmanager
+def counted(name: str) -> Iterator[None]:
+    """Variables created inside the block (a layer's first call, a model's constructor) are only
+    shapes until their count is checked against LAYER_PARAMS; then they get their values."""
+    import keras
+    from keras.src.backend.common import global_state
+
+    key = "uninitialized_variables"
+    before = list(global_state.get_global_attribute(key) or [])
+    global_state.set_global_attribute(key, [])
+    try:
+        with keras.StatelessScope(initialize_variables=False) as scope:
+            yield
+        created = list(global_state.get_global_attribute(key) or [])
+        count = sum(math.prod(v.shape) for v in created)
+        check_layer_params(name, count)
+        for v in created:  # now they may hold memory
+            v._deferred_initialize()
+            assigned = scope.get_current_value(v)  # a build that assigned a value
+            if assigned is not None:
+                v.assign(assigned)
+    finally:
+        global_state.set_global_attribute(key, before)
+
+
+# ----- activations -----------------------------------------------------------------------------
+
+def per_sample(shape: Any) -> int:
+    """Elements of one sample of a tensor shape (batch axis dropped, None counted as 1)."""
+    return math.prod(1 if d is None else int(d) for d in tuple(shape)[1:])
+
+
+def check_activation(where: str, shape: Any, layer: str | None = None) -> None:
+    size = per_sample(shape)
+    if size > ACTIVATION:
+        raise LimitError(f"{where} would make tensors of shape {tuple(shape)}: {size:,} elements "
+                         f"per sample; the cap is {ACTIVATION:,} {_cap_note('activation')}.",
+                         layer=layer)
+
+
+def check_forward(model: Any) -> None:
+    """The forward-pass view computes and keeps every node's outputs for one sample."""
+    total = 0
+    for nodes in model._nodes_by_depth.values():
+        for node in nodes:
+            total += sum(per_sample(t.shape) for t in node.output_tensors)
+    if total > FORWARD_ELEMENTS:
+        raise LimitError(f"The forward pass of one sample would compute {total:,} elements; "
+                         f"the cap is {FORWARD_ELEMENTS:,} {_cap_note('forward_elements')}.")
+
+
+# ----- files -------------------------------------------------------------------------------------
+
+def check_entries(fp: Any, where: str, cap_name: str = "file_entries") -> None:
+    """A zip archive's entry count, from its end record, before its directory is parsed (a
+    directory of millions of entries takes gigabytes as ZipInfo objects)."""
+    import zipfile
+
+    cap = globals()[_NAMES[cap_name]]
+    record = zipfile._EndRecData(fp)  # the count is in the end record (zip64 included)
+    entries = record[4] if record else 0  # _ECD_ENTRIES_TOTAL
+    if entries > cap:
+        raise LimitError(f"{where} holds {entries:,} entries; the cap is {cap:,} "
+                         f"{_cap_note(cap_name)}.")
+
+
+def check_archive(infos: list, where: str) -> None:
+    """A zip archive's entries, read from its directory before anything is decompressed."""
+    size = sum(i.file_size for i in infos)
+    if size > FILE_BYTES:
+        raise LimitError(f"{where} decompresses to {size:,} bytes; the cap is {FILE_BYTES:,} "
+                         f"{_cap_note('file_bytes')}.")
+
+
+def check_document(size: int, where: str) -> None:
+    if size > DOCUMENT_BYTES:
+        raise LimitError(f"{where}'s drawing decompresses to {size:,} bytes; the cap is "
+                         f"{DOCUMENT_BYTES:,} {_cap_note('document_bytes')}.")
+
+
+def check_array(header_shape: tuple, dtype: Any, stored: int, where: str) -> None:
+    """An array of a weights file: its header's shape must fit the bytes stored for it, so a
+    header that claims more is refused before numpy allocates it."""
+    size = math.prod(header_shape) * dtype.itemsize
+    if size > stored:
+        raise LimitError(f"{where} claims {size:,} bytes of values in {stored:,} stored bytes.")
+
+
+def check_calls(name: str, calls: int) -> None:
+    if calls > CALLS:
+        raise LimitError(f"{name} would have {calls:,} calls; the cap is {CALLS:,} "
+                         f"{_cap_note('calls')}.", layer=name)
+
+
+# ----- state and history ---------------------------------------------------------------------
+
+def check_state(size: int) -> None:
+    if size > STATE_BYTES:
+        raise LimitError(f"The drawing's state would be {size:,} bytes to send to the browser; "
+                         f"the cap is {STATE_BYTES:,} per push {_cap_note('state_bytes')}.")
+
+
+def held_bytes(value: Any, seen: set | None = None) -> int:
+    """Bytes of weights a journal value keeps alive: arrays, layers' variables, and the lists,
+    tuples and dicts that hold them (a rough count: what matters is the big arrays)."""
+    seen = set() if seen is None else seen
+    if id(value) in seen:
+        return 0
+    seen.add(id(value))
+    nbytes = getattr(value, "nbytes", None)
+    if isinstance(nbytes, int):
+        return nbytes
+    if hasattr(value, "weights") and hasattr(value, "get_config"):  # a layer or a model
+        total = 0
+        for v in value.weights:
+            if id(v) not in seen:
+                seen.add(id(v))
+                total += math.prod(v.shape) * itemsize(v.dtype)
+        return total
+    if isinstance(value, dict):
+        return sum(held_bytes(v, seen) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return sum(held_bytes(v, seen) for v in value)
+    return 0
+
+
+def itemsize(dtype: Any) -> int:
+    digits = "".join(c for c in str(dtype) if c.isdigit())
+    return max(1, int(digits) // 8) if digits else 4

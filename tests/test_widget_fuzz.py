@@ -1,0 +1,304 @@
+"""Random intents, valid and hostile, through the widget's message handler (issue 13).
+
+Every intent kind the front end sends (paste and mixed precision included) goes through
+`Canvas._handle_custom_msg`, the way ipywidgets delivers it, with `_send` mocked. After every
+step: each intent is answered with its id and never with an internal error, a refused intent
+changed nothing, DESIGN.md's invariants hold, and the state the browser gets encodes as UTF-8
+JSON. At the end, undo back to the start gives an empty drawing.
+
+The default suite runs about 3,000 steps; KC_FUZZ_STEPS=50000 runs that many (or see
+benchmarks/bench_fuzz.py, which records steps/s and memory growth).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from unittest.mock import MagicMock
+
+import hypothesis.strategies as st
+from hypothesis import HealthCheck, settings
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
+from support import fingerprint
+
+import kerascanvas as kc
+from kerascanvas.invariants import violations
+
+STEPS = int(os.environ.get("KC_FUZZ_STEPS", "3000"))
+STEPS_PER_RUN = 50
+
+LAYERS = [("Dense", {"units": 4}), ("Dense", {"units": 4, "dtype": "mixed_float16"}),
+          ("Dense", {"units": 3, "activation": "relu"}), ("Add", {}), ("Concatenate", {}),
+          ("Subtract", {}), ("Identity", {}), ("Dropout", {"rate": 0.5}),
+          ("LSTM", {"units": 2, "return_state": True}), ("Reshape", {"target_shape": [2, 2]}),
+          ("Flatten", {}), ("MultiHeadAttention", {"num_heads": 1, "key_dim": 2}),
+          ("BatchNormalization", {}), ("Activation", {"activation": "tanh"})]
+HOSTILE_NAMES = ["x\ud800", "\udfff", "a/b", "", "n" * 101, "tab\there", "nul\x00", 7, None,
+                 ["dense"], "<script>alert(1)</script>", "é ü"]
+HOSTILE_CONFIGS = [{"units": 10**9}, {"units": -1}, {"units": "many"}, {"units": float("nan")},
+                   {"activation": "\ud800"}, {"__class__": 1}, {"units": [[[[[[[[1]]]]]]]]},
+                   {"kernel_initializer": {"module": "keras.initializers",
+                                           "class_name": "__lambda__", "config": {}}},
+                   {"dtype": "string"}, {"name": "renamed"}, {"units": 2**31}]
+GARBAGE = ["not a dict", ["list"], {"kind": "exec"}, {"kind": None}, {}, {"kind": "__class__"},
+           {"kind": "add_layer", "class_name": "os.system"},
+           {"kind": "add_layer", "class_name": "Lambda"},
+           {"kind": "add_input", "shape": [2**31]}, {"kind": "add_input", "shape": "(3,)"},
+           {"kind": "add_input", "shape": [3], "dtype": "object"},
+           {"kind": "connect", "src": ["x", -1, 0], "dst": ["d", 0, None]},
+           {"kind": "move", "name": "x", "x": float("inf"), "y": 0},
+           {"kind": "remove", "names": ["x"] * 500}, {"kind": "duplicate", "names": []},
+           {"kind": "load"}, {"kind": "train"}, {"kind": "expand", "name": "x", "open": "yes"}]
+MUTATING = {"add_layer", "add_input", "connect", "disconnect", "remove", "rename", "configure",
+            "add_call", "remove_call", "move", "arrange", "expand", "duplicate", "undo", "redo"}
+
+
+class WidgetIntents(RuleBasedStateMachine):
+    def __init__(self):
+        super().__init__()
+        self.canvas = kc.Canvas()
+        self.canvas._send = MagicMock()  # what ipywidgets would put on the wire
+        self.next_id = 0
+
+    # ----- sending ---------------------------------------------------------------------------
+
+    @property
+    def g(self) -> kc.Graph:
+        return self.canvas.graph
+
+    def send(self, message) -> dict:
+        """One intent through the comm handler; returns its reply. A refused mutating intent
+        must leave the drawing, its Keras objects and its weights as they were."""
+        self.next_id += 1
+        if isinstance(message, dict):
+            message = {**message, "id": self.next_id}
+        mutating = isinstance(message, dict) and message.get("kind") in MUTATING
+        before = fingerprint(self.g) if mutating else None
+        self.canvas._send.reset_mock()
+        self.canvas._handle_custom_msg(message, [])
+        replies = [c.args[0]["content"] for c in self.canvas._send.call_args_list
+                   if c.args[0].get("method") == "custom"]
+        assert len(replies) == 1, replies
+        reply = replies[0]
+        assert reply["id"] == (self.next_id if isinstance(message, dict) else None)
+        if "error" in reply:
+            assert not reply["error"].startswith("Internal error"), (message, reply)
+            if mutating:
+                assert fingerprint(self.g) == before, (message, reply)
+        return reply
+
+    def names(self) -> list[str]:
+        return list(self.g.layers)
+
+    # ----- valid intents ----------------------------------------------------------------------
+
+    @initialize(kinds=st.lists(st.sampled_from(LAYERS), max_size=3))
+    def start(self, kinds):
+        """An Input feeding a Dense (a model from the first step), and a few loose layers."""
+        for message in ({"kind": "add_input", "shape": [4], "name": "x"},
+                        {"kind": "add_layer", "class_name": "Dense", "config": {"units": 4}},
+                        {"kind": "connect", "src": ["x", 0, 0], "dst": ["dense", 0, None]}):
+            assert self.send(message).get("ok")
+        for class_name, config in kinds:
+            self.send({"kind": "add_layer", "class_name": class_name, "config": dict(config)})
+
+    @rule(width=st.sampled_from([4, 6]), dtype=st.sampled_from(["float32", "float32", "int32"]))
+    def add_input(self, width, dtype):
+        self.send({"kind": "add_input", "shape": [width], "dtype": dtype})
+
+    @rule(kind=st.sampled_from(LAYERS), x=st.none() | st.integers(-500, 500))
+    def add_layer(self, kind, x):
+        message = {"kind": "add_layer", "class_name": kind[0], "config": dict(kind[1])}
+        if x is not None:
+            message.update(x=x, y=-x)
+        self.send(message)
+
+    @rule(data=st.data())
+    def connect(self, data):
+        names = self.names()
+        layers = [n for n, v in self.g.layers.items() if v["class_name"] != "InputLayer"]
+        if not layers:
+            return
+        src = data.draw(st.sampled_from(names))
+        dst = data.draw(st.sampled_from(layers))
+        n = data.draw(st.integers(0, self.g.calls(src)))
+        t = data.draw(st.sampled_from([0, 0, 0, 1, 2]))
+        call = data.draw(st.integers(0, self.g.calls(dst)))
+        slot = data.draw(st.none() | st.integers(0, 2))
+        self.send({"kind": "connect", "src": [src, n, t], "dst": [dst, call, slot]})
+
+    @rule(data=st.data())
+    def connect_plausible(self, data):
+        """Mostly valid edges (from built calls, into existing or next calls), so that runs
+        reach real models."""
+        layers = [n for n, v in self.g.layers.items() if v["class_name"] != "InputLayer"]
+        sources = [n for n in self.names() if self.g.is_built(n)]
+        if not layers or not sources:
+            return
+        src = data.draw(st.sampled_from(sources))
+        dst = data.draw(st.sampled_from(layers))
+        call = data.draw(st.integers(0, self.g.calls(dst)))
+        self.send({"kind": "connect", "src": [src, 0, 0], "dst": [dst, call, None]})
+
+    @rule(data=st.data())
+    def connect_plausible_again(self, data):
+        self.connect_plausible(data)
+
+    @rule(data=st.data())
+    def disconnect(self, data):
+        edges = self.g.edges
+        if edges:
+            src, dst = data.draw(st.sampled_from(edges))
+            self.send({"kind": "disconnect", "src": list(src), "dst": list(dst)})
+
+    @rule(data=st.data())
+    def remove(self, data):
+        if self.names():
+            chosen = data.draw(st.lists(st.sampled_from(self.names()), min_size=1, max_size=3,
+                                        unique=True))
+            self.send({"kind": "remove", "names": chosen})
+
+    @rule(data=st.data(), new=st.sampled_from(["renamed", "dense", "twin_1", "é"]))
+    def rename(self, data, new):
+        if self.names():
+            self.send({"kind": "rename", "name": data.draw(st.sampled_from(self.names())),
+                       "new_name": new})
+
+    @rule(data=st.data(), units=st.sampled_from([2, 4, 6]))
+    def configure(self, data, units):
+        dense = [n for n, v in self.g.layers.items() if v["class_name"] == "Dense"]
+        if dense:
+            self.send({"kind": "configure", "name": data.draw(st.sampled_from(dense)),
+                       "config": {"units": units}})
+
+    @rule(data=st.data(), dtype=st.sampled_from(["mixed_float16", "float32", "mixed_bfloat16"]))
+    def mixed_precision(self, data, dtype):
+        layers = [n for n, v in self.g.layers.items() if v["class_name"] in ("Dense", "Identity")]
+        if layers:
+            self.send({"kind": "configure", "name": data.draw(st.sampled_from(layers)),
+                       "config": {"dtype": dtype}})
+
+    @rule(data=st.data())
+    def add_call(self, data):
+        if self.names():
+            self.send({"kind": "add_call", "name": data.draw(st.sampled_from(self.names()))})
+
+    @rule(data=st.data())
+    def remove_call(self, data):
+        if self.names():
+            self.send({"kind": "remove_call", "name": data.draw(st.sampled_from(self.names())),
+                       "call": data.draw(st.integers(0, 2))})
+
+    @rule(data=st.data())
+    def duplicate(self, data):
+        """Paste: a copy of a selection, with the edges among it."""
+        if self.names():
+            chosen = data.draw(st.lists(st.sampled_from(self.names()), min_size=1, max_size=4,
+                                        unique=True))
+            self.send({"kind": "duplicate", "names": chosen})
+
+    @rule(data=st.data(), x=st.floats(-1e4, 1e4), y=st.floats(-1e4, 1e4))
+    def move(self, data, x, y):
+        if self.names():
+            self.send({"kind": "move", "name": data.draw(st.sampled_from(self.names())),
+                       "x": x, "y": y})
+
+    @rule(data=st.data())
+    def arrange(self, data):
+        if data.draw(st.integers(0, 4)) == 0:  # rarely: it unpins everything
+            self.send({"kind": "arrange"})
+
+    @rule()
+    def undo(self):
+        self.send({"kind": "undo"})
+
+    @rule()
+    def redo(self):
+        self.send({"kind": "redo"})
+
+    @rule()
+    def prune(self):
+        """Remove what keeps the drawing from being a model, so that runs reach models."""
+        stuck = sorted({p.layer for p in self.g.problems if p.layer in self.g.layers})
+        if stuck and len(self.g.layers) > 2:
+            self.send({"kind": "remove", "names": stuck[:3]})
+
+    @rule(data=st.data())
+    def read_views(self, data):
+        """The teaching views change nothing."""
+        before = fingerprint(self.g)
+        if self.names():
+            self.send({"kind": "explain", "name": data.draw(st.sampled_from(self.names()))})
+        self.send({"kind": "depth_steps"})
+        if self.g.edges:
+            src, dst = data.draw(st.sampled_from(self.g.edges))
+            self.send({"kind": "explain_edge", "src": list(src), "dst": list(dst)})
+        if self.g.model is not None:
+            assert self.send({"kind": "forward_steps"}).get("ok"), "forward_steps failed"
+        assert fingerprint(self.g) == before
+
+    # ----- hostile intents ----------------------------------------------------------------------
+
+    @rule(data=st.data(), name=st.sampled_from(HOSTILE_NAMES))
+    def hostile_name(self, data, name):
+        target = data.draw(st.sampled_from(self.names())) if self.names() else "x"
+        kind = data.draw(st.sampled_from(["add_input", "add_layer", "rename", "remove",
+                                          "duplicate", "add_call"]))
+        message = {"add_input": {"kind": kind, "shape": [3], "name": name},
+                   "add_layer": {"kind": kind, "class_name": "Dense", "name": name},
+                   "rename": {"kind": kind, "name": target, "new_name": name},
+                   "remove": {"kind": kind, "names": [name]},
+                   "duplicate": {"kind": kind, "names": [name, target]},
+                   "add_call": {"kind": kind, "name": name}}[kind]
+        reply = self.send(message)
+        if isinstance(name, str) and any(0xD800 <= ord(c) <= 0xDFFF or ord(c) < 32 for c in name):
+            assert "error" in reply, (message, reply)
+
+    @rule(data=st.data(), config=st.sampled_from(HOSTILE_CONFIGS))
+    def hostile_config(self, data, config):
+        dense = [n for n, v in self.g.layers.items() if v["class_name"] == "Dense"]
+        if dense and data.draw(st.booleans()):
+            message = {"kind": "configure", "name": data.draw(st.sampled_from(dense)),
+                       "config": config}
+        else:
+            message = {"kind": "add_layer", "class_name": "Dense", "config": config}
+        self.send(message)
+
+    @rule(message=st.sampled_from(GARBAGE))
+    def garbage(self, message):
+        reply = self.send(message)
+        assert "error" in reply
+
+    # ----- after every step ---------------------------------------------------------------------
+
+    @invariant()
+    def network_matches_drawing(self):
+        assert violations(self.g) == []
+
+    @invariant()
+    def state_reaches_the_browser(self):
+        state = self.canvas.state
+        assert not state.get("too_big")
+        json.dumps(state, ensure_ascii=False, allow_nan=False).encode("utf-8")  # as Jupyter does
+        assert [layer["name"] for layer in state["layers"]] == list(self.g.layers)
+
+    @precondition(lambda self: False)
+    @rule()
+    def never(self):
+        """(keeps hypothesis from ending a run early when every other rule is a no-op)"""
+
+    def teardown(self):
+        steps = 0
+        while self.g.can_undo:
+            self.send({"kind": "undo"})
+            steps += 1
+            assert steps < 10_000
+        assert self.g.layers == {} and self.g.edges == () and violations(self.g) == []
+        assert self.canvas.state["layers"] == [] and self.canvas.state["edges"] == []
+        self.canvas.close()
+
+
+WidgetIntents.TestCase.settings = settings(
+    max_examples=max(1, STEPS // STEPS_PER_RUN), stateful_step_count=STEPS_PER_RUN,
+    deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+test_widget_intents = WidgetIntents.TestCase
