@@ -22,7 +22,9 @@ from . import catalog, kinds
 from .depth import DepthMap, depth_map
 from .drawing import INPUT_CLASS, Drawing, EditError, LayerSpec, NoSlots, Triple
 from .inner import inner_view
-from .layout import layout
+from .boxes import box_size
+from .layout import place
+from .layout import rows as layout_rows
 from .network import Journal, Network
 
 
@@ -44,6 +46,7 @@ class _Step:
     before: Drawing
     after: Drawing
     journal: Journal
+    view: bool = False  # only positions, pins or expanded boxes changed: Keras is not involved
 
 
 class Graph:
@@ -62,6 +65,7 @@ class Graph:
         self._edit_lock: str | None = None  # a message: edits are refused while it is set
         self._batch: Drawing | None = None
         self._batch_predecessors: dict = {}
+        self._batch_view = True  # no structural edit in the batch so far
         self._forget()
 
     # ----- building ---------------------------------------------------------------------------
@@ -198,7 +202,7 @@ class Graph:
             d.spec(name)
             d.pinned[name] = point
 
-        self._edit(change, network=False)
+        self._edit(change, network=False, view=True)
 
     def expand(self, name: str, open: bool = True) -> None:
         """Show a nested model's box with its own graph inside (open=False: as one box again).
@@ -211,7 +215,7 @@ class Graph:
                                 "model used as a layer (Functional, Sequential) expands.", layer=name)
             d.expanded = d.expanded | {name} if open else d.expanded - {name}
 
-        self._edit(change, network=False)
+        self._edit(change, network=False, view=True)
 
     @property
     def expanded(self) -> frozenset[str]:
@@ -220,7 +224,7 @@ class Graph:
 
     def arrange(self) -> None:
         """Unpin every box and lay the drawing out again from its depth map."""
-        self._edit(lambda d: d.pinned.clear(), network=False)
+        self._edit(lambda d: d.pinned.clear(), network=False, view=True)
 
     def set_outputs(self, outputs: Iterable[str | Triple], only: bool = False) -> None:
         """Order the model's outputs; outputs not listed follow in creation order, unless
@@ -254,7 +258,7 @@ class Graph:
         step = self._undo.pop()
         step.journal.undo()
         self._redo.append(step)
-        self._commit(step.before)
+        self._commit(step.before, view=step.view)
 
     def redo(self) -> None:
         self._check_unlocked()
@@ -263,7 +267,7 @@ class Graph:
         step = self._redo.pop()
         step.journal.redo()
         self._undo.append(step)
-        self._commit(step.after)
+        self._commit(step.after, view=step.view)
 
     # ----- reading ----------------------------------------------------------------------------
 
@@ -360,15 +364,32 @@ class Graph:
         """Box positions: pinned ones as the user put them, the rest from the depth layout."""
         if self._positions is None:
             d = self._drawing
-            links = [(e.src[0], e.dst[0]) for e in d.edges]
-            sizes = {}
-            for name in d.expanded & self._net.objects.keys():
-                view = inner_view(self._net.objects[name])
-                if view is not None:
-                    sizes[name] = (view["width"], view["height"])
-            self._positions = layout(self.depth.layer_depth, links, list(d.layers), d.pinned,
-                                     sizes=sizes)
+            if self._rows is None:  # the row order and plain box sizes depend on the structure
+                links = [(e.src[0], e.dst[0]) for e in d.edges]
+                self._rows = layout_rows(self.depth.layer_depth, links, list(d.layers))
+                self._plain_sizes = {name: box_size(spec, [len(d.filled((name, k)))
+                                                           for k in range(spec.calls)])
+                                     for name, spec in d.layers.items()}
+            self._sizes = dict(self._plain_sizes)
+            for name in d.expanded:  # a view choice: as big as its inside
+                inside = self.inner(name)
+                if inside is not None:
+                    self._sizes[name] = box_size(d.layers[name], [], inside)
+            self._positions = place(self._rows, self._drawing.pinned, self._sizes, GAP)
         return self._positions
+
+    @property
+    def box_sizes(self) -> dict[str, tuple[float, float]]:
+        """(width, height) of every box, as the layout places it and the canvas draws it."""
+        _ = self.positions
+        return self._sizes
+
+    def inner(self, name: str) -> dict | None:
+        """The laid-out inside of an expanded nested-model box, else None."""
+        layer = self._net.objects.get(name)
+        if name not in self._drawing.expanded or layer is None:
+            return None
+        return inner_view(layer)
 
     @property
     def pinned(self) -> frozenset[str]:
@@ -468,7 +489,9 @@ class Graph:
                          calls)
 
     def _edit(self, change: Callable[[Drawing], Any], network: bool = True,
-              predecessors: Mapping | None = None) -> Any:
+              predecessors: Mapping | None = None, view: bool = False) -> Any:
+        """network: rebuild Keras objects; view: the edit changes only the view (positions, pins,
+        expanded boxes), so the model, depth map and everything Keras stay as they are."""
         if network:  # moving boxes stays allowed while training: it touches no Keras object
             self._check_unlocked()
         if self._batch is not None:  # inside batch(): collect, rebuild once at the end
@@ -476,13 +499,15 @@ class Graph:
             result = change(drawing)
             self._batch = drawing
             self._batch_predecessors.update(predecessors or {})
+            self._batch_view = self._batch_view and view
             return result
         drawing = self._drawing.copy()
         result = change(drawing)  # refuses by raising; only the copy was touched
-        self._apply(drawing, network, predecessors)
+        self._apply(drawing, network, predecessors, view)
         return result
 
-    def _apply(self, drawing: Drawing, network: bool, predecessors: Mapping | None) -> None:
+    def _apply(self, drawing: Drawing, network: bool, predecessors: Mapping | None,
+               view: bool = False) -> None:
         journal = Journal()
         if network:
             try:
@@ -491,9 +516,9 @@ class Graph:
                 journal.rollback()
                 raise
         journal.seal()
-        self._undo.append(_Step(self._drawing, drawing, journal))
+        self._undo.append(_Step(self._drawing, drawing, journal, view))
         self._redo.clear()
-        self._commit(drawing)
+        self._commit(drawing, view)
 
     def _check_unlocked(self) -> None:
         if self._edit_lock is not None:  # set while training runs on these layers
@@ -510,24 +535,35 @@ class Graph:
             yield self
             return
         self._batch, self._batch_predecessors = self._drawing.copy(), {}
+        self._batch_view = True
         try:
             yield self
-            drawing, predecessors = self._batch, self._batch_predecessors
+            drawing, predecessors, view = self._batch, self._batch_predecessors, self._batch_view
         finally:
             self._batch = None
-        self._apply(drawing, True, predecessors)
+        self._apply(drawing, not view, predecessors, view)
 
-    def _commit(self, drawing: Drawing) -> None:
+    def _commit(self, drawing: Drawing, view: bool = False) -> None:
         self._drawing = drawing
-        self._forget()
+        if view:
+            self._forget_view()
+        else:
+            self._forget()
         for callback in list(self._observers):
             callback(self)
 
     def _forget(self) -> None:
+        """The structure changed: model, problems, depth map and layout rows are made again."""
         self._model = _UNSET
         self._problems: list[Problem] = []
         self._depth: DepthMap | None = None
+        self._rows: list[list[str]] | None = None
+        self._forget_view()
+
+    def _forget_view(self) -> None:
+        """Only the view changed: positions are placed again from the same rows."""
         self._positions = None
+        self._sizes: dict[str, tuple[float, float]] = {}
 
     def _find_problems(self) -> list[Problem]:
         d, status = self._drawing, self._net.status
@@ -563,6 +599,7 @@ class Graph:
 
 
 _UNSET = object()
+GAP = (60.0, 40.0)  # between boxes in a row, between rows
 
 
 def _made(make, name: str, class_name: str, args: Mapping[str, Any]):

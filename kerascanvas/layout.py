@@ -12,7 +12,7 @@ from bisect import bisect_left
 from collections import deque
 from collections.abc import Mapping, Sequence
 
-__all__ = ["count_crossings", "layout"]
+__all__ = ["count_crossings", "layout", "place", "rows"]
 
 SWEEPS = 8  # down, up, down, ...: enough for drawings people make; each costs O(boxes + edges)
 
@@ -35,13 +35,29 @@ def layout(
     sizes: (width, height) of boxes bigger than `size` (an expanded nested model): their row is
     taller and their neighbours move aside.
     """
-    names = list(dict.fromkeys([*order, *layer_depth, *pinned]))
+    found = rows(layer_depth, edges, [*order, *layer_depth, *pinned])
+    return place(found, pinned, {n: sizes.get(n, size) for row in found for n in row}, gap)
+
+
+def rows(layer_depth: Mapping[str, int], edges: Sequence[tuple[str, str]],
+         order: Sequence[str]) -> list[list[str]]:
+    """The boxes by row, each row in its crossing-reducing order. It depends on the structure
+    only, so a Graph keeps it while boxes are moved (see `place`)."""
+    names = list(dict.fromkeys([*order, *layer_depth]))
     rank = {name: i for i, name in enumerate(names)}
     neighbours = _neighbours(edges, rank)
     level = _levels(layer_depth, names, neighbours[0])
-    rows = _rows(names, level, layer_depth)
-    _reduce_crossings(rows, level, neighbours)
-    return _place(rows, pinned, {n: sizes.get(n, size) for n in names}, gap)
+    found = _rows(names, level, layer_depth)
+    _reduce_crossings(found, level, neighbours)
+    return found
+
+
+def place(rows: Sequence[Sequence[str]], pinned: Mapping[str, tuple[float, float]],
+          sizes: Mapping[str, tuple[float, float]],
+          gap: tuple[float, float] = (60.0, 40.0)) -> dict[str, tuple[float, float]]:
+    """Top-left corners for `rows` (from `rows`) with boxes of `sizes` (every box's (w, h)):
+    one pass over the boxes, cheap enough to run on every move."""
+    return _place(rows, pinned, sizes, gap)
 
 
 def count_crossings(rows: Sequence[Sequence[str]], edges: Sequence[tuple[str, str]]) -> int:

@@ -1,0 +1,97 @@
+"""Structure and view apart (issue 11): a view edit (move, expand, arrange) is an undo step but
+never touches Keras: g.model, the depth map and the Trainer's compiled model all survive it."""
+
+import keras
+import numpy as np
+from support import ok
+
+import kerascanvas as kc
+from kerascanvas.boxes import box_size
+from kerascanvas.training import Trainer
+
+
+def nested():
+    x = keras.Input((3,), name="x")
+    inner = keras.Sequential([keras.Input((3,), name="i"), keras.layers.Dense(2, name="d")], name="inner")
+    g = kc.Graph.from_model(keras.Model(x, keras.layers.Dense(1, name="head")(inner(x))))
+    return g
+
+
+def test_view_edits_keep_the_model_and_depth_map_and_undo_them():
+    g = nested()
+    model, depth, head = g.model, g.depth, g.keras_layer("head")
+    g.move("head", 500, 20)
+    g.expand("inner")
+    g.arrange()
+    g.expand("inner", open=False)
+    assert g.model is model and g.depth is depth and g.keras_layer("head") is head
+    g.undo()
+    assert g.expanded == {"inner"} and g.model is model
+    g.undo(), g.undo()
+    assert g.positions["head"] == (500.0, 20.0) and g.model is model
+    g.redo()
+    assert "head" in g.pinned and g.model is model
+    ok(g)
+
+
+def test_a_batch_of_view_edits_is_a_view_edit_but_a_structural_one_is_not():
+    g = nested()
+    model = g.model
+    with g.batch():
+        g.move("head", 1, 2)
+        g.move("x", 3, 4)
+    assert g.model is model
+    g.undo()
+    assert g.model is model and not g.pinned
+    g.configure("head", units=2)
+    assert g.model is not model and g.model.output.shape == (None, 2)
+    ok(g)
+
+
+def test_set_outputs_is_structural():
+    g = kc.Graph()
+    g.add_input((4,), name="x")
+    g.add_layer("Dense", units=2, name="a")
+    g.add_layer("Dense", units=3, name="b")
+    g.connect("x", "a"), g.connect("x", "b")
+    model = g.model
+    g.set_outputs(["b"])
+    assert g.model is not model and [t.shape[-1] for t in g.model.outputs] == [3, 2]
+
+
+def test_a_move_between_two_fits_keeps_the_compiled_model_and_its_optimizer():
+    rng = np.random.default_rng(0)
+    x, y = rng.random((64, 4)).astype("float32"), rng.integers(0, 3, 64)
+    g = kc.Graph()
+    g.add_input((4,), name="x")
+    g.add_layer("Dense", units=3, name="logits")
+    g.connect("x", "logits")
+    trainer = Trainer(g)
+    trainer.set_data(x, y)
+    trainer.fit(epochs=1, batch_size=16, block=True)
+    model, optimizer = g.model, g.model.optimizer
+    g.move("logits", 300, 200)
+    g.arrange()
+    trainer.fit(epochs=1, batch_size=16, block=True)
+    assert g.model is model and g.model.optimizer is optimizer and int(optimizer.iterations) == 8
+
+
+def test_box_sizes_come_from_python_and_the_layout_uses_them():
+    g = kc.Graph()
+    g.add_input((4,), name="x")
+    g.add_layer("Dense", units=2, name="shared")
+    g.connect("x", "shared")
+    for k in range(1, 4):  # four calls: a taller box
+        g.connect("x", "shared", call=k)
+    g.add_layer("Dense", units=2, name="below")
+    g.connect(("shared", 3, 0), "below")
+    w, h = g.box_sizes["shared"]
+    assert h == box_size(g._drawing.spec("shared"), [1, 1, 1, 1])[1] > g.box_sizes["below"][1]
+    assert g.positions["below"][1] >= g.positions["shared"][1] + h  # no overlap with the row below
+    many = g.add_layer("Concatenate")
+    for _ in range(12):
+        g.connect("x", many)
+    assert g.box_sizes[many][0] > 180  # 13 ports would crowd a plain box
+    n = nested()
+    n.expand("inner")
+    assert n.box_sizes["inner"] == (n.inner("inner")["width"], n.inner("inner")["height"])
