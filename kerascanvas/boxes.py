@@ -23,8 +23,8 @@ def in_ports(slots, is_input: bool, filled: int) -> int:
     if is_input or slots.kind == "none":
         return 0
     if slots.kind == "list":
-        top = slots.max if slots.max is not None else filled + 1
-        return min(top, max(slots.min, filled + 1))
+        wanted = max(slots.min, filled + 1)
+        return wanted if slots.max is None else min(slots.max, wanted)
     if slots.kind == "args":
         return slots.max if slots.max is not None else len(slots.names)
     return 1

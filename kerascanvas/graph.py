@@ -66,6 +66,7 @@ class Graph:
         self._batch: Drawing | None = None
         self._batch_predecessors: dict = {}
         self._batch_view = True  # no structural edit in the batch so far
+        self._structure_revision = 0
         self._forget()
 
     # ----- building ---------------------------------------------------------------------------
@@ -392,6 +393,11 @@ class Graph:
         return inner_view(layer)
 
     @property
+    def structure_revision(self) -> int:
+        """Counts structural changes (layers, calls, edges, outputs); view edits leave it."""
+        return self._structure_revision
+
+    @property
     def pinned(self) -> frozenset[str]:
         return frozenset(self._drawing.pinned)
 
@@ -554,6 +560,7 @@ class Graph:
 
     def _forget(self) -> None:
         """The structure changed: model, problems, depth map and layout rows are made again."""
+        self._structure_revision += 1
         self._model = _UNSET
         self._problems: list[Problem] = []
         self._depth: DepthMap | None = None

@@ -181,7 +181,7 @@ def _inversions(pairs: list[tuple[int, int]]) -> int:
 
 
 def _place(rows, pinned, box, gap) -> dict[str, tuple[float, float]]:
-    """Coordinates: rows centred on the widest, each row as tall as its tallest box, pinned
+    """Coordinates: rows centred on x = 0, each row as tall as its tallest box, pinned
     boxes where the user put them. box: name -> (width, height)."""
     free_rows = [[n for n in row if n not in pinned] for row in rows]
     tops, y = [], 0.0
@@ -190,7 +190,6 @@ def _place(rows, pinned, box, gap) -> dict[str, tuple[float, float]]:
         y += max((box[n][1] for n in row), default=0.0) + gap[1]
     bottoms = tops[1:] + [y]
     widths = [sum(box[n][0] + gap[0] for n in row) for row in free_rows]
-    widest = max(widths, default=0.0)
     # Pinned boxes each row would run into, as [left, right) spans that include the gaps.
     blocking: dict[int, list[tuple[float, float]]] = {}
     for n, (px, py) in pinned.items():
@@ -204,7 +203,7 @@ def _place(rows, pinned, box, gap) -> dict[str, tuple[float, float]]:
     positions: dict[str, tuple[float, float]] = {}
     for r, row in enumerate(free_rows):
         spans = sorted(blocking.get(r, ()))
-        x, i = (widest - widths[r]) / 2, 0
+        x, i = -(widths[r] - gap[0]) / 2, 0  # centred on x = 0: a row's boxes move only with it
         for n in row:
             width = box[n][0]
             while i < len(spans) and spans[i][1] <= x:

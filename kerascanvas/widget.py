@@ -4,6 +4,10 @@ to the same Graph methods Python code calls; the Graph's new state flows back as
 Protocol: the browser sends `{"kind": ..., "id": ..., ...}` custom messages; each is answered
 `{"id": ..., "ok": true, "result": ...}` or `{"id": ..., "error": "..."}`. Everything in a message
 is untrusted: types, sizes and class names (catalog only) are checked before anything changes.
+
+State: the full state goes once (`snapshot`); after that each change is a custom message
+`{"diff": {"base", "revision", ...}}` (diffs.py). `revision` is synced too, so a front end that
+(re)creates the model from a stale snapshot knows to ask for the full state (intent "state").
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import anywidget
 import traitlets
 
 from . import catalog
+from .diffs import Tracker
 from .drawing import MAX_NAME_LENGTH, EditError
 from .graph import Graph
 
@@ -38,8 +43,12 @@ class Canvas(anywidget.AnyWidget):
 
     _esm = Path(__file__).parent / "static" / "widget.js"
 
-    state = traitlets.Dict().tag(sync=True)
-    """The Graph's state (`Graph.state()`): layers, edges, problems, model summary. Read-only."""
+    snapshot = traitlets.Dict().tag(sync=True)
+    """The full state at the last full sync (creation, load); the browser keeps its copy current
+    by applying diffs. Read `state` for the current one."""
+
+    revision = traitlets.Int(0).tag(sync=True)
+    """The revision of the state the kernel last described (diffs count it up)."""
 
     palette = traitlets.List().tag(sync=True)
     """The catalog for the palette and the inspector's forms (`catalog.palette()`), sent once."""
@@ -68,7 +77,9 @@ class Canvas(anywidget.AnyWidget):
         super().__init__(height=height, palette=catalog.palette(), path=str(path or ""),
                          train_choices=choices())
         self.graph = graph if graph is not None else Graph()
-        self.state = self.graph.state()
+        self._tracker = Tracker(self.graph)
+        self.snapshot = self._tracker.full()
+        self.revision = self._tracker.revision
         self._stop = self.graph.observe(self._push)
         self.on_msg(self._on_message)
         self._trainer = None
@@ -124,8 +135,17 @@ class Canvas(anywidget.AnyWidget):
         """Per-epoch logs of the last run ("loss", "val_loss", metrics...)."""
         return self.trainer.history
 
+    @property
+    def state(self) -> dict:
+        """The Graph's state as the browser holds it (`Graph.state()` plus its `revision`):
+        layers, edges, problems, model summary. Read-only."""
+        return self._tracker.full()
+
     def _push(self, graph: Graph) -> None:
-        self.state = graph.state()
+        change = self._tracker.update()
+        if change is not None:  # the diff first: the revision tells late views to catch up
+            self.send({"diff": change})
+            self.revision = change["revision"]
 
     def save(self) -> None:
         """Save the drawing and its weights to `path` (what the Save button does)."""
@@ -141,7 +161,9 @@ class Canvas(anywidget.AnyWidget):
         self._stop()
         self.graph = graph
         self._stop = graph.observe(self._push)
-        self._push(graph)
+        self._tracker.reset(graph)  # a new drawing travels whole
+        self.snapshot = self._tracker.full()
+        self.revision = self._tracker.revision
 
     # ----- messages ------------------------------------------------------------------------
 
@@ -176,6 +198,9 @@ class Canvas(anywidget.AnyWidget):
         if kind == "stop":
             self.stop()
             return None
+        if kind == "state":  # the browser lost a diff (or holds a stale snapshot)
+            _state_request(message)
+            return self.state
         if kind == "forward_steps":
             return _forward_steps(self.graph, message, self._sample())
         handler = _HANDLERS.get(kind) if isinstance(kind, str) else None
@@ -281,6 +306,16 @@ def _shape(m: dict) -> list:
             for v in value):
         raise IntentError(f"'shape' must be a list of up to 8 positive sizes or null, got {value!r:.80}.")
     return value
+
+
+def _state_request(m: dict) -> None:
+    """{"kind": "state", "id": ..., "have": revision or null}: nothing else is accepted."""
+    extra = set(m) - {"kind", "id", "have"}
+    if extra:
+        raise IntentError(f"A state request takes 'have' only, got {sorted(extra)!r:.80}.")
+    have = m.get("have")
+    if have is not None and (not isinstance(have, int) or isinstance(have, bool) or have < 0):
+        raise IntentError(f"'have' must be a revision (an int >= 0) or null, got {have!r:.40}.")
 
 
 def _place(g: Graph, name: str, m: dict) -> None:
