@@ -2,8 +2,9 @@
 
 A diff is `{"base": r - 1, "revision": r, ...}` with only the keys that changed:
 
-- "layers": {"removed": [name...], "set": [entry...], "insert": [[index, name]...]} or, when the
-  order of surviving layers changed, "order": [every name]. Entries carry no view fields.
+- "layers": {"removed": [name...], "set": [new entry...], "patch": [{"name", changed fields...}],
+  "insert": [[index, name]...]} or, when the order of surviving layers changed, "order": [every
+  name]. Entries carry no view fields; a changed entry travels as the fields that changed.
 - "view": {name: [x, y, w, h, pinned, level]} for boxes whose view row changed (every new box).
   A box's depth is `top - level`; "top" (the deepest depth) is sent when it changes, so appending
   a layer, which shifts every depth by one, sends two numbers instead of every box.
@@ -54,10 +55,10 @@ class Tracker:
 def diff(old: Parts, new: Parts) -> dict:
     out: dict[str, Any] = {}
     if old.layers is not new.layers:  # the same dict: a view edit left the structure alone
-        layers = _keyed(old.layers, new.layers, lambda name: name)
+        layers = _keyed(old.layers, new.layers, lambda name: name, "name")
         if layers:
             out["layers"] = layers
-        edges = _keyed(old.edges, new.edges, list)
+        edges = _keyed(old.edges, new.edges, list, "dst")
         if edges:
             out["edges"] = edges
     view = {name: list(row) for name, row in new.view.items() if old.view.get(name) != row}
@@ -71,15 +72,24 @@ def diff(old: Parts, new: Parts) -> dict:
     return out
 
 
-def _keyed(old: dict, new: dict, wire) -> dict:
-    """Removed keys, new or changed entries, and where the new ones go (or the whole order)."""
+def _keyed(old: dict, new: dict, wire, key_field: str) -> dict:
+    """Removed keys, new entries, changed fields of changed ones, and where the new ones go (or
+    the whole order)."""
     out: dict[str, Any] = {}
     removed = [wire(k) for k in old if k not in new]
-    changed = [v for k, v in new.items() if old.get(k) is not v and old.get(k) != v]
+    added = [v for k, v in new.items() if k not in old]
+    patches = []
+    for k, v in new.items():
+        before = old.get(k)
+        if before is not None and before is not v and before != v:
+            patches.append({key_field: v[key_field],
+                            **{f: x for f, x in v.items() if f not in before or before[f] != x}})
     if removed:
         out["removed"] = removed
-    if changed:
-        out["set"] = changed
+    if added:
+        out["set"] = added
+    if patches:
+        out["patch"] = patches
     kept_before = [k for k in old if k in new]
     kept_after = [k for k in new if k in old]
     if kept_before != kept_after:
@@ -131,4 +141,6 @@ def _apply_keyed(entries: dict, change: dict | None, key_of, key) -> dict:
     for i, k in change.get("insert", ()):
         order.insert(i, key(k))
     new_entries = {key_of(e): e for e in change.get("set", ())}
+    for p in change.get("patch", ()):
+        new_entries[key_of(p)] = {**entries[key_of(p)], **p}
     return {k: new_entries[k] if k in new_entries else entries[k] for k in order}

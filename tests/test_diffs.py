@@ -151,5 +151,5 @@ def test_expanding_a_nested_model_sends_that_box_again():
     for m in sent:
         held = apply(held, m["diff"])
     assert held == c.state and next(l for l in held["layers"] if l["name"] == "inner")["expanded"]
-    assert [m["diff"]["layers"]["set"][0]["name"] for m in sent if "layers" in m["diff"]] == \
+    assert [m["diff"]["layers"]["patch"][0]["name"] for m in sent if "layers" in m["diff"]] == \
         ["inner", "inner", "inner"]

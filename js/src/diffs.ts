@@ -29,7 +29,7 @@ export function applyDiff(state: GraphState, diff: StateDiff): GraphState {
   for (const [name, row] of Object.entries(diff.view ?? {})) rows.set(name, row);
   const layers: LayerState[] = [];
   const old = new Map(state.layers.map((l) => [l.name, l]));
-  const remade = new Set((diff.layers?.set ?? []).map((e) => e.name));
+  const remade = new Set([...(diff.layers?.set ?? []), ...(diff.layers?.patch ?? [])].map((e) => e.name));
   const view = diff.view ?? {};
   for (const [name, entry] of layerEntries) {
     const kept = old.get(name);
@@ -59,7 +59,8 @@ export function edgeKey(dst: Target): string {
 }
 
 /** Removed keys go, the survivors keep their order, new keys go in at their final index (in
- * increasing order), or the whole order is given; set entries replace or add by key. */
+ * increasing order), or the whole order is given; set entries are added, patches change the
+ * fields they name. */
 function applyKeyed<E, K>(entries: Map<string, E>, change: Keyed<E, K> | undefined, keyOf: (e: E) => string,
   key: (k: K) => string): Map<string, E> {
   if (!change) return entries;
@@ -68,6 +69,12 @@ function applyKeyed<E, K>(entries: Map<string, E>, change: Keyed<E, K> | undefin
   if (change.order) order = change.order.map(key);
   for (const [i, k] of change.insert ?? []) order.splice(i, 0, key(k));
   const fresh = new Map((change.set ?? []).map((e) => [keyOf(e), e]));
+  for (const p of change.patch ?? []) {
+    const k = keyOf(p as E);
+    const before = entries.get(k);
+    if (before === undefined) throw new Error(`the diff patches ${k}, which is not held`);
+    fresh.set(k, { ...before, ...p });
+  }
   const out = new Map<string, E>();
   for (const k of order) {
     const e = fresh.get(k) ?? entries.get(k);

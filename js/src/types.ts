@@ -58,7 +58,7 @@ export interface SchemaField { name: string; type: string; default: unknown; req
 export interface PaletteEntry { class_name: string; group: string; slots: Slots; schema: SchemaField[]; suggested: Record<string, unknown> }
 
 /** A change of the state (kerascanvas/diffs.py): only what changed since revision `base`. */
-export interface Keyed<E, K> { removed?: K[]; set?: E[]; insert?: [number, K][]; order?: K[] }
+export interface Keyed<E, K> { removed?: K[]; set?: E[]; patch?: Partial<E>[]; insert?: [number, K][]; order?: K[] }
 export type LayerEntry = Omit<LayerState, "x" | "y" | "w" | "h" | "pinned" | "depth">;
 export type ViewRow = [number, number, number, number, boolean, number | null]; // x, y, w, h, pinned, level
 export interface StateDiff {
