@@ -23,7 +23,7 @@ from .depth import DepthMap, depth_map
 from .drawing import INPUT_CLASS, Drawing, EditError, LayerSpec, NoSlots, Triple
 from .inner import inner_view
 from .boxes import box_size
-from .layout import place
+from .layout import Placer
 from .layout import rows as layout_rows
 from .network import Journal, Network
 
@@ -371,12 +371,14 @@ class Graph:
                 self._plain_sizes = {name: box_size(spec, [len(d.filled((name, k)))
                                                            for k in range(spec.calls)])
                                      for name, spec in d.layers.items()}
-            self._sizes = dict(self._plain_sizes)
-            for name in d.expanded:  # a view choice: as big as its inside
-                inside = self.inner(name)
-                if inside is not None:
-                    self._sizes[name] = box_size(d.layers[name], [], inside)
-            self._positions = place(self._rows, self._drawing.pinned, self._sizes, GAP)
+            if self._placer is None or self._placer_expanded != d.expanded:
+                self._sizes = dict(self._plain_sizes)
+                for name in d.expanded:  # a view choice: as big as its inside
+                    inside = self.inner(name)
+                    if inside is not None:
+                        self._sizes[name] = box_size(d.layers[name], [], inside)
+                self._placer, self._placer_expanded = Placer(self._rows, self._sizes, GAP), d.expanded
+            self._positions = self._placer.place(d.pinned)
         return self._positions
 
     @property
@@ -565,12 +567,13 @@ class Graph:
         self._problems: list[Problem] = []
         self._depth: DepthMap | None = None
         self._rows: list[list[str]] | None = None
+        self._placer = None  # places those rows again after each move
+        self._sizes: dict[str, tuple[float, float]] = {}
         self._forget_view()
 
     def _forget_view(self) -> None:
         """Only the view changed: positions are placed again from the same rows."""
         self._positions = None
-        self._sizes: dict[str, tuple[float, float]] = {}
 
     def _find_problems(self) -> list[Problem]:
         d, status = self._drawing, self._net.status

@@ -33,6 +33,9 @@ class Parts:
     scalars: dict[str, Any] = field(default_factory=dict)  # name, problems, model, can_undo, ...
     structure: int = -1  # the Graph's structure revision these layers and edges describe
     expanded: frozenset = frozenset()
+    positions: dict = field(default_factory=dict)  # what the view rows were made from
+    sizes: dict = field(default_factory=dict)
+    pinned: frozenset = frozenset()
     cache: dict[str, tuple] = field(default_factory=dict)
     edge_cache: dict[tuple, tuple] = field(default_factory=dict)
 
@@ -59,7 +62,7 @@ def parts(g, previous: Parts | None = None) -> Parts:
         _structure(g, p, previous)
     p.structure, p.expanded = g.structure_revision, g.expanded
     p.scalars["can_undo"], p.scalars["can_redo"] = g.can_undo, g.can_redo
-    _view(g, p)
+    _view(g, p, previous)
     return p
 
 
@@ -131,14 +134,27 @@ def _remake(g, p: Parts, name: str, by_layer: dict, cached: tuple | None = None,
     p.cache[name] = (objects, values)
 
 
-def _view(g, p: Parts) -> None:
-    positions, sizes, pinned = g.positions, g.box_sizes, g._drawing.pinned
+def _view(g, p: Parts, previous: Parts | None) -> None:
+    positions, sizes, pinned = g.positions, g.box_sizes, g.pinned
     depth = g.depth.layer_depth
-    for name in p.layers:
+    p.positions, p.sizes, p.pinned = positions, sizes, pinned
+
+    def row(name):
         x, y = positions.get(name, (0.0, 0.0))
         w, h = sizes[name]
         k = depth.get(name)  # sent as a level from the top: appending a layer keeps it
-        p.view[name] = (x, y, w, h, name in pinned, None if k is None else p.top - k)
+        return (x, y, w, h, name in pinned, None if k is None else p.top - k)
+
+    if previous is not None and previous.layers is p.layers and previous.sizes is sizes:
+        # a move: only boxes whose coordinates are new objects (their row was placed again)
+        old = previous.positions
+        p.view = dict(previous.view)
+        for name in [n for n, xy in positions.items() if old.get(n) is not xy] + list(
+                pinned ^ previous.pinned):
+            if name in p.layers:
+                p.view[name] = row(name)
+        return
+    p.view = {name: row(name) for name in p.layers}
 
 
 def _layer_entry(g, name, spec, layer, records, why, by_layer) -> dict:

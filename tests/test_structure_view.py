@@ -95,3 +95,22 @@ def test_box_sizes_come_from_python_and_the_layout_uses_them():
     n = nested()
     n.expand("inner")
     assert n.box_sizes["inner"] == (n.inner("inner")["width"], n.inner("inner")["height"])
+
+
+def test_placing_again_after_moves_matches_placing_afresh():
+    import random
+
+    from kerascanvas.layout import Placer, place
+
+    rng = random.Random(3)
+    rows = [[f"r{r}c{c}" for c in range(rng.randrange(1, 6))] for r in range(30)]
+    names = [n for row in rows for n in row]
+    sizes = {n: (rng.choice([180.0, 250.0]), rng.choice([62.0, 78.0, 200.0])) for n in names}
+    placer, pinned = Placer(rows, sizes, (60.0, 40.0)), {}
+    for _ in range(300):
+        name = rng.choice(names)
+        if name in pinned and rng.random() < 0.3:
+            del pinned[name]
+        else:
+            pinned[name] = (rng.uniform(-800, 800), rng.uniform(0, 3000))
+        assert placer.place(pinned) == place(rows, pinned, sizes)
