@@ -284,6 +284,54 @@ class Graph:
         """((src, node_index, tensor_index), (dst, call, slot)) pairs in creation order."""
         return tuple((e.src, e.dst) for e in self._drawing.edges)
 
+    @property
+    def specs(self) -> Mapping[str, LayerSpec]:
+        """{name: LayerSpec} in creation order (read-only; specs are immutable): what the state,
+        code and files are made from, without copying configs as `layers` does."""
+        return MappingProxyType(self._drawing.layers)
+
+    @property
+    def drawn_edges(self) -> tuple:
+        """The drawing's Edge(src, dst) records in creation order; an unchanged edge stays the
+        same object from edit to edit."""
+        return tuple(self._drawing.edges)
+
+    @property
+    def output_order(self) -> tuple[Triple, ...]:
+        """The output order set by `set_outputs` (outputs not listed follow, unless outputs_only)."""
+        return self._drawing.output_order
+
+    @property
+    def outputs_only(self) -> bool:
+        return self._drawing.outputs_only
+
+    def live_layer(self, name: str) -> keras.layers.Layer | None:
+        """The Keras layer behind a box once a call of it is complete, else None (no placeholder)."""
+        return self._net.objects.get(name)
+
+    def call_record(self, name: str, call: int):
+        """(inputs, outputs, shapes) of a complete call (network.CallRecord), or None if pending."""
+        return self._net.records.get((name, call))
+
+    def pending_reason(self, name: str, call: int) -> str | None:
+        """Why a call is pending ("its 'inputs' input is empty", ...), None once it is complete."""
+        return self._net.status.get((name, call))
+
+    def call_inputs(self, name: str, call: int) -> list[Triple] | None:
+        """The sources of a call in slot order, or None while required slots are empty."""
+        d = self._drawing
+        return d.call_inputs(d.spec(name), d.filled((name, call)))
+
+    def node_inputs(self) -> dict[tuple[str, int], list[Triple]]:
+        """{(layer, call): its sources in slot order} for every complete call."""
+        d = self._drawing
+        return {key: d.call_inputs(d.layers[key[0]], d.filled(key))
+                for key, why in self._net.status.items() if why is None}
+
+    def call_path(self, start: tuple[str, int], goal: tuple[str, int]) -> list | None:
+        """The calls on a path of edges from call `start` to call `goal`, or None."""
+        return self._drawing.path(start, goal)
+
     def calls(self, name: str) -> int:
         """How many calls of the layer are drawn (complete or pending)."""
         return self._drawing.spec(name).calls
@@ -346,10 +394,8 @@ class Graph:
     def depth(self) -> DepthMap:
         """Seed 000's depth map of the model, or of the complete calls of a partial drawing."""
         if self._depth is None:
-            d = self._drawing
-            node_inputs = {key: d.call_inputs(d.layers[key[0]], d.filled(key))
-                           for key, why in self._net.status.items() if why is None}
-            self._depth = depth_map([(n, 0, 0) for n in self.inputs], self.outputs, node_inputs)
+            self._depth = depth_map([(n, 0, 0) for n in self.inputs], self.outputs,
+                                    self.node_inputs())
         return self._depth
 
     @property
@@ -527,6 +573,38 @@ class Graph:
         self._undo.append(_Step(self._drawing, drawing, journal, view))
         self._redo.clear()
         self._commit(drawing, view)
+
+    # ----- locking and history (training, files) --------------------------------------------
+
+    @property
+    def lock_reason(self) -> str | None:
+        """Why structural edits are refused now (training runs on these layers), or None."""
+        return self._edit_lock
+
+    def lock(self, reason: str) -> None:
+        """Refuse structural edits (with `reason` as their error) until `unlock()`; view edits
+        stay allowed. Refused if already locked."""
+        if self._edit_lock is not None:
+            raise EditError(self._edit_lock)
+        self._edit_lock = reason
+
+    def unlock(self) -> None:
+        self._edit_lock = None
+
+    @contextlib.contextmanager
+    def locked(self, reason: str):
+        """`lock(reason)` for the duration of a with-block."""
+        self.lock(reason)
+        try:
+            yield self
+        finally:
+            self.unlock()
+
+    def reset_history(self) -> None:
+        """Forget undo and redo (a loaded drawing starts a fresh history)."""
+        self._undo.clear()
+        self._redo.clear()
+        self._commit(self._drawing, view=True)  # can_undo changed: observers hear it
 
     def _check_unlocked(self) -> None:
         if self._edit_lock is not None:  # set while training runs on these layers

@@ -80,7 +80,6 @@ def assemble(p: Parts) -> dict:
 
 
 def _structure(g, p: Parts, previous: Parts | None) -> None:
-    d, net = g._drawing, g._net
     problems = g.problems  # builds the model if it can: its refusal is a problem too
     by_layer: dict[str, list[str]] = {}
     for pr in problems:
@@ -88,11 +87,11 @@ def _structure(g, p: Parts, previous: Parts | None) -> None:
             by_layer.setdefault(pr.layer, []).append(pr.message)
     old = previous.cache if previous is not None else {}
     old_layers = previous.layers if previous is not None else {}
-    for name in d.layers:
+    for name in g.specs:
         _remake(g, p, name, by_layer, old.get(name), old_layers)
     old_edges = previous.edge_cache if previous is not None else {}
-    for e in d.edges:
-        record = net.records.get(e.src[:2])
+    for e in g.drawn_edges:
+        record = g.call_record(*e.src[:2])
         built = g.is_built(e.dst[0], e.dst[1])
         cached = old_edges.get(e.dst)
         if cached is not None and cached[0] is e and cached[1] is record and cached[2] == built:
@@ -118,14 +117,13 @@ def _structure(g, p: Parts, previous: Parts | None) -> None:
 def _remake(g, p: Parts, name: str, by_layer: dict, cached: tuple | None = None,
             old_layers: dict | None = None) -> None:
     """A layer's entry, reused from `old_layers` when made from the same objects and values."""
-    d, net = g._drawing, g._net
-    spec = d.layers[name]
-    layer = net.objects.get(name)
-    records = tuple(net.records.get((name, k)) for k in range(spec.calls))
-    why = tuple(net.status.get((name, k)) for k in range(spec.calls))
+    spec = g.specs[name]
+    layer = g.live_layer(name)
+    records = tuple(g.call_record(name, k) for k in range(spec.calls))
+    why = tuple(g.pending_reason(name, k) for k in range(spec.calls))
     objects = (spec, layer, *records)
     values = (layer is not None and layer.built, why, tuple(by_layer.get(name, ())),
-              name in d.expanded)
+              name in g.expanded)
     if (cached is not None and len(cached[0]) == len(objects)
             and all(a is b for a, b in zip(cached[0], objects)) and cached[1] == values):
         p.layers[name] = old_layers[name]

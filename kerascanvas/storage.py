@@ -38,19 +38,18 @@ MAX_WEIGHTS = 100_000  # arrays per layer (a nested model holds all of its layer
 
 def save(g, path) -> None:
     path = Path(path)
-    d = g._drawing
     layers, arrays = [], {}
-    for i, (name, spec) in enumerate(d.layers.items()):
-        weights = g.keras_layer(name).get_weights() if name in g._net.objects else []
+    for i, (name, spec) in enumerate(g.specs.items()):
+        weights = g.keras_layer(name).get_weights() if g.live_layer(name) is not None else []
         for j, w in enumerate(weights):
             arrays[f"l{i}_{j}"] = w
         layers.append({"name": name, "class_name": spec.class_name, "config": spec.config,
                        "calls": spec.calls, "weights": len(weights)})
     document = {"format": FORMAT, "version": VERSION, "name": g.name, "layers": layers,
-                "edges": [[list(e.src), list(e.dst)] for e in d.edges],
-                "pinned": {n: list(p) for n, p in d.pinned.items()},
-                "expanded": sorted(d.expanded),
-                "outputs": [list(t) for t in d.output_order], "outputs_only": d.outputs_only}
+                "edges": [[list(src), list(dst)] for src, dst in g.edges],
+                "pinned": {n: list(g.positions[n]) for n in g.pinned},
+                "expanded": sorted(g.expanded),
+                "outputs": [list(t) for t in g.output_order], "outputs_only": g.outputs_only}
     buffer = io.BytesIO()
     np.savez(buffer, **arrays)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
@@ -94,7 +93,7 @@ def load(path, graph_class):
             _set_weights(g, layer, [arrays.get(f"l{i}_{j}") for j in range(layer["weights"])])
     except (TypeError, KeyError, IndexError) as e:
         raise EditError(f"{str(path)!r} describes an invalid drawing: {e!r}") from None
-    g._undo.clear()  # a loaded drawing starts a fresh history
+    g.reset_history()  # a loaded drawing starts a fresh history
     return g
 
 

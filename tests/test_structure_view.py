@@ -86,7 +86,7 @@ def test_box_sizes_come_from_python_and_the_layout_uses_them():
     g.add_layer("Dense", units=2, name="below")
     g.connect(("shared", 3, 0), "below")
     w, h = g.box_sizes["shared"]
-    assert h == box_size(g._drawing.spec("shared"), [1, 1, 1, 1])[1] > g.box_sizes["below"][1]
+    assert h == box_size(g.specs["shared"], [1, 1, 1, 1])[1] > g.box_sizes["below"][1]
     assert g.positions["below"][1] >= g.positions["shared"][1] + h  # no overlap with the row below
     many = g.add_layer("Concatenate")
     for _ in range(12):
@@ -114,3 +114,23 @@ def test_placing_again_after_moves_matches_placing_afresh():
         else:
             pinned[name] = (rng.uniform(-800, 800), rng.uniform(0, 3000))
         assert placer.place(pinned) == place(rows, pinned, sizes)
+
+
+def test_a_lock_refuses_structural_edits_only_and_history_can_be_reset():
+    import pytest
+
+    from kerascanvas.drawing import EditError
+
+    g = nested()
+    with g.locked("training runs"):
+        assert g.lock_reason == "training runs"
+        with pytest.raises(EditError, match="training runs"):
+            g.configure("head", units=3)
+        with pytest.raises(EditError, match="training runs"):
+            g.lock("again")
+        g.move("head", 1, 1)  # touches no Keras object
+    assert g.lock_reason is None
+    g.configure("head", units=3)
+    g.reset_history()
+    assert not g.can_undo and not g.can_redo
+    assert g.node_inputs()[("head", 0)] == [("inner", 0, 0)]
