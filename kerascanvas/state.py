@@ -108,9 +108,12 @@ def _structure(g, p: Parts, previous: Parts | None) -> None:
         "name": g.name,
         "problems": [{"message": pr.message, "layer": pr.layer, "call": pr.call, "slot": pr.slot}
                      for pr in problems],
+        # a model holds every drawn layer, each with its own weights (weights shared across
+        # nested models are refused): its count is the boxes' sum, without walking Keras's
+        # weight lists (a quarter of a second at 5,000 layers)
         "model": None if model is None else {
             "inputs": g.inputs, "outputs": [list(t) for t in g.outputs],
-            "params": int(model.count_params())},
+            "params": sum(entry["params"] or 0 for entry in p.layers.values())},
     }
 
 

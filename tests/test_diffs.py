@@ -86,6 +86,8 @@ def test_diffs_applied_in_order_reproduce_the_full_state_exactly(seed):
         held = apply(held, d)
         json.dumps(d)  # what travels is JSON
     assert held == tracker.full() == {**g.state(), "revision": tracker.revision}
+    if g.model is not None:  # the boxes' sum is Keras's count
+        assert held["model"]["params"] == g.model.count_params()
 
 
 def test_a_lost_diff_is_detected_and_a_full_state_recovers():
@@ -151,5 +153,6 @@ def test_expanding_a_nested_model_sends_that_box_again():
     for m in sent:
         held = apply(held, m["diff"])
     assert held == c.state and next(l for l in held["layers"] if l["name"] == "inner")["expanded"]
+    assert held["model"]["params"] == c.graph.model.count_params() == 8
     assert [m["diff"]["layers"]["patch"][0]["name"] for m in sent if "layers" in m["diff"]] == \
         ["inner", "inner", "inner"]
