@@ -9,6 +9,9 @@ import type { GraphState, StateDiff } from "./types";
 /** The model as the store uses it: it also sets "state", locally. */
 export type StoreModel = Model & { set(name: string, value: unknown): void };
 
+const EMPTY: GraphState = { version: 1, revision: 0, name: "model", layers: [], edges: [], problems: [], model: null,
+  can_undo: false, can_redo: false };
+
 export class StateStore {
   state: GraphState;
   private asking: string | null = null; // the id of the full-state request under way
@@ -18,7 +21,8 @@ export class StateStore {
   private readonly onRevision = () => this.checkRevision();
 
   constructor(private model: StoreModel) {
-    this.state = model.get("snapshot");
+    // a model without a snapshot (an older kernel, a stand-in) starts empty and asks
+    this.state = model.get("snapshot") ?? model.get("state") ?? EMPTY;
     model.set("state", this.state);
     model.on("msg:custom", this.onMessage);
     model.on("change:snapshot", this.onSnapshot);

@@ -116,4 +116,15 @@ describe("StateStore", () => {
     new StateStore(m).destroy();
     expect(m.listeners()).toBe(before);
   });
+
+  it("starts empty without a snapshot and asks for the state", () => {
+    const m = new FakeModel();
+    m.values.set("revision", 3);
+    const store = new StateStore(m);
+    expect(m.get("state").layers).toEqual([]);
+    expect(m.sent).toMatchObject([{ kind: "state", have: 0 }]);
+    m.emit("msg:custom", { id: m.sent[0].id, ok: true, result: fixture.final });
+    expect(m.get("state")).toBe(fixture.final);
+    store.destroy();
+  });
 });
