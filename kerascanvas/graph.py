@@ -519,6 +519,15 @@ class Graph:
 
         return load_keras(path, cls)
 
+    def replay(self, description: Mapping[str, Any]) -> None:
+        """Draw a described drawing in one batch (one rebuild, one undo step): what a file holds
+        and what import makes of a model. {"layers": [{"name", "class_name", "config", "calls"}],
+        "edges": [[src triple, [dst, call, slot]]], and optionally "pinned": {name: [x, y]},
+        "expanded": [name], "outputs": [triple], "outputs_only": bool} (see storage.py)."""
+        from .storage import replay
+
+        replay(self, description)
+
     def save(self, path) -> None:
         """Save drawing, configs, positions and weights (atomically: write, then rename)."""
         from .storage import save

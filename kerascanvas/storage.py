@@ -88,7 +88,7 @@ def load(path, graph_class):
     _check(document, path)
     g = graph_class(name=document["name"])
     try:
-        _rebuild(g, document)
+        g.replay(document)
         for i, layer in enumerate(document["layers"]):
             _set_weights(g, layer, [arrays.get(f"l{i}_{j}") for j in range(layer["weights"])])
     except (TypeError, KeyError, IndexError) as e:
@@ -125,7 +125,8 @@ def _check(doc, path) -> None:
             raise EditError(f"{where}: a layer entry is malformed: {layer!r:.200}.")
 
 
-def _rebuild(g, doc) -> None:
+def replay(g, doc) -> None:
+    """`Graph.replay`: the layers, then every call, then the edges, in one batch."""
     with g.batch():
         for layer in doc["layers"]:
             config = dict(layer["config"], name=layer["name"])
@@ -141,14 +142,14 @@ def _rebuild(g, doc) -> None:
                 g.add_call(layer["name"])
         for src, dst in _in_slot_order(doc["edges"]):
             g.connect(tuple(src), dst[0], call=dst[1], slot=dst[2])
-        for name, point in doc["pinned"].items():
+        for name, point in doc.get("pinned", {}).items():
             if not (isinstance(point, list) and len(point) == 2):
                 raise EditError(f"A malformed position for {name!r}: {point!r:.80}.")
             g.move(name, *point)
         for name in doc.get("expanded", []):  # optional: files from before it existed lack it
             g.expand(name)
-        if doc["outputs"]:
-            g.set_outputs([tuple(t) for t in doc["outputs"]], only=doc["outputs_only"])
+        if doc.get("outputs"):
+            g.set_outputs([tuple(t) for t in doc["outputs"]], only=doc.get("outputs_only", False))
 
 
 def _in_slot_order(edges: list) -> list:

@@ -134,3 +134,24 @@ def test_a_lock_refuses_structural_edits_only_and_history_can_be_reset():
     g.reset_history()
     assert not g.can_undo and not g.can_redo
     assert g.node_inputs()[("head", 0)] == [("inner", 0, 0)]
+
+
+def test_import_and_load_draw_through_the_same_replay(tmp_path):
+    import keras
+
+    x = keras.Input((4,), name="x")
+    shared = keras.layers.Dense(4, name="shared")
+    y = keras.layers.Add(name="add")([shared(x), shared(shared(x))])
+    imported = kc.Graph.from_model(keras.Model(x, y))
+    imported.save(tmp_path / "m.kcanvas")
+    loaded = kc.Graph.load(tmp_path / "m.kcanvas")
+    assert loaded.edges == imported.edges and loaded.calls("shared") == 3
+    assert imported.can_undo and not loaded.can_undo  # import is one undo step; a file starts fresh
+    fresh = kc.Graph()
+    fresh.replay({"layers": [{"name": "i", "class_name": "InputLayer", "calls": 1,
+                              "config": {"batch_shape": [None, 2], "dtype": "float32"}},
+                             {"name": "d", "class_name": "Dense", "calls": 1, "config": {"units": 3}}],
+                  "edges": [[["i", 0, 0], ["d", 0, 0]]]})
+    assert fresh.model.output.shape == (None, 3)
+    fresh.undo()
+    assert not fresh.layers
