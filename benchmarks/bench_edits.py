@@ -26,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-import kerascanvas as kc  # noqa: E402
+import kerascanvas as kc
 
 
 def build(n: int) -> kc.Graph:
@@ -102,7 +102,8 @@ def measure(n: int, rounds: int) -> dict:
         append_bytes.append(c.bytes_since(mark))
         take_back()
         mark = len(c.sent)
-        configures.append(timed(lambda: configure(8 if r % 2 == 0 else 16)))
+        units = 8 if r % 2 == 0 else 16
+        configures.append(timed(lambda units=units: configure(units)))
         configure_bytes.append(c.bytes_since(mark))
     assert g.model is not None and c.sent[-1].get("ok"), c.sent[-1]
     med = statistics.median

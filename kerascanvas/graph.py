@@ -19,10 +19,10 @@ from typing import Any
 import keras
 
 from . import catalog, kinds
+from .boxes import box_size
 from .depth import DepthMap, depth_map
 from .drawing import INPUT_CLASS, Drawing, EditError, LayerSpec, NoSlots, Triple
 from .inner import inner_view
-from .boxes import box_size
 from .layout import Placer
 from .layout import rows as layout_rows
 from .network import Journal, Network

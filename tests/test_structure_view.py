@@ -85,7 +85,7 @@ def test_box_sizes_come_from_python_and_the_layout_uses_them():
         g.connect("x", "shared", call=k)
     g.add_layer("Dense", units=2, name="below")
     g.connect(("shared", 3, 0), "below")
-    w, h = g.box_sizes["shared"]
+    _, h = g.box_sizes["shared"]
     assert h == box_size(g.specs["shared"], [1, 1, 1, 1])[1] > g.box_sizes["below"][1]
     assert g.positions["below"][1] >= g.positions["shared"][1] + h  # no overlap with the row below
     many = g.add_layer("Concatenate")
