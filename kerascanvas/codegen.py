@@ -31,23 +31,23 @@ def to_code(g) -> str:
     model = g.model
     if model is None:
         raise EditError("The drawing is not a model yet: " + "; ".join(map(str, g.problems)))
-    d = g._drawing
+    specs = g.specs
     names = _identifiers(g)
     lines = ["import keras", "from keras import layers", ""]
-    for name, spec in d.layers.items():  # models used as layers: built first, each a block
+    for name, spec in specs.items():  # models used as layers: built first, each a block
         if spec.class_name in nested.MODULES:
             lines += _model_block(g.keras_layer(name), names[name], names.fresh) + [""]
     for name in g.inputs:
-        lines += _assign(names[(name, 0, 0)], "keras.Input", _input_args(d.layers[name].config))
+        lines += _assign(names[(name, 0, 0)], "keras.Input", _input_args(specs[name].config))
     lines.append("")
     built = set()
     for name, k in _call_order(g):
-        spec = d.layers[name]
+        spec = specs[name]
         if name not in built and spec.class_name not in nested.MODULES:
             lines += _assign(names[name], f"layers.{spec.class_name}", _arguments(spec))
         built.add(name)  # each layer built once, called once per node
-        sources = [names[s] for s in d.call_inputs(spec, d.filled((name, k)))]
-        results = [names.tensor((name, k, t)) for t in range(len(g._net.records[(name, k)].outputs))]
+        sources = [names[s] for s in g.call_inputs(name, k)]
+        results = [names.tensor((name, k, t)) for t in range(len(g.call_record(name, k).outputs))]
         lines += _call(names[name], sources, spec.slots.kind == "list", results,
                        _unpacking(spec.class_name, spec.config, g.keras_layer(name)))
     lines.append("")
@@ -60,10 +60,18 @@ def to_code(g) -> str:
 
 
 def _call_order(g) -> list[tuple[str, int]]:
-    d = g._drawing
+    specs = g.specs
     by_depth = [key for depth in sorted(g.nodes_by_depth, reverse=True)
-                for key in g.nodes_by_depth[depth] if not d.layers[key[0]].is_input]
-    return _ordered(by_depth, d.predecessors, {(n, 0) for n in g.inputs})
+                for key in g.nodes_by_depth[depth] if not specs[key[0]].is_input]
+    return _ordered(by_depth, _predecessors(g), {(n, 0) for n in g.inputs})
+
+
+def _predecessors(g):
+    """The calls a call waits for: its sources' calls and the same layer's previous call."""
+    def before(key):
+        return [s[:2] for s in (g.call_inputs(*key) or ())] + ([(key[0], key[1] - 1)] if key[1] else [])
+
+    return before
 
 
 def _ordered(by_depth: list, predecessors, done: set) -> list:
@@ -107,7 +115,7 @@ def _identifiers(g) -> _Names:
     """A Python identifier for every layer, derived from its name when that is safe (tensors
     get theirs, x, x_1, ..., in the order the code makes them)."""
     found = _Names()
-    for name, spec in g._drawing.layers.items():
+    for name, spec in g.specs.items():
         found[(name, 0, 0) if spec.is_input else name] = found.fresh(name)
     return found
 

@@ -20,10 +20,12 @@ from typing import Any
 import keras
 
 from . import catalog, kinds, limits
+from .boxes import box_size
 from .depth import DepthMap, depth_map
 from .drawing import FORBIDDEN_IN_NAMES, INPUT_CLASS, Drawing, EditError, LayerSpec, NoSlots, Triple
 from .inner import inner_view
-from .layout import layout
+from .layout import Placer
+from .layout import rows as layout_rows
 from .network import Journal, Network
 from .text import check_strings, check_text
 
@@ -49,6 +51,7 @@ class _Step:
     before: Drawing
     after: Drawing
     journal: Journal
+    view: bool = False  # only positions, pins or expanded boxes changed: Keras is not involved
     held: int = 0  # bytes of weights only this step keeps alive (limits.HISTORY_BYTES)
 
 
@@ -69,6 +72,8 @@ class Graph:
         self._batch: Drawing | None = None
         self._batch_predecessors: dict = {}
         self.history_dropped = 0  # undo steps dropped to keep history under limits.HISTORY_BYTES
+        self._batch_view = True  # no structural edit in the batch so far
+        self._structure_revision = 0
         self._forget()
 
     # ----- building ---------------------------------------------------------------------------
@@ -212,7 +217,7 @@ class Graph:
             d.spec(name)
             d.pinned[name] = point
 
-        self._edit(change, network=False)
+        self._edit(change, network=False, view=True)
 
     def expand(self, name: str, open: bool = True) -> None:
         """Show a nested model's box with its own graph inside (open=False: as one box again).
@@ -225,7 +230,7 @@ class Graph:
                                 "model used as a layer (Functional, Sequential) expands.", layer=name)
             d.expanded = d.expanded | {name} if open else d.expanded - {name}
 
-        self._edit(change, network=False)
+        self._edit(change, network=False, view=True)
 
     @property
     def expanded(self) -> frozenset[str]:
@@ -234,7 +239,7 @@ class Graph:
 
     def arrange(self) -> None:
         """Unpin every box and lay the drawing out again from its depth map."""
-        self._edit(lambda d: d.pinned.clear(), network=False)
+        self._edit(lambda d: d.pinned.clear(), network=False, view=True)
 
     def set_outputs(self, outputs: Iterable[str | Triple], only: bool = False) -> None:
         """Order the model's outputs; outputs not listed follow in creation order, unless
@@ -268,7 +273,7 @@ class Graph:
         step = self._undo.pop()
         step.journal.undo()
         self._redo.append(step)
-        self._commit(step.before)
+        self._commit(step.before, view=step.view)
 
     def redo(self) -> None:
         self._check_unlocked()
@@ -277,14 +282,14 @@ class Graph:
         step = self._redo.pop()
         step.journal.redo()
         self._undo.append(step)
-        self._commit(step.after)
+        self._commit(step.after, view=step.view)
 
     def remember_weights(self) -> Journal:
         """The weights of every live layer now; `weights_changed` makes what changes them after
         this (a training run) one undo step, and `.rollback()` on it puts them back."""
         journal = Journal()
         for layer in self._net.objects.values():
-            if layer.weights:
+            if getattr(layer, "weights", None):  # (a keras.ops operation has none)
                 journal.weights(layer)
         return journal
 
@@ -309,6 +314,54 @@ class Graph:
     def edges(self) -> tuple:
         """((src, node_index, tensor_index), (dst, call, slot)) pairs in creation order."""
         return tuple((e.src, e.dst) for e in self._drawing.edges)
+
+    @property
+    def specs(self) -> Mapping[str, LayerSpec]:
+        """{name: LayerSpec} in creation order (read-only; specs are immutable): what the state,
+        code and files are made from, without copying configs as `layers` does."""
+        return MappingProxyType(self._drawing.layers)
+
+    @property
+    def drawn_edges(self) -> tuple:
+        """The drawing's Edge(src, dst) records in creation order; an unchanged edge stays the
+        same object from edit to edit."""
+        return tuple(self._drawing.edges)
+
+    @property
+    def output_order(self) -> tuple[Triple, ...]:
+        """The output order set by `set_outputs` (outputs not listed follow, unless outputs_only)."""
+        return self._drawing.output_order
+
+    @property
+    def outputs_only(self) -> bool:
+        return self._drawing.outputs_only
+
+    def live_layer(self, name: str) -> keras.layers.Layer | None:
+        """The Keras layer behind a box once a call of it is complete, else None (no placeholder)."""
+        return self._net.objects.get(name)
+
+    def call_record(self, name: str, call: int):
+        """(inputs, outputs, shapes) of a complete call (network.CallRecord), or None if pending."""
+        return self._net.records.get((name, call))
+
+    def pending_reason(self, name: str, call: int) -> str | None:
+        """Why a call is pending ("its 'inputs' input is empty", ...), None once it is complete."""
+        return self._net.status.get((name, call))
+
+    def call_inputs(self, name: str, call: int) -> list[Triple] | None:
+        """The sources of a call in slot order, or None while required slots are empty."""
+        d = self._drawing
+        return d.call_inputs(d.spec(name), d.filled((name, call)))
+
+    def node_inputs(self) -> dict[tuple[str, int], list[Triple]]:
+        """{(layer, call): its sources in slot order} for every complete call."""
+        d = self._drawing
+        return {key: d.call_inputs(d.layers[key[0]], d.filled(key))
+                for key, why in self._net.status.items() if why is None}
+
+    def call_path(self, start: tuple[str, int], goal: tuple[str, int]) -> list | None:
+        """The calls on a path of edges from call `start` to call `goal`, or None."""
+        return self._drawing.path(start, goal)
 
     def calls(self, name: str) -> int:
         """How many calls of the layer are drawn (complete or pending)."""
@@ -372,10 +425,8 @@ class Graph:
     def depth(self) -> DepthMap:
         """Seed 000's depth map of the model, or of the complete calls of a partial drawing."""
         if self._depth is None:
-            d = self._drawing
-            node_inputs = {key: d.call_inputs(d.layers[key[0]], d.filled(key))
-                           for key, why in self._net.status.items() if why is None}
-            self._depth = depth_map([(n, 0, 0) for n in self.inputs], self.outputs, node_inputs)
+            self._depth = depth_map([(n, 0, 0) for n in self.inputs], self.outputs,
+                                    self.node_inputs())
         return self._depth
 
     @property
@@ -391,15 +442,39 @@ class Graph:
         """Box positions: pinned ones as the user put them, the rest from the depth layout."""
         if self._positions is None:
             d = self._drawing
-            links = [(e.src[0], e.dst[0]) for e in d.edges]
-            sizes = {}
-            for name in d.expanded & self._net.objects.keys():
-                view = inner_view(self._net.objects[name])
-                if view is not None:
-                    sizes[name] = (view["width"], view["height"])
-            self._positions = layout(self.depth.layer_depth, links, list(d.layers), d.pinned,
-                                     sizes=sizes)
+            if self._rows is None:  # the row order and plain box sizes depend on the structure
+                links = [(e.src[0], e.dst[0]) for e in d.edges]
+                self._rows = layout_rows(self.depth.layer_depth, links, list(d.layers))
+                self._plain_sizes = {name: box_size(spec, [len(d.filled((name, k)))
+                                                           for k in range(spec.calls)])
+                                     for name, spec in d.layers.items()}
+            if self._placer is None or self._placer_expanded != d.expanded:
+                self._sizes = dict(self._plain_sizes)
+                for name in d.expanded:  # a view choice: as big as its inside
+                    inside = self.inner(name)
+                    if inside is not None:
+                        self._sizes[name] = box_size(d.layers[name], [], inside)
+                self._placer, self._placer_expanded = Placer(self._rows, self._sizes, GAP), d.expanded
+            self._positions = self._placer.place(d.pinned)
         return self._positions
+
+    @property
+    def box_sizes(self) -> dict[str, tuple[float, float]]:
+        """(width, height) of every box, as the layout places it and the canvas draws it."""
+        _ = self.positions
+        return self._sizes
+
+    def inner(self, name: str) -> dict | None:
+        """The laid-out inside of an expanded nested-model box, else None."""
+        layer = self._net.objects.get(name)
+        if name not in self._drawing.expanded or layer is None:
+            return None
+        return inner_view(layer)
+
+    @property
+    def structure_revision(self) -> int:
+        """Counts structural changes (layers, calls, edges, outputs); view edits leave it."""
+        return self._structure_revision
 
     @property
     def pinned(self) -> frozenset[str]:
@@ -475,6 +550,15 @@ class Graph:
 
         return load_keras(path, cls)
 
+    def replay(self, description: Mapping[str, Any]) -> None:
+        """Draw a described drawing in one batch (one rebuild, one undo step): what a file holds
+        and what import makes of a model. {"layers": [{"name", "class_name", "config", "calls"}],
+        "edges": [[src triple, [dst, call, slot]]], and optionally "pinned": {name: [x, y]},
+        "expanded": [name], "outputs": [triple], "outputs_only": bool} (see storage.py)."""
+        from .storage import replay
+
+        replay(self, description)
+
     def save(self, path) -> None:
         """Save drawing, configs, positions and weights (atomically: write, then rename)."""
         from .storage import save
@@ -499,7 +583,9 @@ class Graph:
                          calls)
 
     def _edit(self, change: Callable[[Drawing], Any], network: bool = True,
-              predecessors: Mapping | None = None) -> Any:
+              predecessors: Mapping | None = None, view: bool = False) -> Any:
+        """network: rebuild Keras objects; view: the edit changes only the view (positions, pins,
+        expanded boxes), so the model, depth map and everything Keras stay as they are."""
         if network:  # moving boxes stays allowed while training: it touches no Keras object
             self._check_unlocked()
         if self._batch is not None:  # inside batch(): collect, rebuild once at the end
@@ -507,13 +593,15 @@ class Graph:
             result = change(drawing)
             self._batch = drawing
             self._batch_predecessors.update(predecessors or {})
+            self._batch_view = self._batch_view and view
             return result
         drawing = self._drawing.copy()
         result = change(drawing)  # refuses by raising; only the copy was touched
-        self._apply(drawing, network, predecessors)
+        self._apply(drawing, network, predecessors, view)
         return result
 
-    def _apply(self, drawing: Drawing, network: bool, predecessors: Mapping | None) -> None:
+    def _apply(self, drawing: Drawing, network: bool, predecessors: Mapping | None,
+               view: bool = False) -> None:
         journal = Journal()
         if network:
             try:
@@ -523,8 +611,40 @@ class Graph:
                 journal.rollback()
                 raise
         journal.seal()
-        self._push_step(_Step(self._drawing, drawing, journal))
-        self._commit(drawing)
+        self._push_step(_Step(self._drawing, drawing, journal, view))
+        self._commit(drawing, view)
+
+    # ----- locking and history (training, files) --------------------------------------------
+
+    @property
+    def lock_reason(self) -> str | None:
+        """Why structural edits are refused now (training runs on these layers), or None."""
+        return self._edit_lock
+
+    def lock(self, reason: str) -> None:
+        """Refuse structural edits (with `reason` as their error) until `unlock()`; view edits
+        stay allowed. Refused if already locked."""
+        if self._edit_lock is not None:
+            raise EditError(self._edit_lock)
+        self._edit_lock = reason
+
+    def unlock(self) -> None:
+        self._edit_lock = None
+
+    @contextlib.contextmanager
+    def locked(self, reason: str):
+        """`lock(reason)` for the duration of a with-block."""
+        self.lock(reason)
+        try:
+            yield self
+        finally:
+            self.unlock()
+
+    def reset_history(self) -> None:
+        """Forget undo and redo (a loaded drawing starts a fresh history)."""
+        self._undo.clear()
+        self._redo.clear()
+        self._commit(self._drawing, view=True)  # can_undo changed: observers hear it
 
     def _push_step(self, step: _Step) -> None:
         """A new undo step; the oldest ones go when history would keep more than
@@ -560,24 +680,36 @@ class Graph:
             yield self
             return
         self._batch, self._batch_predecessors = self._drawing.copy(), {}
+        self._batch_view = True
         try:
             yield self
-            drawing, predecessors = self._batch, self._batch_predecessors
+            drawing, predecessors, view = self._batch, self._batch_predecessors, self._batch_view
         finally:
             self._batch = None
-        self._apply(drawing, True, predecessors)
+        self._apply(drawing, not view, predecessors, view)
 
-    def _commit(self, drawing: Drawing) -> None:
-        if drawing is not self._drawing:  # a weights-only step keeps the model (and its compile)
+    def _commit(self, drawing: Drawing, view: bool = False) -> None:
+        if view:
+            self._forget_view()
+        elif drawing is not self._drawing:  # a weights-only step keeps the model (and its compile)
             self._forget()
         self._drawing = drawing
         for callback in list(self._observers):
             callback(self)
 
     def _forget(self) -> None:
+        """The structure changed: model, problems, depth map and layout rows are made again."""
+        self._structure_revision += 1
         self._model = _UNSET
         self._problems: list[Problem] = []
         self._depth: DepthMap | None = None
+        self._rows: list[list[str]] | None = None
+        self._placer = None  # places those rows again after each move
+        self._sizes: dict[str, tuple[float, float]] = {}
+        self._forget_view()
+
+    def _forget_view(self) -> None:
+        """Only the view changed: positions are placed again from the same rows."""
         self._positions = None
 
     def _find_problems(self) -> list[Problem]:
@@ -614,6 +746,7 @@ class Graph:
 
 
 _UNSET = object()
+GAP = (60.0, 40.0)  # between boxes in a row, between rows
 
 
 def _made(make, name: str, class_name: str, args: Mapping[str, Any]):

@@ -69,20 +69,16 @@ def from_model(model, graph_class):
     w = walk(model)
     _check_unshared(model, {})
     g = graph_class(name=model.name)
-    with g.batch():
-        for layer in w.inputs:  # model input order = the drawing's input order
-            g.add_input(tuple(layer.batch_shape[1:]), name=layer.name, dtype=layer.dtype)
-        for op in w.layers:
-            g.add_layer_from_config({"class_name": class_name(op), "config": op.get_config()})
-        for op in w.layers:  # every call first: a layer's call k may feed one drawn before it
-            for _ in w.calls[op.name][1:]:
-                g.add_call(op.name)
-        for op in w.layers:
-            listed = g._batch.layers[op.name].slots.kind == "list"
-            for k, sources in enumerate(w.calls[op.name]):
-                for i, src in enumerate(sources):
-                    g.connect(src, op.name, call=k, slot=None if listed else i)
-        g.set_outputs(w.outputs, only=True)
+    # model input order = the drawing's input order; the same replay as a file's
+    layers = [{"name": layer.name, "class_name": "InputLayer", "calls": 1,
+               "config": {"batch_shape": list(layer.batch_shape), "dtype": layer.dtype}}
+              for layer in w.inputs]
+    layers += [{"name": op.name, "class_name": class_name(op), "config": op.get_config(),
+                "calls": len(w.calls[op.name])} for op in w.layers]
+    edges = [[list(src), [op.name, k, i]] for op in w.layers
+             for k, sources in enumerate(w.calls[op.name]) for i, src in enumerate(sources)]
+    g.replay({"layers": layers, "edges": edges, "outputs": [list(t) for t in w.outputs],
+              "outputs_only": True})
     for op in w.layers:
         copy_weights(op, g.keras_layer(op.name))
     return g

@@ -12,7 +12,7 @@ from bisect import bisect_left
 from collections import deque
 from collections.abc import Mapping, Sequence
 
-__all__ = ["count_crossings", "layout"]
+__all__ = ["Placer", "count_crossings", "layout", "place", "rows"]
 
 SWEEPS = 8  # down, up, down, ...: enough for drawings people make; each costs O(boxes + edges)
 
@@ -35,13 +35,29 @@ def layout(
     sizes: (width, height) of boxes bigger than `size` (an expanded nested model): their row is
     taller and their neighbours move aside.
     """
-    names = list(dict.fromkeys([*order, *layer_depth, *pinned]))
+    found = rows(layer_depth, edges, [*order, *layer_depth, *pinned])
+    return place(found, pinned, {n: sizes.get(n, size) for row in found for n in row}, gap)
+
+
+def rows(layer_depth: Mapping[str, int], edges: Sequence[tuple[str, str]],
+         order: Sequence[str]) -> list[list[str]]:
+    """The boxes by row, each row in its crossing-reducing order. It depends on the structure
+    only, so a Graph keeps it while boxes are moved (see `place`)."""
+    names = list(dict.fromkeys([*order, *layer_depth]))
     rank = {name: i for i, name in enumerate(names)}
     neighbours = _neighbours(edges, rank)
     level = _levels(layer_depth, names, neighbours[0])
-    rows = _rows(names, level, layer_depth)
-    _reduce_crossings(rows, level, neighbours)
-    return _place(rows, pinned, {n: sizes.get(n, size) for n in names}, gap)
+    found = _rows(names, level, layer_depth)
+    _reduce_crossings(found, level, neighbours)
+    return found
+
+
+def place(rows: Sequence[Sequence[str]], pinned: Mapping[str, tuple[float, float]],
+          sizes: Mapping[str, tuple[float, float]],
+          gap: tuple[float, float] = (60.0, 40.0)) -> dict[str, tuple[float, float]]:
+    """Top-left corners for `rows` (from `rows`) with boxes of `sizes` (every box's (w, h)).
+    To place the same rows again after a move, keep a `Placer`."""
+    return _place(rows, pinned, sizes, gap)
 
 
 def count_crossings(rows: Sequence[Sequence[str]], edges: Sequence[tuple[str, str]]) -> int:
@@ -165,30 +181,59 @@ def _inversions(pairs: list[tuple[int, int]]) -> int:
 
 
 def _place(rows, pinned, box, gap) -> dict[str, tuple[float, float]]:
-    """Coordinates: rows centred on the widest, each row as tall as its tallest box, pinned
+    """Coordinates: rows centred on x = 0, each row as tall as its tallest box, pinned
     boxes where the user put them. box: name -> (width, height)."""
-    free_rows = [[n for n in row if n not in pinned] for row in rows]
-    tops, y = [], 0.0
-    for row in rows:
-        tops.append(y)
-        y += max((box[n][1] for n in row), default=0.0) + gap[1]
-    bottoms = tops[1:] + [y]
-    widths = [sum(box[n][0] + gap[0] for n in row) for row in free_rows]
-    widest = max(widths, default=0.0)
-    # Pinned boxes each row would run into, as [left, right) spans that include the gaps.
-    blocking: dict[int, list[tuple[float, float]]] = {}
-    for n, (px, py) in pinned.items():
-        w, h = box.get(n, (0.0, 0.0))
-        first = max(bisect_left(bottoms, py) - 1, 0)  # rows from just above the pinned box
-        for r in range(first, len(free_rows)):
-            if tops[r] >= py + h + gap[1]:
-                break
-            if py < bottoms[r]:
-                blocking.setdefault(r, []).append((px - gap[0], px + w + gap[0]))
-    positions: dict[str, tuple[float, float]] = {}
-    for r, row in enumerate(free_rows):
-        spans = sorted(blocking.get(r, ()))
-        x, i = (widest - widths[r]) / 2, 0
+    return Placer(rows, box, gap).place(pinned)
+
+
+class Placer:
+    """`place` for the same rows and sizes again and again (each move of a box): a row is placed
+    again only when the pinned boxes in it or in its way changed; the others keep their
+    coordinates (the same tuples)."""
+
+    def __init__(self, rows, box, gap):
+        self.rows, self.box, self.gap = rows, box, gap
+        self.tops, y = [], 0.0
+        for row in rows:
+            self.tops.append(y)
+            y += max((box[n][1] for n in row), default=0.0) + gap[1]
+        self.bottoms = self.tops[1:] + [y]
+        self.row_of = {n: r for r, row in enumerate(rows) for n in row}
+        self.placed: dict[int, tuple] = {}  # row -> (its pinned names, spans in its way)
+        self.positions: dict[str, tuple[float, float]] = {}
+
+    def place(self, pinned) -> dict[str, tuple[float, float]]:
+        box, gap, tops, bottoms = self.box, self.gap, self.tops, self.bottoms
+        # Pinned boxes each row would run into, as [left, right) spans that include the gaps.
+        blocking: dict[int, list[tuple[float, float]]] = {}
+        in_row: dict[int, list[str]] = {}
+        for n, (px, py) in pinned.items():
+            if n in self.row_of:
+                in_row.setdefault(self.row_of[n], []).append(n)
+            w, h = box.get(n, (0.0, 0.0))
+            first = max(bisect_left(bottoms, py) - 1, 0)  # rows from just above the pinned box
+            for r in range(first, len(self.rows)):
+                if tops[r] >= py + h + gap[1]:
+                    break
+                if py < bottoms[r]:
+                    blocking.setdefault(r, []).append((px - gap[0], px + w + gap[0]))
+        positions = self.positions
+        if not positions:
+            for r in range(len(self.rows)):
+                self._row(r, (), (), positions)
+        for r in self.placed.keys() | blocking.keys() | in_row.keys():
+            key = (tuple(sorted(in_row.get(r, ()))), tuple(sorted(blocking.get(r, ()))))
+            if self.placed.get(r, ((), ())) != key:
+                self._row(r, *key, positions)
+        out = dict(positions)
+        out.update((n, (float(px), float(py))) for n, (px, py) in pinned.items())
+        return out
+
+    def _row(self, r, pinned_here, spans, positions) -> None:
+        box, gap = self.box, self.gap
+        row = [n for n in self.rows[r] if n not in pinned_here]
+        x = -(sum(box[n][0] + gap[0] for n in row) - gap[0]) / 2  # centred on x = 0
+        i = 0
         for n in row:
             width = box[n][0]
             while i < len(spans) and spans[i][1] <= x:
@@ -197,7 +242,11 @@ def _place(rows, pinned, box, gap) -> dict[str, tuple[float, float]]:
             while j < len(spans) and spans[j][0] < x + width:
                 x = max(x, spans[j][1])  # overlaps a pinned box: jump past it
                 j += 1
-            positions[n] = (x, tops[r])
+            positions[n] = (x, self.tops[r])
             x += width + gap[0]
-    positions.update((n, (float(px), float(py))) for n, (px, py) in pinned.items())
-    return positions
+        for n in pinned_here:
+            positions.pop(n, None)
+        if pinned_here or spans:
+            self.placed[r] = (pinned_here, spans)
+        else:
+            self.placed.pop(r, None)

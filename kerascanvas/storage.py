@@ -39,19 +39,18 @@ MAX_WEIGHTS = 100_000  # arrays per layer (a nested model holds all of its layer
 
 def save(g, path) -> None:
     path = Path(path)
-    d = g._drawing
     layers, arrays = [], {}
-    for i, (name, spec) in enumerate(d.layers.items()):
-        weights = g.keras_layer(name).get_weights() if name in g._net.objects else []
+    for i, (name, spec) in enumerate(g.specs.items()):
+        weights = g.keras_layer(name).get_weights() if g.live_layer(name) is not None else []
         for j, w in enumerate(weights):
             arrays[f"l{i}_{j}"] = w
         layers.append({"name": name, "class_name": spec.class_name, "config": spec.config,
                        "calls": spec.calls, "weights": len(weights)})
     document = {"format": FORMAT, "version": VERSION, "name": g.name, "layers": layers,
-                "edges": [[list(e.src), list(e.dst)] for e in d.edges],
-                "pinned": {n: list(p) for n, p in d.pinned.items()},
-                "expanded": sorted(d.expanded),
-                "outputs": [list(t) for t in d.output_order], "outputs_only": d.outputs_only}
+                "edges": [[list(src), list(dst)] for src, dst in g.edges],
+                "pinned": {n: list(g.positions[n]) for n in g.pinned},
+                "expanded": sorted(g.expanded),
+                "outputs": [list(t) for t in g.output_order], "outputs_only": g.outputs_only}
     buffer = io.BytesIO()
     np.savez(buffer, **arrays)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
@@ -116,14 +115,14 @@ def load(path, graph_class):
         raise
     except (TypeError, KeyError, IndexError, ValueError) as e:
         raise EditError(f"{str(path)!r} describes an invalid drawing: {e}") from None
-    g._undo.clear()  # a loaded drawing starts a fresh history
+    g.reset_history()  # a loaded drawing starts a fresh history
     return g
 
 
 def _drawing(graph_class, document: dict, where: str):
     try:
         g = graph_class(name=document["name"])
-        _rebuild(g, document)
+        g.replay(document)
         return g
     except EditError:
         raise
@@ -195,7 +194,8 @@ def _check(doc, path) -> None:
             raise EditError(f"{where}: a layer entry is malformed: {layer!r:.200}.")
 
 
-def _rebuild(g, doc) -> None:
+def replay(g, doc) -> None:
+    """`Graph.replay`: the layers, then every call, then the edges, in one batch."""
     with g.batch():
         for layer in doc["layers"]:
             config = dict(layer["config"], name=layer["name"])
@@ -211,14 +211,14 @@ def _rebuild(g, doc) -> None:
                 g.add_call(layer["name"])
         for src, dst in _in_slot_order(doc["edges"]):
             g.connect(tuple(src), dst[0], call=dst[1], slot=dst[2])
-        for name, point in doc["pinned"].items():
+        for name, point in doc.get("pinned", {}).items():
             if not (isinstance(point, list) and len(point) == 2):
                 raise EditError(f"A malformed position for {name!r}: {point!r:.80}.")
             g.move(name, *point)
         for name in doc.get("expanded", []):  # optional: files from before it existed lack it
             g.expand(name)
-        if doc["outputs"]:
-            g.set_outputs([tuple(t) for t in doc["outputs"]], only=doc["outputs_only"])
+        if doc.get("outputs"):
+            g.set_outputs([tuple(t) for t in doc["outputs"]], only=doc.get("outputs_only", False))
 
 
 def _in_slot_order(edges: list) -> list:

@@ -128,9 +128,7 @@ def depth_steps(g) -> list[tuple]:
 
 
 def _node_inputs(g) -> dict:
-    d = g._drawing
-    return {key: d.call_inputs(d.layers[key[0]], d.filled(key))
-            for key, why in g._net.status.items() if why is None}
+    return g.node_inputs()
 
 
 def cycle_path(g, src, dst: str, call: int = 0) -> list[tuple[str, int]] | None:
@@ -138,7 +136,7 @@ def cycle_path(g, src, dst: str, call: int = 0) -> list[tuple[str, int]] | None:
     from .graph import _triple
 
     source = _triple(src)
-    return g._drawing.path(source[:2], (dst, call))
+    return g.call_path(source[:2], (dst, call))
 
 
 @dataclass

@@ -2,7 +2,7 @@
 kernel, so the notebook and the widget stay live; progress reaches subscribers at most 10 times a
 second; `stop()` ends it after the current batch and keeps the weights.
 
-While it runs the Graph refuses edits (`graph._edit_lock` holds the reason), so the layers being
+While it runs the Graph refuses edits (`graph.lock_reason` holds the reason), so the layers being
 trained never change under it. The graph's own model is trained, so the weights stay on the
 graph's layers. With a distribution engine (several GPUs, or when asked) the variables must be
 created under the engine's scope: the model is cloned there, trained, and its weights are copied
@@ -195,8 +195,8 @@ class Trainer:
             raise TrainingError(f"The drawing is not a complete model yet: {why}")
         if self._data is None:
             raise TrainingError("No data to train on: call set_data(x, y) first.")
-        if self.graph._edit_lock is not None:
-            raise TrainingError(f"The graph is locked: {self.graph._edit_lock}")
+        if self.graph.lock_reason is not None:
+            raise TrainingError(f"The graph is locked: {self.graph.lock_reason}")
         arguments = self._fit_arguments(model, epochs, batch_size, validation_split, fit_kwargs)
         x, y, validation_data = self._data
         batches = describe_data(x, y, "x")
@@ -247,7 +247,7 @@ class Trainer:
             self._nan = None
             self._note = note
             self._started = time.monotonic()
-        self.graph._edit_lock = LOCK_MESSAGE
+        self.graph.lock(LOCK_MESSAGE)
         self._weights_before = self.graph.remember_weights()  # the run becomes one undo step
         self._epoch_weights = None
         self._done.clear()
@@ -425,7 +425,7 @@ class Trainer:
                                     eta_s=0.0 if state == "finished" else None,
                                     elapsed_s=time.monotonic() - self._started)
                 self._fitting = None
-            self.graph._edit_lock = None
+            self.graph.unlock()
             try:
                 self._emit(force=True)
             finally:

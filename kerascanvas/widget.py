@@ -4,6 +4,10 @@ to the same Graph methods Python code calls; the Graph's new state flows back as
 Protocol: the browser sends `{"kind": ..., "id": ..., ...}` custom messages; each is answered
 `{"id": ..., "ok": true, "result": ...}` or `{"id": ..., "error": "..."}`. Everything in a message
 is untrusted: types, sizes and class names (catalog only) are checked before anything changes.
+
+State: the full state goes once (`snapshot`); after that each change is a custom message
+`{"diff": {"base", "revision", ...}}` (diffs.py). `revision` is synced too, so a front end that
+(re)creates the model from a stale snapshot knows to ask for the full state (intent "state").
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import anywidget
 import traitlets
 
 from . import catalog, limits
+from .diffs import Tracker
 from .drawing import MAX_NAME_LENGTH, EditError
 from .graph import Graph
 from .text import check_text
@@ -42,8 +47,12 @@ class Canvas(anywidget.AnyWidget):
 
     _esm = Path(__file__).parent / "static" / "widget.js"
 
-    state = traitlets.Dict().tag(sync=True, echo_update=False)
-    """The Graph's state (`Graph.state()`): layers, edges, problems, model summary. Read-only."""
+    snapshot = traitlets.Dict().tag(sync=True, echo_update=False)
+    """The full state at the last full sync (creation, load); the browser keeps its copy current
+    by applying diffs. Read `state` for the current one."""
+
+    revision = traitlets.Int(0).tag(sync=True)
+    """The revision of the state the kernel last described (diffs count it up)."""
 
     palette = traitlets.List().tag(sync=True, echo_update=False)
     """The catalog for the palette and the inspector's forms (`catalog.palette()`), sent once."""
@@ -72,6 +81,7 @@ class Canvas(anywidget.AnyWidget):
         super().__init__(height=height, palette=catalog.palette(), path=str(path or ""),
                          train_choices=choices())
         self._trainer = None
+        self._tracker: Tracker | None = None
         self._graph: Graph | None = None
         self._stop: Callable[[], None] = lambda: None
         self._oversize: str | None = None  # why the last state push was too big to send
@@ -91,8 +101,13 @@ class Canvas(anywidget.AnyWidget):
         self._check_not_training("the drawing cannot be replaced")
         self._stop()
         self._graph = graph
+        if getattr(self, "_tracker", None) is None:
+            self._tracker = Tracker(graph)
+        else:
+            self._tracker.reset(graph)  # a new drawing travels whole, at a new revision
         self._stop = graph.observe(self._push)
-        self._push(graph)
+        self.snapshot = self._full_state()
+        self.revision = self._tracker.revision
 
     def close(self) -> None:
         """Close the widget and let go of it. anywidget's watcher of the `_esm` file holds a
@@ -112,7 +127,7 @@ class Canvas(anywidget.AnyWidget):
 
     def _check_not_training(self, what: str) -> None:
         graph = self._graph
-        if graph is not None and (graph._edit_lock is not None or (
+        if graph is not None and (graph.lock_reason is not None or (
                 self._trainer is not None and self._trainer.running)):
             raise IntentError(f"Training is running: {what} until it ends. Stop it "
                               "(canvas.stop()) or wait for it to finish.")
@@ -170,23 +185,34 @@ class Canvas(anywidget.AnyWidget):
         """Per-epoch logs of the last run ("loss", "val_loss", metrics...)."""
         return self.trainer.history
 
+    @property
+    def state(self) -> dict:
+        """The Graph's state as the browser holds it (`Graph.state()` plus its `revision`):
+        layers, edges, problems, model summary. Read-only."""
+        return self._tracker.full()
+
     def _push(self, graph: Graph) -> None:
-        state = graph.state()
+        change = self._tracker.update()
         self._oversize = None
-        try:  # what goes on the wire: UTF-8 JSON, as Jupyter encodes it
-            limits.check_state(len(json.dumps(state, ensure_ascii=False).encode("utf-8")))
-        except limits.LimitError as e:
-            self._oversize = e.message
-        except UnicodeEncodeError as e:  # (text is checked where it enters: a last guard)
-            self._oversize = f"The drawing's state holds text that is not valid Unicode: {e}."
-        if self._oversize is not None:  # the browser gets a stub that says why
-            state = {"version": state["version"], "name": graph.name.encode("utf-8", "replace")
-                     .decode(), "layers": [], "edges": [],
-                     "problems": [{"message": self._oversize, "layer": None, "call": None,
-                                   "slot": None}],
-                     "model": None, "can_undo": state["can_undo"],
-                     "can_redo": state["can_redo"], "too_big": True}
-        self.state = state
+        if change is None:
+            return
+        self._oversize = _wire_problem(change)
+        if self._oversize is None:  # the diff first: the revision tells late views to catch up
+            self.send({"diff": change})
+        self.revision = change["revision"]  # a diff not sent: the browser asks for the state
+
+    def _full_state(self) -> dict:
+        """The whole state for the browser, or a stub that says why when it is too big to send."""
+        state = self._tracker.full()
+        why = _wire_problem(state)
+        if why is None:
+            return state
+        name = self.graph.name.encode("utf-8", "replace").decode()
+        return {"version": state["version"], "revision": state["revision"], "name": name,
+                "layers": [], "edges": [], "model": None, "can_undo": state["can_undo"],
+                "can_redo": state["can_redo"], "history_dropped": state["history_dropped"],
+                "problems": [{"message": why, "layer": None, "call": None, "slot": None}],
+                "too_big": True}
 
     def _repr_mimebundle_(self, **kwargs):
         """The live view, and beside it a static SVG of the drawing as it is now: where no kernel
@@ -216,6 +242,7 @@ class Canvas(anywidget.AnyWidget):
         if not (isinstance(ident, int) and not isinstance(ident, bool)) and not (
                 isinstance(ident, str) and len(ident) <= 64):
             ident = None
+        self._oversize = None
         try:
             result = self.handle(content)
             self._refuse_oversize(content.get("kind"))
@@ -254,6 +281,9 @@ class Canvas(anywidget.AnyWidget):
         if kind == "stop":
             self.stop()
             return None
+        if kind == "state":  # the browser lost a diff (or holds a stale snapshot)
+            _state_request(message)
+            return self._full_state()
         if kind == "forward_steps":
             model = self.graph.model
             if model is not None:  # before any sample is made or read
@@ -362,6 +392,16 @@ def _shape(m: dict) -> list:
             for v in value):
         raise IntentError(f"'shape' must be a list of up to 8 positive sizes or null, got {value!r:.80}.")
     return value
+
+
+def _state_request(m: dict) -> None:
+    """{"kind": "state", "id": ..., "have": revision or null}: nothing else is accepted."""
+    extra = set(m) - {"kind", "id", "have"}
+    if extra:
+        raise IntentError(f"A state request takes 'have' only, got {sorted(extra)!r:.80}.")
+    have = m.get("have")
+    if have is not None and (not isinstance(have, int) or isinstance(have, bool) or have < 0):
+        raise IntentError(f"'have' must be a revision (an int >= 0) or null, got {have!r:.40}.")
 
 
 def _place(g: Graph, name: str, m: dict) -> None:
@@ -476,3 +516,15 @@ _HANDLERS: dict[str, Callable[[Graph, dict], Any]] = {
     "undo": lambda g, m: g.undo(),
     "redo": lambda g, m: g.redo(),
 }
+
+
+def _wire_problem(payload: Any) -> str | None:
+    """Why `payload` cannot go to the browser (over limits.STATE_BYTES as Jupyter's UTF-8 JSON,
+    or not valid Unicode: text is checked where it enters, this is a last guard), or None."""
+    try:
+        limits.check_state(len(json.dumps(payload, ensure_ascii=False).encode("utf-8")))
+    except limits.LimitError as e:
+        return e.message
+    except UnicodeEncodeError as e:
+        return f"The drawing's state holds text that is not valid Unicode: {e}."
+    return None

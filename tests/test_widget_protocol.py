@@ -124,14 +124,21 @@ def test_comm_messages_reach_the_handler_and_are_answered_on_the_comm():
     assert "Lambda" in last["content"]["error"] and "ok" not in last["content"]
 
 
-def test_state_reaches_the_front_end_as_one_trait_not_a_widget_per_layer():
+def test_state_reaches_the_front_end_as_diffs_not_a_widget_per_layer():
+    from kerascanvas.diffs import apply
+
     c = kc.Canvas()
+    held = c.snapshot
     c._send = MagicMock()
     c.graph.add_input((3,), name="x")
     c.graph.add_layer("Dense", units=2, name="d")
-    updates = [call.args[0] for call in c._send.call_args_list if call.args[0].get("method") == "update"]
-    assert updates and all(set(u["state"]) <= {"state"} for u in updates)
-    assert [layer["name"] for layer in updates[-1]["state"]["state"]["layers"]] == ["x", "d"]
+    sent = [call.args[0] for call in c._send.call_args_list]
+    updates = [m for m in sent if m.get("method") == "update"]
+    assert updates and all(set(u["state"]) == {"revision"} for u in updates)  # no state trait
+    for m in sent:
+        if m.get("method") == "custom":
+            held = apply(held, m["content"]["diff"])
+    assert held == c.state and [layer["name"] for layer in held["layers"]] == ["x", "d"]
 
 
 def test_a_malformed_id_is_answered_with_id_none(canvas):

@@ -27,12 +27,15 @@ export function outLabel(layer: string, node: number, tensor: number): string {
   return `${layer} out ${node}.${tensor}`;
 }
 
-/** A box's size: an expanded nested model is as big as its inside (the kernel lays it out). */
+/** A box's size as the kernel decided it (kerascanvas/boxes.py); the same rule, less the port
+ * spacing, for a state without sizes. */
 export function boxWidth(layer: LayerState): number {
+  if (layer.w !== undefined) return layer.w;
   return layer.expanded && layer.inner ? layer.inner.width : BOX_WIDTH;
 }
 
 export function boxHeight(layer: LayerState): number {
+  if (layer.h !== undefined) return layer.h;
   if (layer.expanded && layer.inner) return layer.inner.height;
   return HEADER + CALL_ROW * Math.max(1, layer.calls.length) + 6;
 }

@@ -20,6 +20,8 @@ export interface LayerState {
   is_input: boolean;
   x: number;
   y: number;
+  w?: number;                    // the box's size as the kernel lays it out (kerascanvas/boxes.py)
+  h?: number;
   pinned: boolean;
   slots: Slots;
   n_outputs: number;
@@ -42,6 +44,7 @@ export interface Problem { message: string; layer: string | null; call: number |
 
 export interface GraphState {
   version: number;
+  revision?: number;             // counts the kernel's changes; diffs apply to the revision they follow
   name: string;
   layers: LayerState[];
   edges: EdgeState[];
@@ -49,7 +52,27 @@ export interface GraphState {
   model: { inputs: string[]; outputs: Triple[]; params: number } | null;
   can_undo: boolean;
   can_redo: boolean;
+  history_dropped?: number;      // undo steps dropped past the kernel's history cap
 }
 
 export interface SchemaField { name: string; type: string; default: unknown; required: boolean; choices?: unknown[] }
 export interface PaletteEntry { class_name: string; group: string; slots: Slots; schema: SchemaField[]; suggested: Record<string, unknown> }
+
+/** A change of the state (kerascanvas/diffs.py): only what changed since revision `base`. */
+export interface Keyed<E, K> { removed?: K[]; set?: E[]; patch?: Partial<E>[]; insert?: [number, K][]; order?: K[] }
+export type LayerEntry = Omit<LayerState, "x" | "y" | "w" | "h" | "pinned" | "depth">;
+export type ViewRow = [number, number, number, number, boolean, number | null]; // x, y, w, h, pinned, level
+export interface StateDiff {
+  base: number;
+  revision: number;
+  layers?: Keyed<LayerEntry, string>;
+  view?: Record<string, ViewRow>;
+  top?: number | null;
+  edges?: Keyed<EdgeState, Target>;
+  name?: string;
+  problems?: Problem[];
+  model?: GraphState["model"];
+  can_undo?: boolean;
+  can_redo?: boolean;
+  history_dropped?: number;
+}

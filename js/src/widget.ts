@@ -1,6 +1,7 @@
-// anywidget entry point: mounts the canvas and mirrors the kernel's `state` trait.
+// anywidget entry point: a state store per model (diffs -> `state`), a canvas per view.
 import { CanvasView } from "./canvas";
 import type { Model } from "./protocol";
+import { StateStore, type StoreModel } from "./store";
 import { CSS } from "./style";
 import { followTheme } from "./theme";
 import uplotCss from "uplot/dist/uPlot.min.css";
@@ -30,4 +31,10 @@ function render({ model, el }: { model: Model; el: HTMLElement }): () => void {
   };
 }
 
-export default { render };
+/** Once per model: the store that keeps `state` current from the kernel's diffs. */
+function initialize({ model }: { model: StoreModel }): () => void {
+  const store = new StateStore(model);
+  return () => store.destroy();
+}
+
+export default { initialize, render };

@@ -142,3 +142,12 @@ describe("nested models", () => {
     expect(boxAt([folded], { x: 390, y: 40 })).toBeNull();
   });
 });
+
+describe("box size", () => {
+  it("draws the size the kernel decided when the state carries one", () => {
+    const told = layer({ w: 252, h: 110, calls: [{ index: 0, built: true, output_shapes: null, missing: null }] });
+    expect([boxWidth(told), boxHeight(told)]).toEqual([252, 110]);
+    expect(ports(told, []).find((p) => p.kind === "out")!.at).toEqual({ x: 126, y: 110 });
+    expect(boxWidth(layer({}))).toBe(BOX_WIDTH); // an older state without sizes
+  });
+});
