@@ -197,6 +197,8 @@ class Canvas(anywidget.AnyWidget):
         if change is None:
             return
         self._oversize = _wire_problem(change)
+        if self._oversize is None and "layers" in change:  # the structure grew or changed: the
+            self._oversize = _wire_problem(self._tracker.full())  # whole must still fit (a reload)
         if self._oversize is None:  # the diff first: the revision tells late views to catch up
             self.send({"diff": change})
         self.revision = change["revision"]  # a diff not sent: the browser asks for the state

@@ -7,7 +7,7 @@ from kerascanvas.widget import Canvas
 def test_large_traits_are_not_echoed_back_to_the_kernel():
     """marimo (and ipywidgets' echo protocol) would send a front-end echo of every big trait
     back; these traits only ever flow kernel -> browser."""
-    for name in ("state", "palette", "training", "train_choices"):
+    for name in ("snapshot", "palette", "training", "train_choices"):
         assert Canvas.class_traits()[name].metadata.get("echo_update") is False, name
 
 

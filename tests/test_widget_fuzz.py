@@ -22,6 +22,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, pr
 from support import fingerprint
 
 import kerascanvas as kc
+from kerascanvas import diffs
 from kerascanvas.invariants import violations
 
 STEPS = int(os.environ.get("KC_FUZZ_STEPS", "3000"))
@@ -58,6 +59,7 @@ class WidgetIntents(RuleBasedStateMachine):
         super().__init__()
         self.canvas = kc.Canvas()
         self.canvas._send = MagicMock()  # what ipywidgets would put on the wire
+        self.mirror = self.canvas.snapshot
         self.next_id = 0
 
     # ----- sending ---------------------------------------------------------------------------
@@ -76,9 +78,16 @@ class WidgetIntents(RuleBasedStateMachine):
         before = fingerprint(self.g) if mutating else None
         self.canvas._send.reset_mock()
         self.canvas._handle_custom_msg(message, [])
-        replies = [c.args[0]["content"] for c in self.canvas._send.call_args_list
-                   if c.args[0].get("method") == "custom"]
+        sent = [c.args[0]["content"] for c in self.canvas._send.call_args_list
+                if c.args[0].get("method") == "custom"]
+        replies = [m for m in sent if "diff" not in m]
         assert len(replies) == 1, replies
+        for m in sent:  # the browser's copy, kept by the diffs, is the kernel's state
+            if "diff" in m:
+                self.mirror = diffs.apply(self.mirror, m["diff"])
+        if self.mirror.get("revision") != self.canvas.revision:  # a diff too big to send:
+            self.mirror = self.canvas.handle({"kind": "state"})  # the browser asks for the state
+        assert self.mirror.get("too_big") or self.mirror == self.canvas.state
         reply = replies[0]
         assert reply["id"] == (self.next_id if isinstance(message, dict) else None)
         if "error" in reply:
