@@ -328,10 +328,13 @@ def _add_layer(g: Graph, m: dict) -> str:
     class_name = m.get("class_name")
     if not isinstance(class_name, str) or class_name not in catalog.names():
         raise IntentError(f"{class_name!r:.80} is not a layer the canvas offers.")
+    src = None if m.get("src") is None else _triple(m, "src")
     with g.batch():
         _freeze(g)
         name = g.add_layer(class_name, _optional_name(m), **_config(m))
         _place(g, name, m)
+        if src is not None:  # a wire dropped in empty space: the new layer takes its tensor
+            g.connect(src, name)
     return name
 
 

@@ -301,3 +301,11 @@ def test_messages_speak_the_canvas_words(canvas):
     assert intent(canvas, kind="insert_layer", id=6, class_name="os.system", src=["a", 0, 0],
                   dst=["dense", 0, 0])["error"]
     assert intent(canvas, kind="duplicate", id=7, names=["a"], view=[0, 0, -1, 5])["error"]
+
+
+def test_a_wire_dropped_in_empty_space_adds_a_connected_layer_in_one_step(canvas):
+    _chain(canvas)
+    reply = intent(canvas, kind="add_layer", id=6, class_name="Dense", src=["flatten", 0, 0], x=400, y=400)
+    assert history(ok(canvas.graph), reply["result"], 0, 0) == ("flatten", 0, 0)
+    intent(canvas, kind="undo", id=7)
+    assert reply["result"] not in canvas.graph.layers
