@@ -387,14 +387,16 @@ def _insert_layer(g: Graph, m: dict) -> str:
         positions = g.positions
         if m.get("x") is not None and m.get("y") is not None:
             x, y = _number(m, "x"), _number(m, "y")
+            row = BOX[1] + 38  # a layout row: a box and the gap under it
+            if src[0] in positions:  # just under the wire's source, not over it
+                y = max(y, positions[src[0]][1] + row + 16 * (g.calls(src[0]) - 1))
             g.move(name, x, y)
-            bottom = y + BOX[1] + 30
-            below = [n for n in g.layers if positions.get(n, (0, -1e18))[1] >= y - 10
-                     and n != name and n != src[0]]
-            top = min((positions[n][1] for n in below), default=bottom)
-            if top < bottom:  # neighbours make room: everything below moves down, together
+            below = [n for n in g.layers if n not in (name, src[0]) and n in positions
+                     and positions[n][1] >= y - BOX[1] / 2]
+            top = min((positions[n][1] for n in below), default=y + row)
+            if top < y + row:  # neighbours make room: everything below moves down, together
                 for n in below:
-                    g.move(n, positions[n][0], positions[n][1] + bottom - top)
+                    g.move(n, positions[n][0], positions[n][1] + y + row - top)
         g.insert(name, src, dst[0], dst[1], dst[2])
     return name
 

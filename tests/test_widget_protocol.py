@@ -215,9 +215,9 @@ def test_a_nested_model_folds_out_and_back_through_intents():
 # ----- issue 12: edges as objects, insert on a wire, quick-add, stable layout -----------------
 
 def _chain(canvas):
-    intent(canvas, kind="add_input", id=1, shape=[28, 28, 1], name="image")
-    intent(canvas, kind="add_layer", id=2, class_name="Flatten")
-    intent(canvas, kind="add_layer", id=3, class_name="Dense", config={"units": 10})
+    intent(canvas, kind="add_input", id=1, shape=[28, 28, 1], name="image", x=0, y=0)
+    intent(canvas, kind="add_layer", id=2, class_name="Flatten", x=0, y=100)
+    intent(canvas, kind="add_layer", id=3, class_name="Dense", config={"units": 10}, x=0, y=200)
     intent(canvas, kind="connect", id=4, src=["image", 0, 0], dst=["flatten", 0, None])
     intent(canvas, kind="connect", id=5, src=["flatten", 0, 0], dst=["dense", 0, None])
 
