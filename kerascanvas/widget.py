@@ -419,7 +419,10 @@ def _duplicate(g: Graph, m: dict) -> dict:
                 x0, y0 = min(xs), min(ys)
                 w = max(xs) - x0 + BOX[0]
                 h = max(ys) - y0 + BOX[1]
-                near = (view[0] + view[2] / 2 - w / 2, view[1] + view[3] / 2 - h / 2)
+                near = (x0 + w + 40, y0)  # beside the originals, as editors paste
+                if not (view[0] <= near[0] and near[0] + w <= view[0] + view[2]
+                        and view[1] <= near[1] and near[1] + h <= view[1] + view[3]):
+                    near = (view[0] + view[2] / 2 - w / 2, view[1] + view[3] / 2 - h / 2)
                 at = free_spot(_box_rects(g), (w, h), near, view)
                 for old, new in mapping.items():
                     if old in positions:

@@ -163,7 +163,7 @@ export function fitText(text: string, charWidth: number, width: number): { text:
 }
 
 /** The smallest scale Fit goes to: below it box names cannot be read. */
-export const READABLE_SCALE = 0.45;
+export const READABLE_SCALE = 0.6;
 
 /** Fit, but never below a readable scale: a drawing too big for the view is shown from its
  * inputs (top rows, centred on the Inputs), at READABLE_SCALE. */
