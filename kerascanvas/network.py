@@ -213,8 +213,13 @@ class Network:
                 out = layer(*inputs)
         except Exception as e:
             shapes = ", ".join(str(tuple(t.shape)) for t in inputs)
+            why = str(e)
+            if "must be fully-defined" in why:  # Keras names a variable; the cause is the input
+                sources = ", ".join(t._keras_history.operation.name for t in inputs)
+                why = (f"{spec.class_name} needs every size of its input but the batch known to "
+                       f"make its weights, and {sources} gives None there. ({why})")
             raise EditError(f"Keras refused to call {spec.name} ({spec.class_name}) call {k} on "
-                            f"input shape(s) {shapes}: {e}", layer=spec.name, call=k) from e
+                            f"input shape(s) {shapes}: {why}", layer=spec.name, call=k) from e
         return tuple(keras.tree.flatten(out))
 
     # ----- removing nodes ----------------------------------------------------------------------

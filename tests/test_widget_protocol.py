@@ -309,3 +309,11 @@ def test_a_wire_dropped_in_empty_space_adds_a_connected_layer_in_one_step(canvas
     assert history(ok(canvas.graph), reply["result"], 0, 0) == ("flatten", 0, 0)
     intent(canvas, kind="undo", id=7)
     assert reply["result"] not in canvas.graph.layers
+
+
+def test_an_input_shape_with_none_blames_the_input_not_a_variable(canvas):
+    intent(canvas, kind="add_input", id=1, shape=[4], name="a")
+    intent(canvas, kind="add_layer", id=2, class_name="Dense")
+    intent(canvas, kind="connect", id=3, src=["a", 0, 0], dst=["dense", 0, None])
+    error = intent(canvas, kind="configure", id=4, name="a", config={"shape": [None]})["error"]
+    assert error.split("(Shapes")[0].endswith("a gives None there. ")

@@ -18,7 +18,7 @@ export function usefulMessage(message: string): { short: string; more: string | 
 
 function firstSentence(text: string): string {
   // a sentence ends at ". " followed by a capital letter or at a blank line; shapes like (None, 4) stay whole
-  const m = /^([\s\S]*?[.!?])(?:\s+(?=[A-Z])|\n\n)/.exec(text);
+  const m = /^([\s\S]*?[.!?])(?:\s+(?=[A-Z(])|\n\n)/.exec(text);
   const s = (m ? m[1] : text).trim();
   return s.length > 300 ? s.slice(0, 299) + "…" : s;
 }

@@ -123,6 +123,14 @@ describe("messages", () => {
     expect(usefulMessage("There is no edge.")).toEqual({ short: "There is no edge.", more: null });
   });
 
+  it("cuts a long refusal at its first sentence", () => {
+    const raw = "Keras refused to call dense (Dense) call 0 on input shape(s) (None, None): Dense needs every size of its input but the batch known to make its weights, and input_layer gives None there. (Shapes used to initialize variables must be fully-defined (no `None` dimensions). Received: shape=(None, 3) for variable path='dense/kernel')";
+    const m = usefulMessage(raw);
+    expect(m.short.endsWith("input_layer gives None there.")).toBe(true);
+    expect(m.short).not.toContain("dense/kernel");
+    expect(m.more).toBe(raw);
+  });
+
   it("names the download after the model", () => {
     expect(fileName("my model")).toBe("my_model.py");
     expect(fileName("")).toBe("model.py");
