@@ -173,6 +173,7 @@ export class CanvasView {
   private routes: (Point[] | null)[] = []; // each edge's drawn polyline (world), for hit tests
   private hints: { key: string; accept: Set<string>; refuse: Set<string>; classes: string[] | null } | null = null;
   private pendingWire: Port | null = null;
+  private pointerInside = false; // the mouse is over the drawing: Tab opens quick-add there
   private selectedEdgeKey: string | null = null;
 
   private sized: ResizeObserver;
@@ -777,7 +778,8 @@ export class CanvasView {
   private listen(): void {
     const svgEl = this.svgEl;
     svgEl.addEventListener("pointerdown", (ev) => this.onDown(ev));
-    svgEl.addEventListener("pointermove", (ev) => { this.lastPointer = this.local(ev); });
+    svgEl.addEventListener("pointermove", (ev) => { this.lastPointer = this.local(ev); this.pointerInside = true; });
+    this.stage.addEventListener("pointerleave", () => { this.pointerInside = false; });
     window.addEventListener("pointermove", this.onMove);
     window.addEventListener("pointerup", this.onUp);
     svgEl.addEventListener("wheel", (ev) => {
@@ -1048,7 +1050,9 @@ export class CanvasView {
     }
     const edge = this.selectedEdgeState();
     if ((ev.key === "Delete" || ev.key === "Backspace") && edge) { ev.preventDefault(); this.removeEdge(edge); return true; }
-    if (!mod && !ev.altKey && (ev.key === "Tab" && !ev.shiftKey || (ev.shiftKey && key === "a"))) {
+    // Shift+A (Blender) always; Tab (Houdini, ComfyUI) while the pointer is over the drawing, so
+    // that Tab still moves the keyboard focus from box to box for people without a mouse
+    if (!mod && !ev.altKey && ((ev.key === "Tab" && !ev.shiftKey && this.pointerInside) || (ev.shiftKey && key === "a"))) {
       ev.preventDefault();
       this.openQuickAdd(this.lastPointer);
       return true;
