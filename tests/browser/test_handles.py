@@ -24,8 +24,14 @@ def edge(page, src, dst):
 
 
 def centre(locator):
-    b = locator.bounding_box()
-    return b["x"] + b["width"] / 2, b["y"] + b["height"] / 2
+    """The centre of an element on the page; boxes redraw while they glide to a new layout, so
+    the element is looked up again until it stays."""
+    for _ in range(20):
+        b = locator.bounding_box()
+        if b is not None:
+            return b["x"] + b["width"] / 2, b["y"] + b["height"] / 2
+        locator.page.wait_for_timeout(100)
+    raise AssertionError(f"{locator} has no box on the page")
 
 
 def set_theme(page, name):
@@ -130,6 +136,7 @@ def test_a_wire_dropped_in_empty_space_opens_the_filtered_search(lab, page):
     box(page, "dense").wait_for(timeout=30_000)
     kernel.run("g.add_layer('Dense', units=3, name='spare'); g.add_layer('Conv2D', filters=2, kernel_size=3, name='conv_spare')")
     box(page, "conv_spare").wait_for(timeout=20_000)
+    page.wait_for_timeout(400)  # the boxes glide to the new layout
     page.locator('.kc-toolbar [aria-label="Fit"]').click()
     x, y = centre(port(page, "flatten out 0.0"))
     page.mouse.move(x, y)
