@@ -257,6 +257,7 @@ export class CanvasView {
     const seen = big ? this.visibleRect() : null;
     const inView = (p: Point) => !seen || (p.x >= seen.x && p.x <= seen.x + seen.w && p.y >= seen.y && p.y <= seen.y + seen.h);
     this.allPorts = [];
+    this.portLabels = [];
     for (const layer of layers) {
       const visible = !seen || (layer.x + boxWidth(layer) >= seen.x && layer.x <= seen.x + seen.w
         && layer.y + boxHeight(layer) >= seen.y && layer.y <= seen.y + seen.h);
@@ -333,12 +334,13 @@ export class CanvasView {
       drawn.push({ g, points: r.points, text: shapeText(e.shape) });
     }
     if (!detail) return;
-    const spots = placeLabels(drawn.map((d) => d.points), drawn.map((d) => d.text.length * 5.6), [...rects.values()]);
+    const spots = placeLabels(drawn.map((d) => d.points), drawn.map((d) => d.text.length * 5.6), [...rects.values(), ...this.portLabels]);
     spots.forEach((spot, i) => {
       if (spot) drawn[i].g.append(svg("text", { x: spot.x, y: spot.y, class: "kc-edge-label" }, drawn[i].text));
     });
   }
 
+  private portLabels: Rect[] = []; // where slot/port names are written (edge labels avoid them)
   private dropWire = -1; // the wire a palette drag would insert into
 
   /** Families present in the drawing, with their colour: the legend under the toolbar. */
@@ -368,9 +370,14 @@ export class CanvasView {
     this.portLayer.append(c);
     // zoomed in, or where the name says something (several slots, a second call), it is written
     const telling = layer.slots.kind === "args" || layer.slots.kind === "list" || layer.calls.length > 1 || layer.n_outputs > 1;
-    if (telling && this.view.k >= (layer.slots.kind === "args" ? 0.8 : LABEL_SCALE)) {
-      this.portLayer.append(svg("text", { x: port.at.x, y: port.kind === "in" ? port.at.y - 9 : port.at.y + 17,
-        "text-anchor": "middle", class: "kc-port-label" }, name));
+    // written short where only the call tells ports apart ("call 1"); the tooltip says it all
+    const plain = port.kind === "in" ? layer.slots.kind === "single" : layer.n_outputs === 1;
+    if (telling && !(plain && layer.calls.length <= 1) && this.view.k >= (layer.slots.kind === "args" ? 0.8 : LABEL_SCALE)) {
+      const y = port.kind === "in" ? port.at.y - 9 : port.at.y + 17;
+      const text = plain ? `call ${port.call}` : name;
+      this.portLayer.append(svg("text", { x: port.at.x, y, "text-anchor": "middle", class: "kc-port-label" }, text));
+      const w = text.length * 5; // edge labels keep clear of it
+      this.portLabels.push({ x: port.at.x - w / 2, y: y - 9, w, h: 11 });
     }
   }
 
@@ -448,7 +455,12 @@ export class CanvasView {
    * gesture goes on, and are drawn again, sharp and culled, once it pauses. */
   private viewChanged(): void {
     this.minimapSoon();
-    if (this.state.layers.length <= BIG_GRAPH) { this.applyView(); return; }
+    if (this.state.layers.length <= BIG_GRAPH) {
+      // zooming past the scales where slot names are written draws them (or takes them away)
+      const crossed = (t: number) => (this.view.k >= t) !== (this.drawn.k >= t);
+      if (crossed(LABEL_SCALE) || crossed(0.8)) this.render(); else this.applyView();
+      return;
+    }
     const s = this.view.k / this.drawn.k;
     this.svgEl.style.transform = `translate(${this.view.x - this.drawn.x * s}px,${this.view.y - this.drawn.y * s}px) scale(${s})`;
     window.clearTimeout(this.settle);

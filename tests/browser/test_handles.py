@@ -252,3 +252,33 @@ def test_export_code_panel_shows_to_code_live(lab, page):
         page.locator('[aria-label="Download .py"]').click()
     assert download.value.suggested_filename == "model.py"
     kernel.close()
+
+
+ATTENTION = """import kerascanvas as kc
+g = kc.Graph()
+g.add_input((6, 8), name="q")
+g.add_input((6, 8), name="v")
+g.add_layer("MultiHeadAttention", num_heads=2, key_dim=4, name="mha")
+g.add_layer("Dense", units=8, name="shared")
+g.connect("q", "mha", slot=0); g.connect("v", "mha", slot=1)
+g.connect("mha", "shared"); g.connect("q", "shared", call=1)
+canvas = kc.Canvas(g)
+canvas"""
+
+
+def test_slots_and_ports_carry_their_names(lab, page):
+    open_notebook(page, lab, "names.ipynb", [ATTENTION])
+    box(page, "mha").wait_for(timeout=30_000)
+    titles = page.evaluate("() => [...document.querySelectorAll('.kc-port title')].map(t => t.textContent)")
+    assert {"mha: query", "mha: value", "mha: key"} <= set(titles)
+    assert "shared: inputs · call 1" in titles and "shared: output · call 1" in titles
+    page.wait_for_function("() => [...document.querySelectorAll('.kc-port-label')].some(t => t.textContent === 'value')", timeout=10_000)
+    box(page, "mha").click()
+    s = page.locator(".kc-stage").bounding_box()
+    x, y = centre(box(page, "mha"))
+    page.mouse.move(x, y)
+    for _ in range(3):
+        page.mouse.wheel(0, -200)
+    page.wait_for_timeout(300)
+    screenshot(page, "handles-port-names")
+    assert s is not None
