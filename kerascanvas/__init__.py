@@ -10,7 +10,10 @@ __all__ = ["Canvas", "EditError", "Graph", "Problem"]
 
 def __getattr__(name):
     if name in ("Graph", "Problem"):
-        from . import graph
+        from .quiet import quiet_tensorflow
+
+        with quiet_tensorflow():
+            from . import graph
 
         return getattr(graph, name)
     if name == "EditError":
@@ -18,7 +21,11 @@ def __getattr__(name):
 
         return EditError
     if name == "Canvas":
-        from .widget import Canvas
+        from .quiet import quiet_tensorflow
+
+        with quiet_tensorflow():
+            from . import graph  # noqa: F401 - Keras's first import, quietly
+            from .widget import Canvas
 
         return Canvas
     if name == "limits":  # the caps on what an edit or a file may allocate (cheap: no keras)

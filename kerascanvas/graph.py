@@ -138,8 +138,61 @@ class Graph:
         source = _triple(src)
         self._edit(lambda d: d.disconnect(source, (dst, call, slot)) and None)
 
-    def remove(self, name: str) -> None:
-        self._edit(lambda d: d.remove(name))
+    def remove(self, name: str, bridge: bool = False) -> None:
+        """Remove a box and its edges. bridge=True keeps the chain joined: what fed the box's
+        one input now feeds every slot its outputs fed (refused, changing nothing, if Keras
+        refuses the shapes or the box has other than one input)."""
+        if not bridge:
+            self._edit(lambda d: d.remove(name))
+            return
+        d = self._batch if self._batch is not None else self._drawing
+        spec = d.spec(name)
+        into = [e for e in d.edges if e.dst[0] == name]
+        out = [e for e in d.edges if e.src[0] == name]
+        if spec.calls != 1 or len(into) != 1 or spec.n_outputs != 1:
+            raise EditError(f"Only a box with one call and one input can be deleted keeping the "
+                            f"chain joined; {name!r} has {len(into)} input(s) and {spec.calls} "
+                            f"call(s).", layer=name)
+        src = into[0].src
+        with self.batch():
+            self._edit(lambda dr: dr.remove(name))
+            for e in out:
+                self._edit(lambda dr, e=e: dr.connect(src, e.dst) and None)
+
+    def insert(self, name: str, src: str | Triple, dst: str, call: int = 0, slot: int = 0) -> None:
+        """Put box `name` (call 0, slot 0 free) into the edge src -> (dst, call, slot): src feeds
+        `name` and `name` feeds that slot. One undo step; layers downstream keep their weights
+        where their input shapes did not change."""
+        source = _triple(src)
+        d = self._batch if self._batch is not None else self._drawing  # inside a batch: its edits
+        d.spec(name)
+        target = d.spec(dst)
+        edge = next((e for e in d.edges if e.src == source and e.dst == (dst, call, slot)), None)
+        if edge is None:
+            raise EditError(f"There is no edge {source} -> {(dst, call, slot)}.", layer=dst)
+        # a list slot (merge layers) closes its gaps: its later edges are taken out and put back
+        # after the new one, so the order of the list stays the same
+        later = ([e for e in d.edges if e.dst[:2] == (dst, call) and e.dst[2] > slot]
+                 if target.slots.kind == "list" else [])
+        later.sort(key=lambda e: e.dst[2])
+        with self.batch():
+            for e in reversed(later):
+                self._edit(lambda dr, e=e: dr.disconnect(e.src, e.dst) and None)
+            self._edit(lambda dr: dr.disconnect(source, edge.dst) and None)
+            self._edit(lambda dr: dr.connect(source, (name, 0, 0)) and None)
+            self._edit(lambda dr: dr.connect((name, 0, 0), (dst, call, slot)) and None)
+            for e in later:
+                self._edit(lambda dr, e=e: dr.connect(e.src, e.dst) and None)
+
+    def rewire(self, src: str | Triple, old: tuple[str, int, int], new: tuple[str, int, int | None] | None
+               ) -> None:
+        """Move an edge's end from slot `old` (dst, call, slot) to `new`, or unplug it (new=None):
+        one undo step."""
+        source = _triple(src)
+        with self.batch():
+            self._edit(lambda dr: dr.disconnect(source, tuple(old)) and None)
+            if new is not None:
+                self._edit(lambda dr: dr.connect(source, tuple(new)) and None)
 
     def rename(self, old: str, new: str) -> None:
         self._edit(lambda d: d.rename(old, new), predecessors={new: self._net.objects.get(old)})

@@ -250,3 +250,35 @@ class Placer:
             self.placed[r] = (pinned_here, spans)
         else:
             self.placed.pop(r, None)
+
+
+def free_spot(rects: Sequence[tuple[float, float, float, float]], size: tuple[float, float],
+              near: tuple[float, float], area: tuple[float, float, float, float] | None = None,
+              gap: float = 20.0, step: float = 20.0) -> tuple[float, float]:
+    """The top-left corner nearest `near` where a box of `size` overlaps none of `rects`
+    (x, y, w, h, kept `gap` apart), inside `area` (x, y, w, h: the view) when it fits there.
+    Searched on rings of growing distance; `near` itself when nothing is free."""
+    w, h = size
+
+    def free(x: float, y: float) -> bool:
+        return all(x + w + gap <= rx or rx + rw + gap <= x or y + h + gap <= ry or ry + rh + gap <= y
+                   for rx, ry, rw, rh in rects)
+
+    def inside(x: float, y: float) -> bool:
+        return area is None or (area[0] <= x and x + w <= area[0] + area[2]
+                                and area[1] <= y and y + h <= area[1] + area[3])
+
+    x0, y0 = near
+    if area is not None:  # start inside the view
+        x0 = min(max(x0, area[0]), max(area[0], area[0] + area[2] - w))
+        y0 = min(max(y0, area[1]), max(area[1], area[1] + area[3] - h))
+    fallback = None
+    for ring in range(0, 60):
+        for i in range(-ring, ring + 1):
+            for dx, dy in ((i, -ring), (i, ring), (-ring, i), (ring, i)) if ring else ((0, 0),):
+                x, y = x0 + dx * step, y0 + dy * step
+                if free(x, y):
+                    if inside(x, y):
+                        return (x, y)
+                    fallback = fallback or (x, y)
+    return fallback or (x0, y0)

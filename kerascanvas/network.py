@@ -226,8 +226,13 @@ class Network:
             raise
         except Exception as e:
             shapes = ", ".join(str(tuple(t.shape)) for t in inputs)
+            why = str(e)
+            if "must be fully-defined" in why:  # Keras names a variable; the cause is the input
+                feeding = ", ".join(t._keras_history.operation.name for t in inputs)
+                why = (f"{spec.class_name} needs every size of its input but the batch known to "
+                       f"make its weights, and {feeding} gives None there. ({why})")
             raise EditError(f"Keras refused to call {spec.name} ({spec.class_name}) call {k} on "
-                            f"input shape(s) {shapes}: {e}", layer=spec.name, call=k) from e
+                            f"input shape(s) {shapes}: {why}", layer=spec.name, call=k) from e
         for key, op in sources.items():  # autocast (mixed precision) adds Cast nodes to the
             added = op._outbound_nodes[known[key]:]  # sources that nothing uses: drop them
             if any(not isinstance(n.operation, keras.layers.Layer) for n in added):

@@ -27,6 +27,7 @@ from .diffs import Tracker
 from .drawing import MAX_NAME_LENGTH, EditError
 from .graph import Graph
 from .text import check_text
+from .words import canvas_words
 
 MAX_MESSAGE_ITEMS = 200  # names in one delete/duplicate; config keys in one configure
 MAX_STRING = 10_000
@@ -249,7 +250,7 @@ class Canvas(anywidget.AnyWidget):
             result = self.handle(content)
             self._refuse_oversize(content.get("kind"))
         except (IntentError, EditError, ValueError, TypeError, RuntimeError) as e:
-            self.send({"id": ident, "error": str(e)})
+            self.send({"id": ident, "error": canvas_words(str(e))})
             return
         except Exception as e:  # noqa: BLE001 - a bug, not a refusal: answered, so the browser never waits
             _log.exception("kerascanvas: intent %.200r failed", content)
@@ -406,18 +407,53 @@ def _state_request(m: dict) -> None:
         raise IntentError(f"'have' must be a revision (an int >= 0) or null, got {have!r:.40}.")
 
 
+def _box_rects(g: Graph, but: frozenset = frozenset()) -> list[tuple[float, float, float, float]]:
+    positions, sizes = g.positions, g.box_sizes  # the sizes the kernel decides (boxes.py)
+    return [(*positions[n], *sizes[n]) for n in g.layers if n not in but and n in positions]
+
+
+def _view(m: dict) -> tuple[float, float, float, float] | None:
+    """The world rectangle the browser shows ([x, y, w, h]), where new boxes should land."""
+    value = m.get("view")
+    if value is None:
+        return None
+    if not isinstance(value, list) or len(value) != 4:
+        raise IntentError(f"'view' must be [x, y, width, height], got {value!r:.80}.")
+    x, y, w, h = (_number({"v": v}, "v") for v in value)
+    if w <= 0 or h <= 0:
+        raise IntentError("'view' must have a positive width and height.")
+    return (x, y, w, h)
+
+
+def _freeze(g: Graph) -> None:
+    """Pin every box where it is shown (inside a batch, before a structural edit from the
+    canvas): the edit then moves only what it must, never the boxes the user is looking at."""
+    positions = g.positions
+    for name in g.layers:
+        if name not in g.pinned and name in positions:
+            g.move(name, *positions[name])
+
+
 def _place(g: Graph, name: str, m: dict) -> None:
+    """A dropped box lands at (x, y), or in the nearest free space (never on another box)."""
     if m.get("x") is not None and m.get("y") is not None:
-        g.move(name, _number(m, "x"), _number(m, "y"))
+        from .layout import free_spot
+
+        at = (_number(m, "x"), _number(m, "y"))
+        g.move(name, *free_spot(_box_rects(g, frozenset([name])), g.box_sizes[name], at, _view(m)))
 
 
 def _add_layer(g: Graph, m: dict) -> str:
     class_name = m.get("class_name")
     if not isinstance(class_name, str) or class_name not in catalog.names():
         raise IntentError(f"{class_name!r:.80} is not a layer the canvas offers.")
+    src = None if m.get("src") is None else _triple(m, "src")
     with g.batch():
+        _freeze(g)
         name = g.add_layer(class_name, _optional_name(m), **_config(m))
         _place(g, name, m)
+        if src is not None:  # a wire dropped in empty space: the new layer takes its tensor
+            g.connect(src, name)
     return name
 
 
@@ -437,6 +473,7 @@ def _configure(g: Graph, m: dict) -> None:
 def _add_input(g: Graph, m: dict) -> str:
     dtype = _input_dtype(m.get("dtype", "float32"))
     with g.batch():
+        _freeze(g)
         name = g.add_input(_shape(m), _optional_name(m), dtype=dtype)
         _place(g, name, m)
     return name
@@ -452,9 +489,97 @@ def _connect(g: Graph, m: dict, edit: Callable) -> None:
 
 def _remove(g: Graph, m: dict) -> None:
     names = _names(m)
+    bridge = m.get("bridge", False) is True
     with g.batch():
+        _freeze(g)
         for name in names:
-            g.remove(name)
+            g.remove(name, bridge=bridge)
+
+
+def _edge_end(m: dict, key: str, optional_slot: bool = False) -> tuple[str, int, int | None]:
+    dst = m.get(key)
+    if not isinstance(dst, list) or len(dst) != 3:
+        raise IntentError(f"{key!r} must be [layer, call, slot], got {dst!r:.80}.")
+    d = {"n": dst[0], "k": dst[1], "s": dst[2]}
+    return (_name(d, "n"), _index(d, "k"), _index(d, "s", optional=optional_slot))
+
+
+def _insert_layer(g: Graph, m: dict) -> str:
+    """A palette layer dropped on a wire: added, placed there, and put into the wire (one undo
+    step); the boxes below the wire make room when it is too short."""
+    class_name = m.get("class_name")
+    if not isinstance(class_name, str) or class_name not in catalog.names():
+        raise IntentError(f"{class_name!r:.80} is not a layer the canvas offers.")
+    src, dst = _triple(m, "src"), _edge_end(m, "dst")
+    with g.batch():
+        _freeze(g)
+        name = g.add_layer(class_name)
+        positions = g.positions
+        if m.get("x") is not None and m.get("y") is not None:
+            x, y = _number(m, "x"), _number(m, "y")
+            sizes = g.box_sizes
+            row = sizes[name][1] + 38  # a layout row: a box and the gap under it
+            if src[0] in positions:  # just under the wire's source, not over it
+                y = max(y, positions[src[0]][1] + sizes[src[0]][1] + 38)
+            g.move(name, x, y)
+            below = [n for n in g.layers if n not in (name, src[0]) and n in positions
+                     and positions[n][1] >= y - sizes[name][1] / 2]
+            top = min((positions[n][1] for n in below), default=y + row)
+            if top < y + row:  # neighbours make room: everything below moves down, together
+                for n in below:
+                    g.move(n, positions[n][0], positions[n][1] + y + row - top)
+        g.insert(name, src, dst[0], dst[1], dst[2])
+    return name
+
+
+def _duplicate(g: Graph, m: dict) -> dict:
+    """Copies of boxes (paste): placed together in free space in the view when the browser says
+    where it looks, leaving every other box where it is."""
+    names = _names(m)
+    view = _view(m)
+    with g.batch():
+        _freeze(g)
+        mapping = g.duplicate(names)
+        if view is not None:
+            from .layout import free_spot
+
+            positions = g.positions
+            xs = [positions[n][0] for n in names if n in positions]
+            ys = [positions[n][1] for n in names if n in positions]
+            if xs:
+                x0, y0 = min(xs), min(ys)
+                sizes = g.box_sizes
+                w = max(positions[n][0] + sizes[n][0] for n in names if n in positions) - x0
+                h = max(positions[n][1] + sizes[n][1] for n in names if n in positions) - y0
+                near = (x0 + w + 40, y0)  # beside the originals, as editors paste
+                if not (view[0] <= near[0] and near[0] + w <= view[0] + view[2]
+                        and view[1] <= near[1] and near[1] + h <= view[1] + view[3]):
+                    near = (view[0] + view[2] / 2 - w / 2, view[1] + view[3] / 2 - h / 2)
+                at = free_spot(_box_rects(g), (w, h), near, view)
+                for old, new in mapping.items():
+                    if old in positions:
+                        g.move(new, positions[old][0] - x0 + at[0], positions[old][1] - y0 + at[1])
+    return mapping
+
+
+def _rewire(g: Graph, m: dict) -> None:
+    """An edge's end dragged to another slot (`new`), or to empty space (`new` null: unplugged)."""
+    new = None if m.get("new") is None else _edge_end(m, "new", optional_slot=True)
+    _stable(g, lambda: g.rewire(_triple(m, "src"), _edge_end(m, "old"), new))
+
+
+def _accepts(g: Graph, m: dict) -> dict:
+    """Which catalog classes and which free slots of the drawing take the tensor of port `src`
+    (asked once per wire drag)."""
+    from .accepts import classes_accepting, ports_accepting
+
+    src = _triple(m, "src")
+    if src[0] not in g.layers:
+        raise IntentError(f"There is no layer named {src[0]!r:.80}.")
+    tensor = g.tensor(src)
+    if tensor is None:  # a pending call: its shape is not known yet, everything is offered
+        return {"classes": None, "accept": [], "refuse": []}
+    return {"classes": classes_accepting(tensor), **ports_accepting(g, tensor)}
 
 
 def _explain(g: Graph, m: dict) -> dict:
@@ -498,14 +623,30 @@ def _explain_edge(g: Graph, m: dict) -> dict:
 
 
 _READS = {"explain", "explain_edge", "depth_steps"}  # intents that change nothing
+
+
+def _code(g: Graph, m: dict) -> dict:
+    """The export-code panel's text: `g.to_code()`, or why there is none yet."""
+    try:
+        return {"code": g.to_code(), "error": None}
+    except (EditError, ValueError, TypeError, RuntimeError) as e:
+        return {"code": None, "error": canvas_words(str(e))}
+
+
+def _stable(g: Graph, edit: Callable[[], Any]) -> Any:
+    with g.batch():
+        _freeze(g)
+        return edit()
+
+
 _HANDLERS: dict[str, Callable[[Graph, dict], Any]] = {
     "explain": _explain,
     "explain_edge": _explain_edge,
     "depth_steps": _depth_steps,
     "add_layer": _add_layer,
     "add_input": _add_input,
-    "connect": lambda g, m: _connect(g, m, g.connect),
-    "disconnect": lambda g, m: _connect(g, m, g.disconnect),
+    "connect": lambda g, m: _stable(g, lambda: _connect(g, m, g.connect)),
+    "disconnect": lambda g, m: _stable(g, lambda: _connect(g, m, g.disconnect)),
     "remove": _remove,
     "rename": lambda g, m: g.rename(_name(m), _name(m, "new_name")),
     "configure": _configure,
@@ -514,7 +655,11 @@ _HANDLERS: dict[str, Callable[[Graph, dict], Any]] = {
     "move": lambda g, m: g.move(_name(m), _number(m, "x"), _number(m, "y")),
     "arrange": lambda g, m: g.arrange(),
     "expand": lambda g, m: g.expand(_name(m), _flag(m, "open")),
-    "duplicate": lambda g, m: g.duplicate(_names(m)),
+    "duplicate": _duplicate,
+    "insert_layer": _insert_layer,
+    "rewire": _rewire,
+    "accepts": _accepts,
+    "code": _code,
     "undo": lambda g, m: g.undo(),
     "redo": lambda g, m: g.redo(),
 }

@@ -217,3 +217,110 @@ def test_a_nested_model_folds_out_and_back_through_intents():
         assert (fingerprint(c.graph), c.graph.expanded) == before
     assert intent(c, kind="expand", id=3, name="inner", open=False)["ok"]
     assert not next(item for item in c.state["layers"] if item["name"] == "inner")["expanded"]
+
+
+# ----- issue 12: edges as objects, insert on a wire, quick-add, stable layout -----------------
+
+def _chain(canvas):
+    intent(canvas, kind="add_input", id=1, shape=[28, 28, 1], name="image", x=0, y=0)
+    intent(canvas, kind="add_layer", id=2, class_name="Flatten", x=0, y=100)
+    intent(canvas, kind="add_layer", id=3, class_name="Dense", config={"units": 10}, x=0, y=200)
+    intent(canvas, kind="connect", id=4, src=["image", 0, 0], dst=["flatten", 0, None])
+    intent(canvas, kind="connect", id=5, src=["flatten", 0, 0], dst=["dense", 0, None])
+
+
+def test_insert_layer_on_a_wire_is_one_undo_step_and_downstream_keeps_its_weights(canvas):
+    _chain(canvas)
+    g = canvas.graph
+    dense = g.keras_layer("dense")
+    kernel = dense.kernel.numpy().copy()
+    y = g.positions["dense"][1]
+    reply = intent(canvas, kind="insert_layer", id=6, class_name="Dropout", src=["flatten", 0, 0],
+                   dst=["dense", 0, 0], x=0, y=y)
+    assert reply["result"] == "dropout"
+    assert history(ok(g), "dropout", 0, 0) == ("flatten", 0, 0)
+    assert history(g, "dense", 0, 0) == ("dropout", 0, 0)
+    assert g.keras_layer("dense") is dense and (dense.kernel.numpy() == kernel).all()
+    assert g.positions["dense"][1] > y  # the box below made room
+    intent(canvas, kind="undo", id=7)
+    assert "dropout" not in g.layers and history(ok(g), "dense", 0, 0) == ("flatten", 0, 0)
+
+
+def test_rewire_moves_or_unplugs_an_edge_in_one_step(canvas):
+    _chain(canvas)
+    intent(canvas, kind="add_layer", id=6, class_name="Dense", config={"units": 3})
+    assert intent(canvas, kind="rewire", id=7, src=["flatten", 0, 0], old=["dense", 0, 0],
+                  new=["dense_1", 0, None])["ok"]
+    assert [e for e in canvas.graph.edges if e[0][0] == "flatten"] == [(("flatten", 0, 0), ("dense_1", 0, 0))]
+    assert intent(canvas, kind="rewire", id=8, src=["flatten", 0, 0], old=["dense_1", 0, 0], new=None)["ok"]
+    assert [e for e in canvas.graph.edges if e[0][0] == "flatten"] == []
+    intent(canvas, kind="undo", id=9)
+    assert (("flatten", 0, 0), ("dense_1", 0, 0)) in canvas.graph.edges
+
+
+def test_remove_with_bridge_keeps_the_chain_joined(canvas):
+    _chain(canvas)
+    intent(canvas, kind="add_layer", id=6, class_name="Add")
+    intent(canvas, kind="connect", id=7, src=["dense", 0, 0], dst=["add", 0, None])
+    intent(canvas, kind="connect", id=8, src=["image", 0, 0], dst=["add", 0, None])
+    assert intent(canvas, kind="remove", id=9, names=["image"], bridge=True)["error"]  # no input
+    assert "image" in canvas.graph.layers
+    intent(canvas, kind="insert_layer", id=10, class_name="Dropout", src=["flatten", 0, 0], dst=["dense", 0, 0])
+    assert intent(canvas, kind="remove", id=11, names=["dropout"], bridge=True)["ok"]
+    assert history(ok(canvas.graph), "dense", 0, 0) == ("flatten", 0, 0)
+
+
+def test_accepts_names_classes_and_free_slots_for_a_tensor(canvas):
+    _chain(canvas)
+    intent(canvas, kind="add_layer", id=6, class_name="Conv2D")
+    intent(canvas, kind="add_layer", id=7, class_name="Dense", config={"units": 2})
+    result = intent(canvas, kind="accepts", id=8, src=["flatten", 0, 0])["result"]
+    assert "Dense" in result["classes"] and "Conv2D" not in result["classes"]
+    assert "in:dense_1:0:0" in result["accept"] and "in:conv2d:0:0" in result["refuse"]
+    assert intent(canvas, kind="accepts", id=9, src=["nope", 0, 0])["error"]
+    assert canvas.graph.keras_layer("flatten")._outbound_nodes.__len__() == 1  # nothing stale
+
+
+def test_canvas_edits_move_only_what_they_must_and_paste_lands_in_view(canvas):
+    _chain(canvas)
+    before = dict(canvas.graph.positions)
+    intent(canvas, kind="add_layer", id=6, class_name="Dense", x=before["dense"][0], y=before["dense"][1])
+    g = canvas.graph
+    assert all(g.positions[n] == p for n, p in before.items())  # nothing jumped
+    assert g.positions["dense_1"] != before["dense"]  # not dropped on top of another box
+    view = [1000, 1000, 800, 600]
+    mapping = intent(canvas, kind="duplicate", id=7, names=["dense"], view=view)["result"]
+    x, y = g.positions[mapping["dense"]]
+    assert 1000 <= x <= 1800 and 1000 <= y <= 1600
+    assert all(g.positions[n] == p for n, p in before.items())
+    assert intent(canvas, kind="code", id=8)["result"]["error"]  # dense_1 is not fed yet
+    intent(canvas, kind="remove", id=9, names=["dense_1", mapping["dense"]])
+    assert intent(canvas, kind="code", id=10)["result"] == {"code": g.to_code(), "error": None}
+
+
+def test_messages_speak_the_canvas_words(canvas):
+    intent(canvas, kind="add_input", id=1, shape=[4], name="a")
+    intent(canvas, kind="add_input", id=2, shape=[4], name="b")
+    intent(canvas, kind="add_layer", id=3, class_name="Dense")
+    intent(canvas, kind="connect", id=4, src=["a", 0, 0], dst=["dense", 0, None])
+    error = intent(canvas, kind="connect", id=5, src=["b", 0, 0], dst=["dense", 0, 0])["error"]
+    assert "call=" not in error and "Call again" in error
+    assert intent(canvas, kind="insert_layer", id=6, class_name="os.system", src=["a", 0, 0],
+                  dst=["dense", 0, 0])["error"]
+    assert intent(canvas, kind="duplicate", id=7, names=["a"], view=[0, 0, -1, 5])["error"]
+
+
+def test_a_wire_dropped_in_empty_space_adds_a_connected_layer_in_one_step(canvas):
+    _chain(canvas)
+    reply = intent(canvas, kind="add_layer", id=6, class_name="Dense", src=["flatten", 0, 0], x=400, y=400)
+    assert history(ok(canvas.graph), reply["result"], 0, 0) == ("flatten", 0, 0)
+    intent(canvas, kind="undo", id=7)
+    assert reply["result"] not in canvas.graph.layers
+
+
+def test_an_input_shape_with_none_blames_the_input_not_a_variable(canvas):
+    intent(canvas, kind="add_input", id=1, shape=[4], name="a")
+    intent(canvas, kind="add_layer", id=2, class_name="Dense")
+    intent(canvas, kind="connect", id=3, src=["a", 0, 0], dst=["dense", 0, None])
+    error = intent(canvas, kind="configure", id=4, name="a", config={"shape": [None]})["error"]
+    assert error.split("(Shapes")[0].endswith("a gives None there. ")

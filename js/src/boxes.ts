@@ -3,6 +3,7 @@ import { svg } from "./dom";
 import { boxHeight, boxWidth, fitText } from "./geometry";
 import { callText, paramsText, shapeText } from "./mirror";
 import type { InnerView, LayerState } from "./types";
+import { activationText, family } from "./families";
 
 /** One line of a box: user text as an SVG text node, squeezed or cut to the box's width. */
 function boxText(x: number, y: number, cls: string, text: string, charWidth: number, width: number): SVGTextElement {
@@ -28,15 +29,20 @@ export function boxShape(layer: LayerState, look: BoxLook): SVGGElement {
   if (layer.expanded) classes.push("kc-expanded");
   const g = svg("g", { class: classes.join(" "), transform: `translate(${layer.x},${layer.y})`,
     tabindex: 0, role: "button", "aria-label": layer.name, "data-name": layer.name });
+  const fam = family(layer);
+  if (fam) g.style.setProperty("--kc-hue", String(fam.hue));
   g.append(svg("rect", { width: w, height: h, rx: 6 }));
+  // the family's colour: a band along the top of the box (legend under the toolbar)
+  if (fam) g.append(svg("path", { class: "kc-family", d: `M0.6,6 a6,6 0 0 1 6,-5.4 h${w - 13.2} a6,6 0 0 1 6,5.4 z` }));
   if (!look.detail) return g;
   const nested = layer.inner_layers !== null;
   const room = w - 16 - (layer.problems.length ? 16 : 0) - (nested ? 20 : 0);
-  g.append(boxText(8, 16, "kc-name", layer.name, 7.2, room));
+  g.append(boxText(8, 19, "kc-name", layer.name, 7.2, room));
   const params = (layer.params === null ? "" : ` · ${paramsText(layer.params)} params`)
     + (layer.depth === null ? "" : ` · depth ${layer.depth}`);
   const holds = nested ? ` · ${layer.inner_layers} layers` : "";
-  g.append(boxText(8, 32, "kc-class", `${layer.class_name}${holds}${params}`, 5.6, w - 16));
+  const act = activationText(layer.config);
+  g.append(boxText(8, 34, "kc-class", `${layer.class_name}${act ? ` · ${act}` : ""}${holds}${params}`, 5.6, w - 16));
   if (layer.expanded && layer.inner) drawInside(g, layer.inner, layer.name);
   else layer.calls.forEach((call, k) => {
     g.append(boxText(8, 40 + 12 + k * 16, call.built ? "kc-call" : "kc-call kc-call-pending", callText(layer, k), 5.6, w - 16));

@@ -1,9 +1,16 @@
 // The drawing area: boxes, ports and edges in SVG, and every gesture turned into a kernel intent.
 import { clear, el, svg } from "./dom";
 import {
-  type Point, type Port, type Rect, type View, boxAt, boxHeight, boxWidth, boxesIn, bounds, edgePath,
-  fitView, fitsIn, portAt, ports, rectFrom, toScreen, toWorld, zoomAt,
+  type Point, type Port, type Rect, type View, boxAt, boxHeight, boxWidth, boxesIn, bounds, centreOn, edgePath,
+  fitsIn, portAt, ports, readableFit, rectFrom, toScreen, toWorld, zoomAt,
 } from "./geometry";
+import { edgeAt, insertPlacement } from "./edges";
+import { type Route, placeLabels, route } from "./router";
+import { QuickAdd, matchRank } from "./quickadd";
+import { placeMenu } from "./menu";
+import { CodePanel } from "./codepanel";
+import { FAMILIES, family } from "./families";
+import { usefulMessage } from "./words";
 import { byName, edgeTitle, problemLines, shapeText, summary } from "./mirror";
 import { type Explanation, INPUT_PRESETS, renderExplanation, renderInspector, renderNodes, renderPalette } from "./panels";
 import { Client, type Model } from "./protocol";
@@ -11,14 +18,16 @@ import { boxShape } from "./boxes";
 import { exportPng, exportSvg } from "./exporting";
 import { type DepthStep, type ForwardStep, StepPlayer, depthStepText, forwardStepText } from "./teach";
 import { TrainingPanel } from "./training";
-import type { GraphState, LayerState, PaletteEntry } from "./types";
+import type { EdgeState, GraphState, LayerState, PaletteEntry } from "./types";
 
 type Drag =
   | { kind: "pan"; from: Point; view: View; moved: boolean }
   | { kind: "select"; from: Point; rect: SVGRectElement }
   | { kind: "box"; name: string; from: Point; start: Point; moved: boolean }
   | { kind: "edge"; port: Port }
-  | { kind: "new"; className: string; ghost: HTMLElement };
+  | { kind: "rewire"; edge: EdgeState; from: Port }
+  | { kind: "mini" }
+  | { kind: "new"; className: string; ghost: HTMLElement; wire: number };
 
 const ANIMATE_MS = 250;
 const ANIMATE_LIMIT = 400; // layers: bigger graphs jump to the new layout
@@ -26,6 +35,24 @@ const BIG_GRAPH = 300; // layers: beyond this, draw only near the viewport and p
 const PROBLEMS_SHOWN = 12; // lines in the problem list under the drawing
 const TOAST_MS = 8000;
 const DOUBLE_PRESS_MS = 400;
+const FAILED = Symbol("failed");
+const ROUTE_LIMIT = 600; // edges: beyond this, plain curves (routing costs a little per edge)
+const LABEL_SCALE = 1.2; // zoomed in at least this far: slot and port names are written by the ports
+
+/** A port's name for people: the slot's argument name (query, value, key), its list position,
+ * or the output's number, and the call when there is more than one. */
+export function portName(layer: LayerState, port: { kind: "in" | "out"; call: number; index: number }): string {
+  const call = layer.calls.length > 1 || port.call > 0 ? ` · call ${port.call}` : "";
+  if (port.kind === "out") return (layer.n_outputs > 1 ? `output ${port.index}` : "output") + call;
+  const s = layer.slots;
+  if (s.kind === "args") return (s.names[port.index] ?? `argument ${port.index}`) + call;
+  if (s.kind === "list") return `${s.names[0] ?? "inputs"}[${port.index}]` + call;
+  return (s.names[0] ?? "inputs") + call;
+}
+
+function edgeKey(e: EdgeState): string {
+  return `${e.src.join(":")}>${e.dst.join(":")}`;
+}
 
 export class CanvasView {
   readonly root: HTMLElement;
@@ -86,11 +113,19 @@ export class CanvasView {
     this.problemList = el("ul", { class: "kc-problems", "aria-label": "Problems" });
     this.toast = el("div", { class: "kc-toast", role: "alert" });
     this.menu = el("div", { class: "kc-menu", role: "menu" });
-    this.stage = el("div", { class: "kc-stage" });
+    // the canvas owns its context menu: JupyterLab's (Restart Kernel, Delete Cell...) stays off it
+    this.stage = el("div", { class: "kc-stage", "data-jp-suppress-context-menu": "" });
     this.stage.style.height = `${height}px`;
-    this.stage.append(this.svgEl, this.minimap, this.toast, this.menu);
+    this.quick = new QuickAdd(() => { this.pendingWire = null; this.root.focus({ preventScroll: true }); });
+    this.findBar = el("div", { class: "kc-find", role: "search" });
+    this.findInput = el("input", { type: "search", class: "kc-field", placeholder: "Find a layer", "aria-label": "find layer" });
+    this.findCount = el("span", { class: "kc-muted" });
+    this.findBar.append(this.findInput, this.findCount);
+    this.stage.append(this.svgEl, this.minimap, this.toast, this.menu, this.quick.root, this.findBar);
+    this.legend = el("div", { class: "kc-legend", "aria-label": "Layer families" });
     this.playerHost = el("div", { class: "kc-player-host" });
-    main.append(this.stage, this.status, this.problemList, this.playerHost);
+    this.code = new CodePanel(this.client, () => this.state.name, (m) => this.notice(m));
+    main.append(this.legend, this.stage, this.status, this.problemList, this.playerHost, this.code.root);
     this.training = new TrainingPanel(model, this.client, (m) => this.showError(m));
     main.append(this.training.root);
     this.onTraining = () => this.training.update(model.get("training") ?? {});
@@ -116,7 +151,30 @@ export class CanvasView {
     // as soon as it has a size, not at the first edit (which would then jump the view).
     this.sized = new ResizeObserver(() => { if (!this.fitted) this.render(); });
     this.sized.observe(this.stage);
+    // the training chart is drawn on a canvas: it follows a theme switch by being redrawn
+    this.themed = new MutationObserver(() => this.training.retheme());
+    this.themed.observe(document.body, { attributes: true, attributeFilter: ["data-jp-theme-name", "data-jp-theme-light"] });
+    this.findInput.addEventListener("input", () => this.find(false));
+    this.findInput.addEventListener("keydown", (ev) => {
+      ev.stopPropagation();
+      if (ev.key === "Enter") { ev.preventDefault(); this.find(true); }
+      if (ev.key === "Escape") { ev.preventDefault(); this.closeFind(); }
+    });
   }
+
+  private themed: MutationObserver;
+  private quick: QuickAdd;
+  private code: CodePanel;
+  private legend: HTMLElement;
+  private findBar: HTMLElement;
+  private findInput: HTMLInputElement;
+  private findCount: HTMLElement;
+  private findAt = 0;
+  private routes: (Point[] | null)[] = []; // each edge's drawn polyline (world), for hit tests
+  private hints: { key: string; accept: Set<string>; refuse: Set<string>; classes: string[] | null } | null = null;
+  private pendingWire: Port | null = null;
+  private pointerInside = false; // the mouse is over the drawing: Tab opens quick-add there
+  private selectedEdgeKey: string | null = null;
 
   private sized: ResizeObserver;
   private lastPress: { name: string; at: number } | null = null;
@@ -126,6 +184,8 @@ export class CanvasView {
 
   destroy(): void {
     this.sized.disconnect();
+    this.themed.disconnect();
+    this.code.destroy();
     this.model.off("change:training", this.onTraining);
     this.training.destroy();
     this.client.close();
@@ -136,6 +196,9 @@ export class CanvasView {
     const before = new Map(this.state.layers.map((l) => [l.name, { x: l.x, y: l.y }]));
     this.state = state;
     for (const name of [...this.selected]) if (!state.layers.some((l) => l.name === name)) this.selected.delete(name);
+    if (this.selectedEdgeKey && !state.edges.some((e) => edgeKey(e) === this.selectedEdgeKey)) this.clearEdge();
+    this.hints = null; // the kernel's answers about slots were for the drawing as it was
+    this.code.changed();
     this.animateFrom(before);
   }
 
@@ -182,7 +245,7 @@ export class CanvasView {
     this.drawnBounds = bounds(layers);
     if (!this.fitted && layers.length) {
       const r = this.stage.getBoundingClientRect();
-      if (r.width > 0) { this.view = fitView(layers, r.width, r.height); this.fitted = true; }
+      if (r.width > 0) { this.view = readableFit(layers, r.width, r.height); this.fitted = true; }
     }
     this.applyView();
     clear(this.boxLayer);
@@ -194,32 +257,23 @@ export class CanvasView {
     const seen = big ? this.visibleRect() : null;
     const inView = (p: Point) => !seen || (p.x >= seen.x && p.x <= seen.x + seen.w && p.y >= seen.y && p.y <= seen.y + seen.h);
     this.allPorts = [];
+    this.portLabels = [];
     for (const layer of layers) {
       const visible = !seen || (layer.x + boxWidth(layer) >= seen.x && layer.x <= seen.x + seen.w
         && layer.y + boxHeight(layer) >= seen.y && layer.y <= seen.y + seen.h);
       if (visible) this.drawBox(layer, detail);
       for (const port of ports(layer, this.state.edges)) {
         this.allPorts.push(port);
-        if (visible && detail) this.drawPort(port);
+        if (visible && detail) this.drawPort(port, layer);
       }
     }
-    const at = new Map(this.allPorts.map((p) => [p.key, p.at]));
-    for (const [index, e] of this.state.edges.entries()) {
-      const a = at.get(`out:${e.src.join(":")}`);
-      const b = at.get(`in:${e.dst.join(":")}`);
-      if (!a || !b || !(inView(a) || inView(b))) continue;
-      const g = svg("g", { class: (e.built ? "kc-edge" : "kc-edge kc-pending") + (this.selectedEdge === index ? " kc-edge-selected" : ""),
-        "data-edge": index, tabindex: 0, role: "button", "aria-label": `edge ${e.src.join(".")} to ${e.dst.join(".")}` });
-      g.append(svg("path", { d: edgePath(a, b), class: "kc-edge-hit" }), svg("path", { d: edgePath(a, b) }),
-        svg("title", {}, edgeTitle(e)));
-      if (detail) g.append(svg("text", { x: (a.x + b.x) / 2 + 4, y: (a.y + b.y) / 2, class: "kc-edge-label" }, shapeText(e.shape)));
-      this.edgeLayer.append(g);
-    }
+    this.drawEdges(layers, detail, inView);
+    this.drawLegend();
     this.status.textContent = summary(this.state);
     this.drawProblems();
     this.drawMinimap(layers);
     const current = this.state.layers.find((l) => this.selected.has(l.name)) ?? null;
-    if (this.selectedEdge !== null && this.edgeExplanation && !this.selected.size) {
+    if (this.selectedEdgeKey !== null && this.edgeExplanation && !this.selected.size) {
       renderExplanation(this.inspector, this.edgeExplanation);
     } else renderInspector(this.inspector, this.selected.size === 1 ? current : null,
       this.palette.find((p) => p.class_name === current?.class_name), this.inspectorError,
@@ -239,10 +293,92 @@ export class CanvasView {
     this.boxLayer.append(boxShape(layer, { selected: this.selected.has(layer.name), highlighted: this.highlighted === layer.name, detail }));
   }
 
-  private drawPort(port: Port): void {
+  /** Edges routed around the boxes they do not join, labels where they collide with nothing. */
+  private drawEdges(layers: LayerState[], detail: boolean, inView: (p: Point) => boolean): void {
+    const at = new Map(this.allPorts.map((p) => [p.key, p.at]));
+    const rects = new Map(layers.map((l) => [l.name, { x: l.x, y: l.y, w: boxWidth(l), h: boxHeight(l) }]));
+    const routing = this.state.edges.length <= ROUTE_LIMIT;
+    const lanes = new Map<string, number>();
+    this.routes = [];
+    const drawn: { g: SVGGElement; points: Point[]; text: string }[] = [];
+    for (const [index, e] of this.state.edges.entries()) {
+      const a = at.get(`out:${e.src.join(":")}`);
+      const b = at.get(`in:${e.dst.join(":")}`);
+      this.routes.push(null);
+      if (!a || !b || !(inView(a) || inView(b))) continue;
+      let r: Route;
+      if (routing) {
+        const x0 = Math.min(a.x, b.x) - 400, x1 = Math.max(a.x, b.x) + 400;
+        const obstacles: Rect[] = [];
+        for (const [name, q] of rects) {
+          if (name === e.src[0] || name === e.dst[0]) continue;
+          if (q.x + q.w < x0 || q.x > x1 || q.y + q.h < Math.min(a.y, b.y) || q.y > Math.max(a.y, b.y)) continue;
+          obstacles.push(q);
+        }
+        const laneKey = e.src.join(":");
+        const lane = lanes.get(laneKey) ?? lanes.size % 4;
+        lanes.set(laneKey, lane);
+        r = route(a, b, obstacles, lane);
+      } else r = { d: edgePath(a, b), points: [a, b] };
+      this.routes[index] = r.points;
+      const key = edgeKey(e);
+      const cls = ["kc-edge"];
+      if (!e.built) cls.push("kc-pending");
+      if (this.selectedEdgeKey === key) cls.push("kc-edge-selected");
+      if (this.dropWire === index) cls.push("kc-edge-drop");
+      const g = svg("g", { class: cls.join(" "), "data-edge": index, "data-edge-key": key, tabindex: 0, role: "button",
+        "aria-label": `edge ${e.src.join(".")} to ${e.dst.join(".")}` });
+      g.append(svg("path", { d: r.d, class: "kc-edge-hit" }), svg("path", { d: r.d, class: "kc-edge-line" }),
+        svg("title", {}, edgeTitle(e)));
+      this.edgeLayer.append(g);
+      drawn.push({ g, points: r.points, text: shapeText(e.shape) });
+    }
+    if (!detail) return;
+    const spots = placeLabels(drawn.map((d) => d.points), drawn.map((d) => d.text.length * 5.6), [...rects.values(), ...this.portLabels]);
+    spots.forEach((spot, i) => {
+      if (spot) drawn[i].g.append(svg("text", { x: spot.x, y: spot.y, class: "kc-edge-label" }, drawn[i].text));
+    });
+  }
+
+  private portLabels: Rect[] = []; // where slot/port names are written (edge labels avoid them)
+  private dropWire = -1; // the wire a palette drag would insert into
+
+  /** Families present in the drawing, with their colour: the legend under the toolbar. */
+  private drawLegend(): void {
+    clear(this.legend);
+    const present = new Set(this.state.layers.map((l) => family(l)?.name).filter(Boolean));
+    for (const f of FAMILIES) {
+      if (!present.has(f.name)) continue;
+      const item = el("span", { class: "kc-legend-item" });
+      const swatch = el("span", { class: "kc-swatch" });
+      swatch.style.setProperty("--kc-hue", String(f.hue));
+      item.append(swatch, document.createTextNode(f.name));
+      this.legend.append(item);
+    }
+  }
+
+  private drawPort(port: Port, layer: LayerState): void {
     const armed = this.armed?.key === port.key;
-    this.portLayer.append(svg("circle", { cx: port.at.x, cy: port.at.y, r: 6, tabindex: 0, role: "button",
-      class: `kc-port kc-port-${port.kind}${armed ? " kc-armed" : ""}`, "aria-label": port.label, "data-port": port.key }));
+    const name = portName(layer, port);
+    let hint = "";
+    if (this.hints && this.drag?.kind === "edge" && port.kind === "in") {
+      hint = this.hints.accept.has(port.key) ? " kc-port-ok" : this.hints.refuse.has(port.key) ? " kc-port-dim" : "";
+    }
+    const c = svg("circle", { cx: port.at.x, cy: port.at.y, r: 6, tabindex: 0, role: "button",
+      class: `kc-port kc-port-${port.kind}${armed ? " kc-armed" : ""}${hint}`, "aria-label": port.label, "data-port": port.key });
+    c.append(svg("title", {}, `${layer.name}: ${name}`));
+    this.portLayer.append(c);
+    // zoomed in, or where the name says something (several slots, a second call), it is written
+    const telling = layer.slots.kind === "args" || layer.slots.kind === "list" || layer.calls.length > 1 || layer.n_outputs > 1;
+    // written short where only the call tells ports apart ("call 1"); the tooltip says it all
+    const plain = port.kind === "in" ? layer.slots.kind === "single" : layer.n_outputs === 1;
+    if (telling && !(plain && layer.calls.length <= 1) && this.view.k >= (layer.slots.kind === "args" ? 0.8 : LABEL_SCALE)) {
+      const y = port.kind === "in" ? port.at.y - 9 : port.at.y + 17;
+      const text = plain ? `call ${port.call}` : name;
+      this.portLayer.append(svg("text", { x: port.at.x, y, "text-anchor": "middle", class: "kc-port-label" }, text));
+      const w = text.length * 5; // edge labels keep clear of it
+      this.portLabels.push({ x: port.at.x - w / 2, y: y - 9, w, h: 11 });
+    }
   }
 
   /** The drawing's problems in words under it; a click on one goes to its box. */
@@ -319,7 +455,12 @@ export class CanvasView {
    * gesture goes on, and are drawn again, sharp and culled, once it pauses. */
   private viewChanged(): void {
     this.minimapSoon();
-    if (this.state.layers.length <= BIG_GRAPH) { this.applyView(); return; }
+    if (this.state.layers.length <= BIG_GRAPH) {
+      // zooming past the scales where slot names are written draws them (or takes them away)
+      const crossed = (t: number) => (this.view.k >= t) !== (this.drawn.k >= t);
+      if (crossed(LABEL_SCALE) || crossed(0.8)) this.render(); else this.applyView();
+      return;
+    }
     const s = this.view.k / this.drawn.k;
     this.svgEl.style.transform = `translate(${this.view.x - this.drawn.x * s}px,${this.view.y - this.drawn.y * s}px) scale(${s})`;
     window.clearTimeout(this.settle);
@@ -356,15 +497,20 @@ export class CanvasView {
 
   /** Send an intent; a refusal is shown next to `at` (a world point), else at the pointer. */
   private async act(kind: string, fields: Record<string, unknown> = {}, at?: Point): Promise<boolean> {
+    return (await this.actResult(kind, fields, at)) !== FAILED;
+  }
+
+  /** Send an intent; its result, or FAILED (the refusal is shown). */
+  private async actResult(kind: string, fields: Record<string, unknown> = {}, at?: Point): Promise<unknown> {
     const reply = await this.client.send(kind, fields);
     if (!reply.ok) {
       this.showError(reply.error ?? "refused", at);
-      if (kind === "configure" || kind === "rename") { this.inspectorError = reply.error ?? null; this.render(); }
-      return false;
+      if (kind === "configure" || kind === "rename") { this.inspectorError = usefulMessage(reply.error ?? "").short; this.render(); }
+      return FAILED;
     }
     this.inspectorError = null;
     this.hideToast(); // an old refusal no longer applies
-    return true;
+    return reply.result;
   }
 
   private explained: { key: string; nodes: Explanation[]; layer?: Explanation } | null = null;
@@ -384,21 +530,154 @@ export class CanvasView {
   }
 
   private highlighted: string | null = null;
-  private selectedEdge: number | null = null;
+  /** The selected edge: an object like a box (Delete removes it, it has a menu). */
+  private selectedEdgeState(): EdgeState | null {
+    return this.state.edges.find((e) => edgeKey(e) === this.selectedEdgeKey) ?? null;
+  }
 
-  /** Show an edge's KerasTensor and _keras_history, and highlight the layer that made it. */
+  /** No edge selected, and the producer it highlighted is plain again. */
+  private clearEdge(): void {
+    this.selectedEdgeKey = null;
+    this.edgeExplanation = null;
+    this.highlighted = null;
+  }
+
+  /** Select an edge: show its KerasTensor and _keras_history, and highlight the layer that made it. */
   private async inspectEdge(index: number): Promise<void> {
     const e = this.state.edges[index];
     if (!e) return;
+    const key = edgeKey(e);
     this.selected.clear();
-    this.selectedEdge = index;
+    this.selectedEdgeKey = key;
     this.edgeExplanation = null;
     this.highlighted = e.src[0];
     this.render();
+    this.focusEdge(key);
     const reply = await this.client.send("explain_edge", { src: e.src, dst: e.dst });
     if (!reply.ok) { this.showError(reply.error ?? "refused"); return; }
+    if (this.selectedEdgeKey !== key) return;
     this.edgeExplanation = reply.result as Explanation;
-    if (this.selectedEdge === index) renderExplanation(this.inspector, this.edgeExplanation);
+    if (!this.selected.size) renderExplanation(this.inspector, this.edgeExplanation);
+  }
+
+  private focusEdge(key: string): void {
+    const g = this.edgeLayer.querySelector(`[data-edge-key="${CSS.escape(key)}"]`) as SVGElement | null;
+    if (g) { this.restoring = true; try { g.focus({ preventScroll: true }); } finally { this.restoring = false; } }
+  }
+
+  private removeEdge(e: EdgeState): void {
+    this.clearEdge();
+    this.act("disconnect", { src: e.src, dst: e.dst }, this.portAt(`in:${e.dst.join(":")}`));
+    this.root.focus({ preventScroll: true });
+  }
+
+  private portAt(key: string): Point | undefined {
+    return this.allPorts.find((p) => p.key === key)?.at;
+  }
+
+  /** Accepting slots and classes for a wire from `port` (asked once per drag, cached per state). */
+  private askHints(port: Port): void {
+    const key = `${port.key}@${this.state.version}`;
+    if (this.hints?.key === key) return;
+    this.hints = { key, accept: new Set(), refuse: new Set(), classes: null };
+    this.client.send("accepts", { src: [port.layer, port.call, port.index] }).then((reply) => {
+      if (!reply.ok || this.hints?.key !== key) return;
+      const r = reply.result as { classes: string[] | null; accept: string[]; refuse: string[] };
+      this.hints = { key, accept: new Set(r.accept), refuse: new Set(r.refuse), classes: r.classes };
+      if (this.drag?.kind === "edge") this.render();
+      if (this.quick.isOpen && this.pendingWire) this.quick.offer(this.quickNames(r.classes), this.wireNote(this.pendingWire, r.classes));
+    });
+  }
+
+  private quickNames(classes: string[] | null): string[] {
+    return classes ?? this.palette.map((p) => p.class_name);
+  }
+
+  private wireNote(port: Port, classes: string[] | null): string {
+    const layer = this.state.layers.find((l) => l.name === port.layer);
+    const shape = layer?.calls[port.call]?.output_shapes?.[port.index] ?? null;
+    if (classes === null) return `Layers for ${port.layer}'s output (checking which accept ${shapeText(shape)}…)`;
+    return `${classes.length} layers accept ${shapeText(shape)} from ${port.layer}`;
+  }
+
+  /** Quick-add at a screen point: a catalog search; `wire` connects the new layer to it. */
+  private openQuickAdd(at: Point, wire: Port | null = null, onto: EdgeState | null = null): void {
+    this.menu.classList.remove("kc-show");
+    const world = toWorld(this.view, at);
+    this.pendingWire = wire;
+    let names = this.palette.map((p) => p.class_name);
+    let note = onto ? `Insert into ${onto.src[0]} → ${onto.dst[0]}` : "Type to search the layers";
+    if (wire) {
+      this.askHints(wire);
+      names = this.quickNames(this.hints?.classes ?? null);
+      note = this.wireNote(wire, this.hints?.classes ?? null);
+    }
+    const r = this.stage.getBoundingClientRect();
+    const spot = placeMenu(at, { w: 260, h: 300 }, { w: r.width, h: r.height });
+    this.quick.open(spot, names, note, (className) => {
+      const view = this.viewRect();
+      if (onto) {
+        const i = this.state.edges.findIndex((e) => edgeKey(e) === edgeKey(onto));
+        const pts = this.routes[i];
+        const p = pts ? insertPlacement(world, pts, 180, 62) : world;
+        this.actResult("insert_layer", { class_name: className, src: onto.src, dst: onto.dst, x: p.x, y: p.y }, world)
+          .then((name) => this.selectNew(name));
+      } else {
+        const fields: Record<string, unknown> = { class_name: className, x: world.x - 90, y: world.y, view };
+        if (wire) fields.src = [wire.layer, wire.call, wire.index];
+        this.actResult("add_layer", fields, world).then((name) => this.selectNew(name));
+      }
+    });
+  }
+
+  /** The world rectangle on screen, [x, y, w, h]: where the kernel puts new boxes. */
+  private viewRect(): number[] {
+    const r = this.stage.getBoundingClientRect();
+    const tl = toWorld(this.view, { x: 0, y: 0 });
+    return [tl.x, tl.y, Math.max(1, r.width / this.view.k), Math.max(1, r.height / this.view.k)];
+  }
+
+  /** A box the user just made (drop, quick-add, paste) is selected. */
+  private selectNew(result: unknown): void {
+    const names = typeof result === "string" ? [result]
+      : result && typeof result === "object" ? Object.values(result as Record<string, string>) : [];
+    if (!names.length) return;
+    this.clearEdge();
+    this.selected = new Set(names);
+    this.render();
+    this.root.focus({ preventScroll: true });
+  }
+
+  /** Ctrl+F: find a layer by name; Enter jumps to it (selected, centred at a readable scale). */
+  private openFind(): void {
+    this.findBar.classList.add("kc-show");
+    this.findInput.focus({ preventScroll: true });
+    this.findInput.select();
+    this.find(false);
+  }
+
+  private closeFind(): void {
+    this.findBar.classList.remove("kc-show");
+    this.root.focus({ preventScroll: true });
+  }
+
+  private find(jump: boolean): void {
+    const q = this.findInput.value;
+    const hits = this.state.layers
+      .map((l) => ({ l, r: matchRank(l.name, q) ?? (matchRank(l.class_name, q) === null ? null : 5) }))
+      .filter((h) => h.r !== null && q.trim() !== "")
+      .sort((a, b) => (a.r as number) - (b.r as number));
+    this.findCount.textContent = q.trim() ? `${hits.length} found` : "";
+    if (!hits.length) return;
+    if (!jump) this.findAt = 0;
+    const hit = hits[this.findAt % hits.length].l;
+    if (jump) this.findAt++;
+    this.clearEdge();
+    this.selected = new Set([hit.name]);
+    const r = this.stage.getBoundingClientRect();
+    const placed = this.placed().find((l) => l.name === hit.name) ?? hit;
+    this.view = centreOn(placed, this.view, r.width, r.height);
+    this.render();
   }
 
   private edgeExplanation: Explanation | null = null;
@@ -424,7 +703,20 @@ export class CanvasView {
 
   /** A refusal, next to the spot it concerns: it follows that spot while the view moves. */
   private showError(message: string, at?: Point): void {
-    this.toast.textContent = message;
+    // the first useful sentence; the whole message one press away
+    const { short, more } = usefulMessage(message);
+    clear(this.toast);
+    const text = el("div", { class: "kc-toast-text" }, short);
+    this.toast.append(text);
+    if (more) {
+      const details = el("button", { class: "kc-link", "aria-label": "Show details" }, "Details");
+      details.addEventListener("click", () => {
+        text.textContent = more;
+        details.remove();
+        window.clearTimeout(this.toastTimer);
+      });
+      this.toast.append(details);
+    }
     this.toastAt = at ?? toWorld(this.view, this.lastPointer);
     this.toast.classList.add("kc-show");
     this.placeToast();
@@ -453,8 +745,10 @@ export class CanvasView {
 
   private addLayer(className: string, at: Point): void {
     const preset = INPUT_PRESETS[className];
-    if (preset) this.act("add_input", { shape: preset, x: at.x, y: at.y });
-    else this.act("add_layer", { class_name: className, x: at.x, y: at.y });
+    const view = this.viewRect();
+    const made = preset ? this.actResult("add_input", { shape: preset, x: at.x, y: at.y, view })
+      : this.actResult("add_layer", { class_name: className, x: at.x, y: at.y, view });
+    made.then((name) => this.selectNew(name)); // a new box is selected, as in every node editor
   }
 
   // ----- gestures ------------------------------------------------------------------------------
@@ -473,7 +767,7 @@ export class CanvasView {
     ev.preventDefault();
     const ghost = el("div", { class: "kc-ghost" }, className);
     document.body.append(ghost);
-    this.drag = { kind: "new", className, ghost };
+    this.drag = { kind: "new", className, ghost, wire: -1 };
     this.moveGhost(ev);
   }
 
@@ -481,11 +775,23 @@ export class CanvasView {
     if (this.drag?.kind !== "new") return;
     this.drag.ghost.style.left = `${ev.clientX + 8}px`;
     this.drag.ghost.style.top = `${ev.clientY + 8}px`;
+    // over a wire: it lights up, and the drop inserts the layer into it
+    const r = this.stage.getBoundingClientRect();
+    const inside = ev.clientX >= r.left && ev.clientX <= r.right && ev.clientY >= r.top && ev.clientY <= r.bottom;
+    const wire = inside ? edgeAt(this.routes, toWorld(this.view, this.local(ev)), 12 / this.view.k) : -1;
+    if (wire !== this.drag.wire) {
+      this.drag.wire = wire;
+      this.dropWire = wire;
+      this.drag.ghost.textContent = wire >= 0 ? `${this.drag.className} → insert into wire` : this.drag.className;
+      this.render();
+    }
   }
 
   private listen(): void {
     const svgEl = this.svgEl;
     svgEl.addEventListener("pointerdown", (ev) => this.onDown(ev));
+    svgEl.addEventListener("pointermove", (ev) => { this.lastPointer = this.local(ev); this.pointerInside = true; });
+    this.stage.addEventListener("pointerleave", () => { this.pointerInside = false; });
     window.addEventListener("pointermove", this.onMove);
     window.addEventListener("pointerup", this.onUp);
     svgEl.addEventListener("wheel", (ev) => {
@@ -493,7 +799,13 @@ export class CanvasView {
       this.view = zoomAt(this.view, this.local(ev), Math.exp(-ev.deltaY * 0.0015));
       this.viewChanged();
     }, { passive: false });
-    svgEl.addEventListener("contextmenu", (ev) => this.onMenu(ev));
+    // the canvas's menu, never JupyterLab's on top of it (it listens further up: stop here)
+    this.stage.addEventListener("contextmenu", (ev) => {
+      if (this.quick.root.contains(ev.target as Node) || this.findBar.contains(ev.target as Node)) { ev.stopPropagation(); return; }
+      ev.preventDefault();
+      ev.stopPropagation();
+      if (this.svgEl.contains(ev.target as Node)) this.onMenu(ev);
+    });
     this.root.addEventListener("keydown", (ev) => this.onKey(ev));
     // After the event: JupyterLab's notebook handles this focusin too, and takes the focus to
     // its cell if the target has left the page by then (a redraw replaces it).
@@ -502,19 +814,33 @@ export class CanvasView {
       const target = ev.target as Element;
       requestAnimationFrame(() => this.reveal(target));
     });
+    // the minimap: press or drag anywhere on it and the view follows
     this.minimap.addEventListener("pointerdown", (ev) => {
-      const box = this.minimap.viewBox.baseVal;
-      const r = this.minimap.getBoundingClientRect();
-      const w = { x: box.x + ((ev.clientX - r.left) / r.width) * box.width, y: box.y + ((ev.clientY - r.top) / r.height) * box.height };
-      const s = this.stage.getBoundingClientRect();
-      this.view = { ...this.view, x: s.width / 2 - w.x * this.view.k, y: s.height / 2 - w.y * this.view.k };
-      this.render();
+      ev.preventDefault();
+      ev.stopPropagation();
+      this.drag = { kind: "mini" };
+      this.miniTo(ev);
     });
     document.addEventListener("pointerdown", (ev) => { if (!this.menu.contains(ev.target as Node)) this.menu.classList.remove("kc-show"); });
   }
 
+  /** Centre the view on the world point under the pointer on the minimap. */
+  private miniTo(ev: PointerEvent): void {
+    const box = this.minimap.viewBox.baseVal;
+    const r = this.minimap.getBoundingClientRect();
+    if (!box || !r.width) return;
+    // the viewBox is fitted inside the minimap keeping its aspect (xMidYMid meet)
+    const s = Math.min(r.width / box.width, r.height / box.height);
+    const ox = (r.width - box.width * s) / 2, oy = (r.height - box.height * s) / 2;
+    const w = { x: box.x + (ev.clientX - r.left - ox) / s, y: box.y + (ev.clientY - r.top - oy) / s };
+    const st = this.stage.getBoundingClientRect();
+    this.view = { ...this.view, x: st.width / 2 - w.x * this.view.k, y: st.height / 2 - w.y * this.view.k };
+    this.viewChanged();
+  }
+
   private onDown(ev: PointerEvent): void {
     if (ev.button !== 0) return;
+    this.quick.close();
     const p = this.local(ev);
     this.lastPointer = p;
     const w = toWorld(this.view, p);
@@ -523,8 +849,18 @@ export class CanvasView {
     const port = portKey ? this.allPorts.find((q) => q.key === portKey) ?? null : portAt(this.allPorts, w);
     if (port && port.kind === "out") {
       this.drag = { kind: "edge", port };
+      this.askHints(port);
       ev.preventDefault();
       return;
+    }
+    if (port && port.kind === "in") {
+      // a filled slot: its wire comes off with the pointer (drop on another slot, or in empty space to unplug)
+      const e = this.state.edges.find((x) => `in:${x.dst.join(":")}` === port.key);
+      if (e) {
+        this.drag = { kind: "rewire", edge: e, from: port };
+        ev.preventDefault();
+        return;
+      }
     }
     const toggle = target.closest?.("[data-toggle]");
     if (toggle) {
@@ -535,6 +871,7 @@ export class CanvasView {
     const edge = target.closest?.("[data-edge]");
     if (edge) {
       this.inspectEdge(Number(edge.getAttribute("data-edge")));
+      ev.preventDefault(); // the focus stays on the edge, for Delete
       return;
     }
     const box = boxAt(this.placed(), w);
@@ -545,7 +882,7 @@ export class CanvasView {
       const again = this.lastPress?.name === box.name && now - this.lastPress.at < DOUBLE_PRESS_MS;
       this.lastPress = again ? null : { name: box.name, at: now };
       if (again && box.inner_layers !== null) { this.toggle(box.name); return; }
-      this.selectedEdge = null;
+      this.clearEdge();
       if (ev.shiftKey) {
         if (this.selected.has(box.name)) this.selected.delete(box.name); else this.selected.add(box.name);
       } else if (!this.selected.has(box.name)) {
@@ -557,6 +894,7 @@ export class CanvasView {
       this.root.focus({ preventScroll: true });
       return;
     }
+    if (this.selectedEdgeKey || this.highlighted) { this.clearEdge(); this.render(); }
     if (ev.shiftKey) {
       const rect = svg("rect", { class: "kc-band", x: w.x, y: w.y, width: 0, height: 0 });
       this.world.append(rect);
@@ -570,6 +908,7 @@ export class CanvasView {
     const drag = this.drag;
     if (!drag) return;
     if (drag.kind === "new") { this.moveGhost(ev); return; }
+    if (drag.kind === "mini") { this.miniTo(ev); return; }
     const p = this.local(ev);
     const w = toWorld(this.view, p);
     if (drag.kind === "pan") {
@@ -582,7 +921,13 @@ export class CanvasView {
       drag.moved = drag.moved || Math.abs(w.x - drag.from.x) + Math.abs(w.y - drag.from.y) > 3;
       if (drag.moved) { this.shown.set(drag.name, { x, y }); this.render(); }
     } else if (drag.kind === "edge") {
+      if (!this.svgEl.classList.contains("kc-wiring")) { this.svgEl.classList.add("kc-wiring"); this.render(); }
       this.overlay.setAttribute("d", edgePath(drag.port.at, w));
+    } else if (drag.kind === "rewire") {
+      const src = this.portAt(`out:${drag.edge.src.join(":")}`);
+      if (src) this.overlay.setAttribute("d", edgePath(src, w));
+      const g = this.edgeLayer.querySelector(`[data-edge-key="${CSS.escape(edgeKey(drag.edge))}"]`);
+      g?.classList.add("kc-edge-lifted");
     } else if (drag.kind === "select") {
       const r = rectFrom(drag.from, w);
       for (const [k, v] of Object.entries({ x: r.x, y: r.y, width: r.w, height: r.h })) drag.rect.setAttribute(k, String(v));
@@ -593,20 +938,30 @@ export class CanvasView {
     const drag = this.drag;
     this.drag = null;
     if (!drag) return;
+    if (drag.kind === "mini") { this.render(); return; }
     if (drag.kind === "new") {
       drag.ghost.remove();
+      this.dropWire = -1;
       const r = this.stage.getBoundingClientRect();
       if (ev.clientX >= r.left && ev.clientX <= r.right && ev.clientY >= r.top && ev.clientY <= r.bottom) {
         this.lastPointer = this.local(ev);
-        this.addLayer(drag.className, toWorld(this.view, this.lastPointer));
-      }
+        const at = toWorld(this.view, this.lastPointer);
+        const e = drag.wire >= 0 ? this.state.edges[drag.wire] : undefined;
+        const pts = drag.wire >= 0 ? this.routes[drag.wire] : null;
+        if (e && pts && !INPUT_PRESETS[drag.className]) {
+          const spot = insertPlacement(at, pts, 180, 62);
+          this.actResult("insert_layer", { class_name: drag.className, src: e.src, dst: e.dst, x: spot.x, y: spot.y }, at)
+            .then((name) => this.selectNew(name));
+        } else this.addLayer(drag.className, at);
+      } else this.render();
       return;
     }
     const p = this.local(ev);
     this.lastPointer = p;
+    const w = toWorld(this.view, p);
     if (drag.kind === "select") {
       drag.rect.remove();
-      const r: Rect = rectFrom(drag.from, toWorld(this.view, p));
+      const r: Rect = rectFrom(drag.from, w);
       for (const name of boxesIn(this.placed(), r)) this.selected.add(name);
       this.render();
     } else if (drag.kind === "pan") {
@@ -617,8 +972,32 @@ export class CanvasView {
       if (at) this.act("move", { name: drag.name, x: Math.round(at.x), y: Math.round(at.y) }).then(() => { this.shown.delete(drag.name); this.render(); });
     } else if (drag.kind === "edge") {
       this.overlay.setAttribute("d", "");
-      const target = portAt(this.allPorts.filter((q) => q.kind === "in"), toWorld(this.view, p), 14);
+      this.svgEl.classList.remove("kc-wiring");
+      const target = portAt(this.allPorts.filter((q) => q.kind === "in"), w, 14);
+      const box = target ? null : boxAt(this.placed(), w);
       if (target) this.connect(drag.port, target);
+      else if (box && box.name !== drag.port.layer) {
+        // dropped on a box: its first free slot, as node editors do
+        const free = this.allPorts.find((q) => q.kind === "in" && q.layer === box.name
+          && !this.state.edges.some((e) => `in:${e.dst.join(":")}` === q.key));
+        if (free) this.connect(drag.port, free);
+        else this.render();
+      } else if (!box && Math.hypot(w.x - drag.port.at.x, w.y - drag.port.at.y) > 20) {
+        this.render();
+        this.openQuickAdd(p, drag.port); // empty space: the layers that accept this tensor
+      } else this.render();
+    } else if (drag.kind === "rewire") {
+      this.overlay.setAttribute("d", "");
+      const target = portAt(this.allPorts.filter((q) => q.kind === "in"), w, 14);
+      const e = drag.edge;
+      if (target && target.key === drag.from.key) { this.render(); return; }
+      if (target) {
+        const layer = this.state.layers.find((l) => l.name === target.layer);
+        const slot = layer?.slots.kind === "list" ? null : target.index;
+        this.act("rewire", { src: e.src, old: e.dst, new: [target.layer, target.call, slot] }, target.at);
+      } else if (Math.hypot(w.x - drag.from.at.x, w.y - drag.from.at.y) > 20) {
+        this.act("rewire", { src: e.src, old: e.dst, new: null }, drag.from.at); // unplugged
+      } else this.render();
     }
   };
 
@@ -636,7 +1015,7 @@ export class CanvasView {
 
   private handleKey(ev: KeyboardEvent): boolean {
     const target = ev.target as HTMLElement;
-    if (target.tagName === "INPUT" || target.tagName === "SELECT" || target.tagName === "BUTTON") return false;
+    if (target.tagName === "INPUT" || target.tagName === "SELECT" || target.tagName === "BUTTON" || target.tagName === "TEXTAREA") return false;
     const mod = ev.ctrlKey || ev.metaKey;
     const key = ev.key.toLowerCase();
     const portKey = target.getAttribute?.("data-port");
@@ -651,6 +1030,12 @@ export class CanvasView {
     if (toggleName && (ev.key === "Enter" || ev.key === " ")) { ev.preventDefault(); this.toggle(toggleName); return true; }
     const edgeIndex = target.getAttribute?.("data-edge");
     if (ev.key === "Enter" && edgeIndex !== null && edgeIndex !== undefined) { this.inspectEdge(Number(edgeIndex)); return true; }
+    if (edgeIndex !== null && edgeIndex !== undefined && (ev.key === "ContextMenu" || (ev.shiftKey && ev.key === "F10"))) {
+      const e = this.state.edges[Number(edgeIndex)];
+      const pts = this.routes[Number(edgeIndex)];
+      if (e && pts) { ev.preventDefault(); this.openEdgeMenu(e, toScreen(this.view, pts[Math.floor(pts.length / 2)])); }
+      return true;
+    }
     const boxName = target.getAttribute?.("data-name");
     if (boxName && (ev.key === "ContextMenu" || (ev.shiftKey && ev.key === "F10"))) {
       const layer = this.placed().find((l) => l.name === boxName);
@@ -663,16 +1048,37 @@ export class CanvasView {
       this.focusBox(boxName);
       return true;
     }
+    if (mod && key === "f") { ev.preventDefault(); this.openFind(); return true; }
     if (mod && key === "z") { ev.preventDefault(); this.act(ev.shiftKey ? "redo" : "undo"); return true; }
     if (mod && key === "y") { ev.preventDefault(); this.act("redo"); return true; }
     if (mod && key === "c" && this.selected.size) { this.clipboard = [...this.selected]; this.notice(`Copied ${this.clipboard.length} layer(s)`); return true; }
-    if (mod && key === "v" && this.clipboard.length) { ev.preventDefault(); this.act("duplicate", { names: this.clipboard }); return true; }
+    if (mod && key === "v" && this.clipboard.length) { ev.preventDefault(); this.paste(); return true; }
     if (mod && key === "a") { ev.preventDefault(); this.selected = new Set(this.state.layers.map((l) => l.name)); this.render(); return true; }
-    if ((ev.key === "Delete" || ev.key === "Backspace") && this.selected.size) { ev.preventDefault(); this.act("remove", { names: [...this.selected] }); return true; }
+    if ((ev.key === "Delete" || ev.key === "Backspace") && this.selected.size) {
+      ev.preventDefault();
+      // Shift+Delete keeps the chain joined (what fed the box feeds what it fed)
+      this.act("remove", { names: [...this.selected], ...(ev.shiftKey ? { bridge: true } : {}) });
+      return true;
+    }
+    const edge = this.selectedEdgeState();
+    if ((ev.key === "Delete" || ev.key === "Backspace") && edge) { ev.preventDefault(); this.removeEdge(edge); return true; }
+    // Shift+A (Blender) always; Tab (Houdini, ComfyUI) while the pointer is over the drawing, so
+    // that Tab still moves the keyboard focus from box to box for people without a mouse
+    if (!mod && !ev.altKey && ((ev.key === "Tab" && !ev.shiftKey && this.pointerInside) || (ev.shiftKey && key === "a"))) {
+      ev.preventDefault();
+      this.openQuickAdd(this.lastPointer);
+      return true;
+    }
     if (ev.key === "F2" && this.selected.size === 1) { (this.inspector.querySelector('[aria-label="layer name"]') as HTMLInputElement | null)?.focus(); return true; }
-    if (ev.key === "Escape") { this.armed = null; this.selected.clear(); this.hideToast(); this.render(); return true; }
+    if (ev.key === "Escape") { this.armed = null; this.selected.clear(); this.clearEdge(); this.hideToast(); this.render(); return true; }
     return false;
   }
+
+  /** Ctrl+V: copies of the copied boxes, together in free space in view, and selected. */
+  private paste(): void {
+    this.actResult("duplicate", { names: this.clipboard, view: this.viewRect() }).then((mapping) => this.selectNew(mapping));
+  }
+
 
   /** Keyboard focus on a box or port off screen brings it into view (the view follows Tab). */
   private reveal(target: Element): void {
@@ -695,58 +1101,120 @@ export class CanvasView {
 
   private onMenu(ev: MouseEvent): void {
     const p = this.local(ev);
-    const box = boxAt(this.placed(), toWorld(this.view, p));
-    if (!box) return;
-    ev.preventDefault();
-    this.openMenu(box, p);
+    const w = toWorld(this.view, p);
+    const edgeEl = (ev.target as Element).closest?.("[data-edge]");
+    if (edgeEl) {
+      const e = this.state.edges[Number(edgeEl.getAttribute("data-edge"))];
+      if (e) { this.openEdgeMenu(e, p); return; }
+    }
+    const box = boxAt(this.placed(), w);
+    if (box) { this.openMenu(box, p); return; }
+    this.openBlankMenu(p);
+  }
+
+  /** Fill the menu with entries and show it at `at`, kept inside the visible drawing. */
+  private showMenu(at: Point, entries: [string, () => void][], back: () => void): void {
+    clear(this.menu);
+    for (const [label, run] of entries) {
+      const b = el("button", { role: "menuitem", class: "kc-menu-item" }, label);
+      b.addEventListener("click", () => { this.menu.classList.remove("kc-show"); run(); });
+      b.addEventListener("keydown", (ev) => {
+        if (ev.key === "Escape") { ev.stopPropagation(); this.menu.classList.remove("kc-show"); back(); }
+      });
+      this.menu.append(b);
+    }
+    this.menu.style.left = `${at.x}px`;
+    this.menu.style.top = `${at.y}px`;
+    this.menu.classList.add("kc-show");
+    const r = this.stage.getBoundingClientRect();
+    // visible part of the stage: the page may cut it (notebook scrolled)
+    const area = { w: Math.min(r.width, window.innerWidth - r.left), h: Math.min(r.height, window.innerHeight - r.top) };
+    const spot = placeMenu(at, { w: this.menu.offsetWidth, h: this.menu.offsetHeight }, area);
+    this.menu.style.left = `${spot.x}px`;
+    this.menu.style.top = `${spot.y}px`;
+    (this.menu.firstChild as HTMLElement | null)?.focus({ preventScroll: true });
   }
 
   /** A box's context menu (right click, or the Menu key / Shift+F10 on a focused box). */
   private openMenu(box: LayerState, at: Point): void {
+    this.clearEdge();
     this.selected = new Set([box.name]);
     this.render();
-    clear(this.menu);
-    const item = (label: string, run: () => void) => {
-      const b = el("button", { role: "menuitem", class: "kc-menu-item" }, label);
-      b.addEventListener("click", () => { this.menu.classList.remove("kc-show"); run(); });
-      b.addEventListener("keydown", (ev) => {
-        if (ev.key === "Escape") { ev.stopPropagation(); this.menu.classList.remove("kc-show"); this.focusBox(box.name); }
-      });
-      this.menu.append(b);
-    };
     const anchor = { x: box.x + boxWidth(box), y: box.y };
-    if (!box.is_input) item("Call again (shared weights)", () => this.act("add_call", { name: box.name }, anchor));
-    if (box.calls.length > 1) item(`Remove call ${box.calls.length - 1}`, () => this.act("remove_call", { name: box.name, call: box.calls.length - 1 }, anchor));
-    if (box.inner_layers !== null) item(box.expanded ? "Collapse" : "Expand (show its layers)", () => this.toggle(box.name));
-    item("Rename", () => (this.inspector.querySelector('[aria-label="layer name"]') as HTMLInputElement | null)?.focus());
-    item("Delete", () => this.act("remove", { names: [box.name] }, anchor));
-    this.menu.style.left = `${at.x}px`;
-    this.menu.style.top = `${at.y}px`;
-    this.menu.classList.add("kc-show");
-    (this.menu.firstChild as HTMLElement | null)?.focus();
+    const entries: [string, () => void][] = [];
+    if (!box.is_input) entries.push(["Call again (shared weights)", () => this.act("add_call", { name: box.name }, anchor)]);
+    if (box.calls.length > 1) entries.push([`Remove call ${box.calls.length - 1}`, () => this.act("remove_call", { name: box.name, call: box.calls.length - 1 }, anchor)]);
+    if (box.inner_layers !== null) entries.push([box.expanded ? "Collapse" : "Expand (show its layers)", () => this.toggle(box.name)]);
+    entries.push(["Rename", () => (this.inspector.querySelector('[aria-label="layer name"]') as HTMLInputElement | null)?.focus()]);
+    entries.push(["Copy", () => { this.clipboard = [box.name]; this.notice("Copied 1 layer(s)"); }]);
+    entries.push(["Delete", () => this.act("remove", { names: [box.name] }, anchor)]);
+    const into = this.state.edges.filter((e) => e.dst[0] === box.name).length;
+    if (into === 1 && box.calls.length === 1 && box.n_outputs === 1) {
+      entries.push(["Delete, keep the chain joined (Shift+Del)", () => this.act("remove", { names: [box.name], bridge: true }, anchor)]);
+    }
+    this.showMenu(at, entries, () => this.focusBox(box.name));
+  }
+
+  /** An edge's context menu: delete it, insert a layer into it, show its tensor. */
+  private openEdgeMenu(e: EdgeState, at: Point): void {
+    const index = this.state.edges.indexOf(e);
+    this.inspectEdge(index);
+    this.showMenu(at, [
+      ["Delete edge", () => this.removeEdge(e)],
+      ["Insert layer here…", () => this.openQuickAdd(at, null, e)],
+      ["Show tensor", () => this.inspectEdge(index)],
+    ], () => this.focusEdge(edgeKey(e)));
+  }
+
+  /** Empty space: add a layer there, paste, fit. */
+  private openBlankMenu(at: Point): void {
+    const entries: [string, () => void][] = [["Add layer here… (Tab)", () => this.openQuickAdd(at)]];
+    if (this.clipboard.length) entries.push(["Paste", () => this.paste()]);
+    entries.push(["Fit (show the drawing)", () => this.fit()]);
+    entries.push(["Find a layer… (Ctrl+F)", () => this.openFind()]);
+    this.showMenu(at, entries, () => this.root.focus({ preventScroll: true }));
+  }
+
+  private fit(): void {
+    const r = this.stage.getBoundingClientRect();
+    this.view = readableFit(this.placed(), r.width, r.height);
+    this.render();
   }
 
   private toolbar(): HTMLElement {
     const bar = el("div", { class: "kc-toolbar", role: "toolbar" });
-    const button = (label: string, run: () => void) => {
-      const b = el("button", { class: "kc-button", "aria-label": label }, label);
+    const button = (label: string, title: string, run: () => void) => {
+      const b = el("button", { class: "kc-button jp-ToolbarButtonComponent", "aria-label": label, title }, label);
       b.addEventListener("click", run);
       bar.append(b);
     };
-    button("Undo", () => this.act("undo"));
-    button("Redo", () => this.act("redo"));
-    button("Arrange", () => this.act("arrange"));
-    button("Fit", () => { const r = this.stage.getBoundingClientRect(); this.view = fitView(this.placed(), r.width, r.height); this.render(); });
+    const gap = () => bar.append(el("span", { class: "kc-toolbar-gap" }));
+    button("Undo", "Undo (Ctrl+Z)", () => this.act("undo"));
+    button("Redo", "Redo (Ctrl+Shift+Z)", () => this.act("redo"));
+    gap();
+    button("Add layer", "Search the layers at the pointer (Tab or Shift+A)", () => this.openQuickAdd(this.lastPointer));
+    button("Find", "Find a layer by name (Ctrl+F)", () => this.openFind());
+    button("Arrange", "Lay the drawing out again from its depth map", () => this.arrange());
+    button("Fit", "Show the drawing (from its inputs when it is too big to read whole)", () => this.fit());
     if (this.model.get("path")) {
-      button("Save", () => this.act("save").then((ok) => ok && this.notice(`Saved to ${this.model.get("path")}`)));
-      button("Load", () => this.act("load"));
+      gap();
+      button("Save", "Save drawing and weights", () => this.act("save").then((ok) => ok && this.notice(`Saved to ${this.model.get("path")}`)));
+      button("Load", "Load the saved drawing", () => this.act("load"));
     }
-    button("Depth steps", () => this.play("depth_steps"));
-    button("Forward pass", () => this.play("forward_steps"));
-    button("Export SVG", () => exportSvg(this.svgEl, this.placed(), this.state.name));
-    button("Export PNG", () => exportPng(this.svgEl, this.placed(), this.state.name));
+    gap();
+    button("Depth steps", "Play the depth computation step by step", () => this.play("depth_steps"));
+    button("Forward pass", "Run one sample through, node by node", () => this.play("forward_steps"));
+    gap();
+    button("Export SVG", "Save the drawing as SVG", () => exportSvg(this.svgEl, this.placed(), this.state.name));
+    button("Export PNG", "Save the drawing as PNG", () => exportPng(this.svgEl, this.placed(), this.state.name));
     return bar;
   }
+
+  /** Arrange: the boxes glide to the depth layout, then the view fits it. */
+  private arrange(): void {
+    this.act("arrange").then((ok) => { if (ok) window.setTimeout(() => this.fit(), ANIMATE_MS + 60); });
+  }
+
 
   byName(): Map<string, LayerState> {
     return byName(this.state);

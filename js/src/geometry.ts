@@ -164,3 +164,24 @@ export function fitText(text: string, charWidth: number, width: number): { text:
   if (text.length <= room * 1.3) return { text, squeeze: true, cut: false };
   return { text: text.slice(0, Math.max(1, Math.floor(room * 1.3) - 1)) + "…", squeeze: true, cut: true };
 }
+
+/** The smallest scale Fit goes to: below it box names cannot be read. */
+export const READABLE_SCALE = 0.6;
+
+/** Fit, but never below a readable scale: a drawing too big for the view is shown from its
+ * inputs (top rows, centred on the Inputs), at READABLE_SCALE. */
+export function readableFit(layers: LayerState[], width: number, height: number, margin = 30): View {
+  const v = fitView(layers, width, height, margin);
+  if (v.k >= READABLE_SCALE || !layers.length) return v;
+  const k = READABLE_SCALE;
+  const inputs = layers.filter((l) => l.is_input);
+  const start = bounds(inputs.length ? inputs : layers)!;
+  const all = bounds(layers)!;
+  const cx = start.x + start.w / 2;
+  return { k, x: width / 2 - cx * k, y: margin - Math.min(start.y, all.y) * k };
+}
+
+/** The view centred on a box at a readable scale (find, jump to a problem). */
+export function centreOn(layer: LayerState, view: View, width: number, height: number, k = Math.max(view.k, 0.8)): View {
+  return { k, x: width / 2 - (layer.x + boxWidth(layer) / 2) * k, y: height / 2 - (layer.y + boxHeight(layer) / 2) * k };
+}

@@ -18,9 +18,16 @@ export const CSS = `
 .kc-muted { color: var(--jp-ui-font-color2, #777); }
 .kc-error { color: var(--jp-error-color1, #c00); white-space: pre-wrap; margin: 4px 0; }
 .kc-main { flex: 1; min-width: 0; display: flex; flex-direction: column; }
-.kc-toolbar { display: flex; gap: 4px; margin-bottom: 4px; flex-wrap: wrap; }
-.kc-button { background: var(--jp-layout-color2, #eee); color: var(--jp-ui-font-color1, #222);
-  border: 1px solid var(--jp-border-color1, #ccc); border-radius: 3px; padding: 2px 8px; cursor: pointer; }
+.kc-toolbar { display: flex; gap: 2px; margin-bottom: 4px; flex-wrap: wrap; align-items: center;
+  min-height: var(--jp-private-toolbar-height, 28px); padding: 0 4px;
+  background: var(--jp-toolbar-background, var(--jp-layout-color1, #fff));
+  border-bottom: var(--jp-border-width, 1px) solid var(--jp-toolbar-border-color, var(--jp-border-color1, #ccc)); }
+.kc-button { background: transparent; color: var(--jp-ui-font-color1, #222); border: none; border-radius: var(--jp-border-radius, 2px);
+  height: 24px; padding: 0 6px; cursor: pointer; font: var(--jp-ui-font-size1, 13px) var(--jp-ui-font-family, sans-serif); }
+.kc-button:hover { background: var(--jp-layout-color2, #eee); }
+.kc-button:active { background: var(--jp-layout-color3, #ddd); }
+.kc-button:focus-visible { outline: 1px solid var(--jp-brand-color1, #1976d2); }
+.kc-toolbar-gap { width: 1px; height: 16px; margin: 0 4px; background: var(--jp-border-color2, #ddd); }
 .kc-stage { position: relative; overflow: hidden; border: 1px solid var(--jp-border-color1, #ccc);
   background: var(--jp-layout-color0, #fafafa); }
 .kc-svg { width: 100%; height: 100%; display: block; touch-action: none; user-select: none;
@@ -69,7 +76,9 @@ export const CSS = `
 .kc-minimap { position: absolute; right: 6px; bottom: 6px; width: 140px; height: 100px;
   background: var(--jp-layout-color1, #fff); border: 1px solid var(--jp-border-color1, #ccc); opacity: 0.9; }
 .kc-mini-box { fill: var(--jp-layout-color3, #aaa); }
-.kc-mini-view { fill: none; stroke: var(--jp-brand-color1, #1976d2); stroke-width: 8; }
+.kc-minimap { cursor: pointer; }
+.kc-mini-view { fill: var(--jp-brand-color1, #1976d2); fill-opacity: 0.15; stroke: var(--jp-brand-color1, #1976d2);
+  stroke-width: 2; vector-effect: non-scaling-stroke; }
 .kc-toast { position: absolute; display: none; max-width: 420px; padding: 6px 8px; z-index: 10;
   background: var(--jp-error-color3, #fdecea); color: var(--jp-error-color0, #b71c1c);
   border: 1px solid var(--jp-error-color1, #d32f2f); border-radius: 4px; white-space: pre-wrap; }
@@ -79,6 +88,40 @@ export const CSS = `
 .kc-menu.kc-show { display: flex; flex-direction: column; }
 .kc-menu-item { background: none; border: 0; text-align: left; padding: 4px 10px; cursor: pointer; color: inherit; }
 .kc-menu-item:hover { background: var(--jp-layout-color2, #eee); }
+.kc-box .kc-family { fill: hsl(var(--kc-hue, 210), 62%, 52%); stroke: none; }
+.kc-box > rect { fill: hsl(var(--kc-hue, 210), 60%, 97%); }
+[data-jp-theme-light="false"] .kc-box > rect { fill: hsl(var(--kc-hue, 210), 22%, 20%); }
+.kc-selected > rect { stroke: var(--jp-brand-color1, #1976d2); stroke-width: 2.5; }
+.kc-highlight > rect { fill: var(--jp-brand-color3, #bbdefb); }
+[data-jp-theme-light="false"] .kc-highlight > rect { fill: hsl(210, 45%, 30%); }
+.kc-legend { display: flex; flex-wrap: wrap; gap: 10px; margin: 0 0 4px 4px; color: var(--jp-ui-font-color2, #555); font-size: 11px; }
+.kc-legend-item { display: inline-flex; align-items: center; gap: 4px; }
+.kc-swatch { width: 10px; height: 10px; border-radius: 2px; background: hsl(var(--kc-hue, 210), 62%, 52%); }
+.kc-edge-selected path.kc-edge-line { stroke: var(--jp-brand-color1, #1976d2); stroke-width: 3; }
+.kc-edge-drop path.kc-edge-line { stroke: var(--jp-success-color1, #388e3c); stroke-width: 4; }
+.kc-edge-lifted path.kc-edge-line { stroke-dasharray: 3 4; opacity: 0.5; }
+.kc-edge-label { paint-order: stroke; stroke: var(--jp-layout-color0, #fafafa); stroke-width: 3px; stroke-linejoin: round; }
+.kc-wiring .kc-port-in { transition: opacity .1s; }
+.kc-port-ok { fill: var(--jp-success-color1, #388e3c); stroke: var(--jp-success-color1, #388e3c); stroke-width: 3; r: 8; }
+.kc-port-dim { opacity: 0.25; }
+.kc-port-label { font-size: 9px; fill: var(--jp-ui-font-color2, #555); pointer-events: none;
+  paint-order: stroke; stroke: var(--jp-layout-color0, #fafafa); stroke-width: 3px; }
+.kc-quickadd { position: absolute; display: none; z-index: 12; width: 250px; padding: 4px;
+  background: var(--jp-layout-color1, #fff); border: 1px solid var(--jp-border-color1, #ccc); box-shadow: 0 2px 8px rgba(0,0,0,.25); }
+.kc-quickadd.kc-show { display: block; }
+.kc-quickadd-note { margin: 3px 2px; font-size: 11px; }
+.kc-quickadd-list { max-height: 240px; overflow: auto; }
+.kc-quickadd-item { padding: 3px 6px; cursor: pointer; border-radius: 2px; }
+.kc-quickadd-item:hover, .kc-quickadd-item.kc-active { background: var(--jp-brand-color1, #1976d2); color: #fff; }
+.kc-find { position: absolute; top: 6px; left: 6px; display: none; z-index: 12; gap: 6px; align-items: center; padding: 4px;
+  background: var(--jp-layout-color1, #fff); border: 1px solid var(--jp-border-color1, #ccc); box-shadow: 0 1px 4px rgba(0,0,0,.2); }
+.kc-find.kc-show { display: flex; } .kc-find .kc-field { width: 180px; }
+.kc-code { margin-top: 6px; } .kc-code summary { cursor: pointer; font-weight: bold; }
+.kc-code-bar { display: flex; gap: 4px; align-items: center; margin: 4px 0; }
+.kc-code-text { max-height: 320px; overflow: auto; margin: 0; padding: 6px; font: 12px var(--jp-code-font-family, monospace);
+  background: var(--jp-cell-editor-background, var(--jp-layout-color2, #f5f5f5)); color: var(--jp-content-font-color1, #222);
+  border: 1px solid var(--jp-border-color2, #ddd); white-space: pre; }
+.kc-link { background: none; border: none; padding: 0; margin-top: 4px; color: inherit; text-decoration: underline; cursor: pointer; font: inherit; }
 .kc-ghost { position: fixed; pointer-events: none; z-index: 1000; padding: 2px 8px; border-radius: 3px;
   background: var(--jp-brand-color1, #1976d2); color: #fff; font: 12px sans-serif; }
 `;

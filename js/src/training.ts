@@ -130,28 +130,55 @@ export class TrainingPanel {
       this.message.textContent = s.traceback ? `${s.message}\n${s.traceback}` : s.message ?? "";
       this.root.classList.toggle("kc-failed", s.state === "failed");
     }
+    this.lastView = view;
     this.draw(view);
   }
+
+  private theme = "";
 
   private draw(view: TrainingView): void {
     const { labels, data } = chartData(view);
     if (!labels.length || data[0].length < 1) return;
     const key = labels.join(",");
-    if (!this.chart || key !== this.labels) {
+    const ink = themeInk(this.root);
+    if (!this.chart || key !== this.labels || ink.text + ink.grid !== this.theme) {
       this.chart?.destroy();
       clear(this.chartHost);
       this.labels = key;
+      this.theme = ink.text + ink.grid;
+      // loss on the left axis, every other metric (accuracy...) on its own axis on the right
+      const metric = (label: string) => !/loss$/.test(label);
+      const axis = (extra: uPlot.Axis = {}): uPlot.Axis => ({ stroke: ink.text, grid: { stroke: ink.grid, width: 1 }, ticks: { stroke: ink.grid, width: 1 }, ...extra });
+      const hasMetric = labels.some(metric);
       this.chart = new uPlot({
-        width: 420, height: 220, scales: { x: { time: false } },
-        series: [{ label: "epoch" }, ...labels.map((label, i) => ({ label, stroke: COLORS[i % COLORS.length], spanGaps: true, width: label.startsWith("val_") ? 2 : 1.5 }))],
-        axes: [{ label: "epoch" }, {}],
+        width: 420, height: 220, scales: { x: { time: false }, loss: {}, metric: {} },
+        series: [{ label: "epoch" }, ...labels.map((label, i) => ({ label, scale: metric(label) ? "metric" : "loss",
+          stroke: COLORS[i % COLORS.length], spanGaps: true, width: label.startsWith("val_") ? 2 : 1.5,
+          dash: label.startsWith("val_") ? [6, 3] : undefined }))],
+        axes: [axis({ label: "epoch" }), axis({ scale: "loss", label: "loss" }),
+          ...(hasMetric ? [axis({ scale: "metric", side: 1, label: "metric", grid: { show: false } })] : [])],
       }, data as uPlot.AlignedData, this.chartHost);
     } else {
       this.chart.setData(data as uPlot.AlignedData);
     }
   }
 
+  /** Redraw the chart in the current theme's colours (JupyterLab switched theme). */
+  retheme(): void {
+    if (this.lastView) this.draw(this.lastView);
+  }
+
+  private lastView: TrainingView | null = null;
+
   destroy(): void {
     this.chart?.destroy();
   }
+}
+
+/** The chart's ink from JupyterLab's theme variables (uPlot draws on a canvas: CSS cannot reach it). */
+export function themeInk(node: Element): { text: string; grid: string } {
+  const css = getComputedStyle(node);
+  const text = css.getPropertyValue("--jp-ui-font-color1").trim() || "#222";
+  const grid = css.getPropertyValue("--jp-border-color2").trim() || "rgba(128,128,128,0.3)";
+  return { text, grid };
 }

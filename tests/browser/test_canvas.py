@@ -219,6 +219,16 @@ def test_train_button_draws_curves_and_the_run_finishes_in_the_kernel(lab, page)
     assert "CPU" in page.locator(".kc-training .kc-device").text_content()
     assert kernel.value("canvas.graph._edit_lock") is None  # edits allowed again
     screenshot(page, "canvas-training")
+    # the chart is drawn on a canvas: after a theme switch it is drawn again in the theme's ink
+    chart = page.locator(".kc-chart canvas").first
+    chart.scroll_into_view_if_needed()
+    before = chart.screenshot()
+    from .test_handles import set_theme
+    set_theme(page, "JupyterLab Dark")
+    page.wait_for_timeout(500)
+    assert page.locator(".kc-chart canvas").first.screenshot() != before
+    screenshot(page, "canvas-training-dark")
+    set_theme(page, "JupyterLab Light")
     kernel.close()
 
 
