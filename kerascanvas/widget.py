@@ -407,9 +407,17 @@ def _state_request(m: dict) -> None:
         raise IntentError(f"'have' must be a revision (an int >= 0) or null, got {have!r:.40}.")
 
 
+def _size(g: Graph, name: str) -> tuple[float, float]:
+    """A box's size as the kernel decides it (boxes.py); a box made in the batch under way is
+    not laid out yet: it has one call."""
+    from . import boxes
+
+    return g.box_sizes.get(name, (boxes.WIDTH, boxes.HEADER + boxes.CALL_ROW + boxes.FOOT))
+
+
 def _box_rects(g: Graph, but: frozenset = frozenset()) -> list[tuple[float, float, float, float]]:
-    positions, sizes = g.positions, g.box_sizes  # the sizes the kernel decides (boxes.py)
-    return [(*positions[n], *sizes[n]) for n in g.layers if n not in but and n in positions]
+    positions = g.positions
+    return [(*positions[n], *_size(g, n)) for n in g.layers if n not in but and n in positions]
 
 
 def _view(m: dict) -> tuple[float, float, float, float] | None:
@@ -440,7 +448,7 @@ def _place(g: Graph, name: str, m: dict) -> None:
         from .layout import free_spot
 
         at = (_number(m, "x"), _number(m, "y"))
-        g.move(name, *free_spot(_box_rects(g, frozenset([name])), g.box_sizes[name], at, _view(m)))
+        g.move(name, *free_spot(_box_rects(g, frozenset([name])), _size(g, name), at, _view(m)))
 
 
 def _add_layer(g: Graph, m: dict) -> str:
@@ -517,13 +525,12 @@ def _insert_layer(g: Graph, m: dict) -> str:
         positions = g.positions
         if m.get("x") is not None and m.get("y") is not None:
             x, y = _number(m, "x"), _number(m, "y")
-            sizes = g.box_sizes
-            row = sizes[name][1] + 38  # a layout row: a box and the gap under it
+            row = _size(g, name)[1] + 38  # a layout row: a box and the gap under it
             if src[0] in positions:  # just under the wire's source, not over it
-                y = max(y, positions[src[0]][1] + sizes[src[0]][1] + 38)
+                y = max(y, positions[src[0]][1] + _size(g, src[0])[1] + 38)
             g.move(name, x, y)
             below = [n for n in g.layers if n not in (name, src[0]) and n in positions
-                     and positions[n][1] >= y - sizes[name][1] / 2]
+                     and positions[n][1] >= y - _size(g, name)[1] / 2]
             top = min((positions[n][1] for n in below), default=y + row)
             if top < y + row:  # neighbours make room: everything below moves down, together
                 for n in below:
@@ -548,9 +555,8 @@ def _duplicate(g: Graph, m: dict) -> dict:
             ys = [positions[n][1] for n in names if n in positions]
             if xs:
                 x0, y0 = min(xs), min(ys)
-                sizes = g.box_sizes
-                w = max(positions[n][0] + sizes[n][0] for n in names if n in positions) - x0
-                h = max(positions[n][1] + sizes[n][1] for n in names if n in positions) - y0
+                w = max(positions[n][0] + _size(g, n)[0] for n in names if n in positions) - x0
+                h = max(positions[n][1] + _size(g, n)[1] for n in names if n in positions) - y0
                 near = (x0 + w + 40, y0)  # beside the originals, as editors paste
                 if not (view[0] <= near[0] and near[0] + w <= view[0] + view[2]
                         and view[1] <= near[1] and near[1] + h <= view[1] + view[3]):
