@@ -8,6 +8,7 @@ import is one `g.batch()`: one rebuild, one undo step.
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -175,8 +176,10 @@ def _slot_tensors(op, node, slots) -> list:
     """The tensors of a call in slot order. Keras sorts keyword tensors (mha(query=q, value=v,
     key=k) is stored as key, query, value), so named slots are read by name."""
     args = node.arguments.args
+    defaults = _call_defaults(type(op))
     kwargs = {k: v for k, v in node.arguments.kwargs.items()  # what Keras fills in itself
-              if not (k == "training" and v is False)  # (mask=None, training=False) is not
+              if not (k == "training" and v is False)  # (mask=None, training=False, or the
+              and not _is_default(defaults, k, v)  # signature's default: training=True) is not
               and any(x is not None for x in keras.tree.flatten(v))}  # the caller's
     if slots.kind == "args":
         tensors = list(args[: len(slots.names)])
@@ -191,3 +194,22 @@ def _slot_tensors(op, node, slots) -> list:
                         f"{', '.join(f'{k}=' for k in sorted(kwargs))}, which a drawing cannot "
                         "hold: only the tensors a call takes in its slots.", layer=op.name)
     return tensors
+
+
+def _call_defaults(cls) -> dict:
+    """The defaults of a layer's call signature (RandomFlip.call(inputs, training=True))."""
+    try:
+        params = inspect.signature(cls.call).parameters.values()
+    except (TypeError, ValueError, AttributeError):
+        return {}
+    return {p.name: p.default for p in params if p.default is not inspect.Parameter.empty}
+
+
+def _is_default(defaults: dict, key: str, value) -> bool:
+    """An argument equal to its signature default is Keras's filling-in, not the caller's."""
+    default = defaults.get(key, _NO_DEFAULT)
+    return (default is not _NO_DEFAULT and isinstance(value, (bool, int, float, str, type(None)))
+            and type(value) is type(default) and value == default)
+
+
+_NO_DEFAULT = object()
