@@ -5,7 +5,7 @@
 
 __version__ = "0.1.0"
 
-__all__ = ["Canvas", "EditError", "Graph", "Problem"]
+__all__ = ["Canvas", "EditError", "Graph", "Problem", "register"]
 
 
 def __getattr__(name):
@@ -17,6 +17,10 @@ def __getattr__(name):
         from .drawing import EditError
 
         return EditError
+    if name == "register":
+        from .custom import register
+
+        return register
     if name == "Canvas":
         from .widget import Canvas
 

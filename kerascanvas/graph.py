@@ -83,14 +83,17 @@ class Graph:
         return self._edit(change)
 
     def add_layer(self, class_name: str, name: str | None = None, **config: Any) -> str:
-        """Add a layer of a catalog class (see `kerascanvas.catalog.names()`); returns its name."""
-        kind = catalog.get(class_name)
+        """Add a layer of a catalog class (see `kerascanvas.catalog.names()`), a keras.ops function
+        (`kerascanvas.ops.names()`) or a registered class (`kc.register`); returns its name."""
+        kind = catalog.get(class_name) if class_name in kinds.NESTED_MODEL_CLASSES else kinds.get(
+            class_name)
 
         def change(d: Drawing) -> str:
             chosen = d.check_new_name(name) if name is not None else d.auto_name(
                 keras.src.utils.naming.to_snake_case(kind.class_name))
-            layer = _made(kind.build, chosen, kind.class_name, {**kind.suggested_args(), **config})
-            spec = self._spec(kind, chosen, layer.get_config())
+            args = {**kind.suggested_args(), **config}
+            layer = _made(kind.build, chosen, kind.class_name, args)
+            spec = self._spec(kind, chosen, kinds.config_of(kind, layer, args))
             self._net.prepared[chosen] = (spec.config, layer)  # made once, called by the network
             d.add(spec)
             return chosen
@@ -108,7 +111,7 @@ class Graph:
         def change(d: Drawing) -> str:
             name = d.check_new_name(config.get("name"))
             layer = _made(lambda **c: kind.create(c), name, class_name, config)
-            spec = self._spec(kind, name, layer.get_config())
+            spec = self._spec(kind, name, kinds.config_of(kind, layer, config))
             self._net.prepared[name] = (spec.config, layer)
             d.add(spec)
             return name
@@ -431,11 +434,13 @@ class Graph:
         return to_code(self)
 
     @classmethod
-    def from_model(cls, model: keras.Model) -> Graph:
-        """A drawing of any Functional or Sequential model of catalog layers, weights included."""
+    def from_model(cls, model: keras.Model, trust_custom: bool = False) -> Graph:
+        """A drawing of any Functional or Sequential model, weights included: catalog layers,
+        keras.ops operations, Keras's own layers and registered classes (`kc.register`);
+        trust_custom=True registers the user classes the model uses."""
         from .importer import from_model
 
-        return from_model(model, cls)
+        return from_model(model, cls, trust_custom)
 
     @classmethod
     def load_keras(cls, path) -> Graph:
@@ -575,7 +580,8 @@ def _made(make, name: str, class_name: str, args: Mapping[str, Any]):
 
 
 def _remade(kind, name: str, config: Mapping[str, Any]) -> dict:
-    return _made(lambda **c: kind.create(c), name, kind.class_name, config).get_config()
+    layer = _made(lambda **c: kind.create(c), name, kind.class_name, config)
+    return kinds.config_of(kind, layer, config)
 
 
 def _triple(src: Any) -> Triple:

@@ -9,12 +9,12 @@ import is one `g.batch()`: one rebuild, one undo step.
 from __future__ import annotations
 
 import inspect
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import keras
 
-from . import kinds, nested
+from . import catalog, custom, kinds, nested, ops
 from .drawing import EditError
 
 Triple = tuple[str, int, int]
@@ -31,10 +31,12 @@ class Walk:
     outputs: list[Triple]  # model.outputs, flattened
     widths: dict[tuple[str, int], int]  # call -> how many output tensors it has
     by_depth: list[tuple[str, int]]  # the calls in Keras's execution order (decreasing depth)
+    configs: dict[str, dict] = field(default_factory=dict)  # name -> its box's config
 
 
-def walk(model) -> Walk:
-    """The layers, calls and edges of a Functional or Sequential model (its own nodes only)."""
+def walk(model, trust_custom: bool = False) -> Walk:
+    """The layers, calls and edges of a Functional or Sequential model (its own nodes only).
+    trust_custom: register the user layer classes met (kc.register) instead of refusing them."""
     functional = _functional(model)
     depths = functional._nodes_by_depth
     mine = {id(n) for nodes in depths.values() for n in nodes}
@@ -52,29 +54,32 @@ def walk(model) -> Walk:
 
     inputs = [t._keras_history.operation for t in functional.inputs]
     layers = [op for op in functional.operations if not isinstance(op, keras.layers.InputLayer)]
-    calls, widths = {}, {}
+    calls, widths, configs = {}, {}, {}
     for op in layers:
-        _check_offered(op)
-        slots = _slots(op)
+        _check_offered(op, trust_custom)
         nodes = [n for n in op._inbound_nodes if id(n) in mine]
+        configs[op.name] = config = _box_config(op, nodes)
+        slots = _slots(op, config)
         calls[op.name] = [[triple(t) for t in _slot_tensors(op, node, slots)] for node in nodes]
         widths.update({(op.name, k): len(node.output_tensors) for k, node in enumerate(nodes)})
+        _check_widths(op, config, nodes)
     order = [(n.operation.name, local[id(n)]) for depth in sorted(depths, reverse=True)
              for n in depths[depth] if not isinstance(n.operation, keras.layers.InputLayer)]
     return Walk(functional, inputs, layers, calls, [triple(t) for t in functional.outputs], widths,
-                order)
+                order, configs)
 
 
-def from_model(model, graph_class):
-    """A Graph drawing `model` (Functional or Sequential of catalog layers), weights included."""
-    w = walk(model)
+def from_model(model, graph_class, trust_custom: bool = False):
+    """A Graph drawing `model` (Functional or Sequential of catalog layers, keras.ops operations,
+    Keras's own and registered layers), weights included."""
+    w = walk(model, trust_custom)
     _check_unshared(model, {})
     g = graph_class(name=model.name)
     with g.batch():
         for layer in w.inputs:  # model input order = the drawing's input order
             g.add_input(tuple(layer.batch_shape[1:]), name=layer.name, dtype=layer.dtype)
         for op in w.layers:
-            g.add_layer_from_config({"class_name": class_name(op), "config": op.get_config()})
+            g.add_layer_from_config({"class_name": class_name(op), "config": w.configs[op.name]})
         for op in w.layers:  # every call first: a layer's call k may feed one drawn before it
             for _ in w.calls[op.name][1:]:
                 g.add_call(op.name)
@@ -91,7 +96,7 @@ def from_model(model, graph_class):
 
 def copy_weights(source, target) -> None:
     """Variable to variable, on the backend's device (no round trip through NumPy)."""
-    for a, b in zip(target.weights, source.weights, strict=True):
+    for a, b in zip(getattr(target, "weights", []), getattr(source, "weights", []), strict=True):
         a.assign(b.value)
 
 
@@ -108,8 +113,13 @@ def load_keras(path, graph_class):
 
 
 def class_name(op) -> str:
-    """The drawing's class name of a layer: the catalog's, or Functional / Sequential."""
-    return type(op).__name__ if isinstance(op, keras.Model) else kinds.get(type(op).__name__).class_name
+    """The drawing's class name of a layer: the catalog's, Functional / Sequential, the keras.ops
+    name of an operation, or a Keras-own or registered class's name."""
+    if isinstance(op, keras.Model):
+        return type(op).__name__
+    if not isinstance(op, keras.layers.Layer):
+        return ops.name_of(op)
+    return custom.class_name_of(type(op)) or kinds.get(type(op).__name__).class_name
 
 
 def _functional(model):
@@ -143,8 +153,14 @@ def _check_unshared(model, seen: dict) -> None:
             _check_unshared(op, seen)
 
 
-def _check_offered(layer) -> None:
+def _check_offered(layer, trust_custom: bool = False) -> None:
     name = type(layer).__name__
+    if not isinstance(layer, keras.layers.Layer):  # an operation: allow-listed keras.ops only
+        if ops.name_of(layer) is None:
+            raise EditError(ops.refusal(layer), layer=layer.name)
+        return
+    if custom.class_name_of(type(layer)) is not None:  # Keras's own or registered
+        return
     if isinstance(layer, keras.Model):
         if name not in nested.MODULES or type(layer).__module__.split(".")[0] != "keras":
             raise EditError(f"Layer {layer.name!r} is a model of class {type(layer).__module__}."
@@ -152,29 +168,65 @@ def _check_offered(layer) -> None:
                             layer=layer.name)
         walk(layer)  # its own layers, checked the same way
         return
+    if isinstance(layer, keras.layers.Lambda):
+        raise EditError(f"Layer {layer.name!r} is a Lambda, which runs code a drawing cannot hold: "
+                        "write its function as a Layer subclass and kc.register it.",
+                        layer=layer.name)
     try:
-        kind = kinds.get(name)
+        kind = catalog.get(name)
     except ValueError:
+        kind = None
+    if kind is not None and kind.cls is type(layer):
+        return
+    if kind is None and type(layer).__module__.split(".")[0] == "keras":
         raise EditError(f"Layer {layer.name!r} is a {name}, which the canvas does not offer "
-                        "(custom classes and code-running layers such as Lambda are refused).",
-                        layer=layer.name) from None
-    if kind.cls is not type(layer):
-        raise EditError(f"Layer {layer.name!r} is a {type(layer).__module__}.{name}, not Keras's "
-                        f"{name}.", layer=layer.name)
+                        f"({catalog.DENIED.get(name, 'not a layer Keras serializes')}).",
+                        layer=layer.name)
+    if trust_custom:
+        custom.register(type(layer))
+        return
+    raise EditError(f"Layer {layer.name!r} is a {type(layer).__module__}.{name}, a class of your "
+                    f"own: register it with kc.register({name}) (or import with "
+                    "trust_custom=True) to draw it.", layer=layer.name)
 
 
-def _slots(op):
+def _box_config(op, nodes) -> dict:
+    """What the box's config will be: get_config(), with an operation's call constants."""
+    if isinstance(op, keras.layers.Layer):
+        return op.get_config()
+    constants = [ops.node_arguments(op, node)[1] for node in nodes]
+    if any(c != constants[0] for c in constants[1:]):
+        raise EditError(f"Operation {op.name!r} is called with different constants in its calls, "
+                        "which one box cannot hold.", layer=op.name)
+    return ops.config_of(op, constants[0] if constants else {})
+
+
+def _check_widths(op, config, nodes) -> None:
+    if isinstance(op, keras.Model) or not nodes:
+        return
+    expected = kinds.get(class_name(op)).n_outputs(config)
+    if any(len(n.output_tensors) != expected for n in nodes):
+        raise EditError(f"Layer {op.name!r} ({type(op).__name__}) gives "
+                        f"{len(nodes[0].output_tensors)} output tensors per call; the canvas "
+                        f"expects {expected} for it.", layer=op.name)
+
+
+def _slots(op, config):
+    if not isinstance(op, keras.layers.Layer):
+        return ops.get(ops.name_of(op)).slots_for(config)
     if isinstance(op, keras.Sequential):
         return nested.kind("Sequential").slots_for(op.get_config())
     if isinstance(op, keras.Model):  # its input names, without a (deep-copying) get_config()
         names = [t._keras_history.operation.name for t in op.inputs]
         return nested.kind("Functional").slots_named(names)
-    return kinds.get(type(op).__name__).slots
+    return kinds.get(class_name(op)).slots
 
 
 def _slot_tensors(op, node, slots) -> list:
     """The tensors of a call in slot order. Keras sorts keyword tensors (mha(query=q, value=v,
     key=k) is stored as key, query, value), so named slots are read by name."""
+    if not isinstance(op, keras.layers.Layer):
+        return ops.node_arguments(op, node)[0]
     args = node.arguments.args
     defaults = _call_defaults(type(op))
     kwargs = {k: v for k, v in node.arguments.kwargs.items()  # what Keras fills in itself

@@ -164,7 +164,7 @@ class Network:
         shapes = tuple((tuple(t.shape), t.dtype) for t in inputs)
         previous = None
         if name not in redone:
-            reuse = (same_layer and layer.built and not spec.is_input
+            reuse = (same_layer and getattr(layer, "built", True) and not spec.is_input
                      and (k > 0 or (record is not None and record.shapes == shapes)))
             if reuse:
                 self._cut(name, k, journal)
@@ -189,7 +189,7 @@ class Network:
         config, layer = self.prepared.pop(spec.name, (None, None))
         # A fresh layer is unbuilt; a fresh model is built by its constructor, but never called.
         if (config is spec.config and not layer._inbound_nodes
-                and (not layer.built or isinstance(layer, keras.Model))):
+                and (not getattr(layer, "built", False) or isinstance(layer, keras.Model))):
             return layer
         try:
             if spec.is_input:
@@ -206,8 +206,11 @@ class Network:
         if len(layer._inbound_nodes) != k:
             raise AssertionError(f"{spec.name}: call {k} would get node_index "
                                  f"{len(layer._inbound_nodes)}")
+        call = getattr(kinds.get(spec.class_name), "call", None)  # keras.ops: constants too
         try:
-            if spec.slots.kind == "list":
+            if call is not None:
+                out = call(layer, spec.config, inputs)
+            elif spec.slots.kind == "list":
                 out = layer(list(inputs))
             else:  # positional, in slot order (Keras sorts keyword tensors)
                 out = layer(*inputs)
@@ -248,6 +251,8 @@ class Network:
 def _inherit_weights(previous, layer) -> None:
     """Keep trained weights across a rename or a config change that leaves their shapes alone."""
     if not getattr(previous, "built", False):
+        return
+    if not hasattr(layer, "get_weights"):  # a keras.ops operation has none
         return
     old, new = previous.get_weights(), layer.get_weights()
     if old and len(old) == len(new) and all(a.shape == b.shape for a, b in zip(old, new)):

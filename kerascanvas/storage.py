@@ -41,7 +41,8 @@ def save(g, path) -> None:
     d = g._drawing
     layers, arrays = [], {}
     for i, (name, spec) in enumerate(d.layers.items()):
-        weights = g.keras_layer(name).get_weights() if name in g._net.objects else []
+        layer = g._net.objects.get(name)  # (a keras.ops operation has no weights)
+        weights = layer.get_weights() if hasattr(layer, "get_weights") else []
         for j, w in enumerate(weights):
             arrays[f"l{i}_{j}"] = w
         layers.append({"name": name, "class_name": spec.class_name, "config": spec.config,

@@ -17,7 +17,7 @@ from typing import Any
 import anywidget
 import traitlets
 
-from . import catalog
+from . import catalog, kinds
 from .drawing import MAX_NAME_LENGTH, EditError
 from .graph import Graph
 
@@ -290,7 +290,7 @@ def _place(g: Graph, name: str, m: dict) -> None:
 
 def _add_layer(g: Graph, m: dict) -> str:
     class_name = m.get("class_name")
-    if not isinstance(class_name, str) or class_name not in catalog.names():
+    if not kinds.offered(class_name):  # catalog, allow-listed keras.ops, registered classes
         raise IntentError(f"{class_name!r:.80} is not a layer the canvas offers.")
     with g.batch():
         name = g.add_layer(class_name, _optional_name(m), **_config(m))
