@@ -18,11 +18,14 @@ from typing import Any
 from .drawing import EditError
 
 _registered: dict[str, type] = {}  # drawing class name -> class, in registration order
+_list_called: set[str] = {"CustomScaleLayer"}  # called on a list, `layer([a, b])`
 
 
-def register(cls: type, name: str | None = None) -> str:
+def register(cls: type, name: str | None = None, list_input: bool = False) -> str:
     """Make a user layer class usable in graphs: import, the palette's "custom" group, files.
-    Returns the class name drawings use for it (the class's `__name__` unless `name` is given)."""
+    Returns the class name drawings use for it (the class's `__name__` unless `name` is given).
+    list_input=True: the layer is called on a list of tensors, `layer([a, b])` (import finds
+    that out by itself from the model's calls)."""
     import keras
 
     if not (inspect.isclass(cls) and issubclass(cls, keras.layers.Layer)):
@@ -42,8 +45,17 @@ def register(cls: type, name: str | None = None) -> str:
                         f"{cls.__module__}.{cls.__qualname__} under another name "
                         f"(kc.register(cls, name=...)).")
     _registered[name] = cls
+    if list_input:
+        _list_called.add(name)
     _kind.cache_clear()
     return name
+
+
+def called_on_a_list(name: str) -> None:
+    """A class's calls take a list of tensors (seen in an imported model)."""
+    if name not in _list_called:
+        _list_called.add(name)
+        _kind.cache_clear()
 
 
 def unregister(name: str) -> None:
@@ -54,6 +66,11 @@ def unregister(name: str) -> None:
 
 def registered() -> dict[str, type]:
     return dict(_registered)
+
+
+def registered_objects() -> dict[str, type]:
+    """Registered and Keras-own classes by drawing name, for Keras's custom_object_scope."""
+    return {**keras_own(), **_registered}
 
 
 def _taken_by(name: str):
@@ -123,7 +140,9 @@ def _kind(class_name: str):
         cls, group = keras_own().get(class_name), "keras"
     if cls is None:
         return None
-    return catalog.LayerKind(class_name, group, catalog._slots(class_name, cls), cls)
+    slots = (catalog.Slots("list", (), 1, None) if class_name in _list_called
+             else catalog._slots(class_name, cls))
+    return catalog.LayerKind(class_name, group, slots, cls)
 
 
 def not_registered(class_name: Any, module: Any = None) -> str:

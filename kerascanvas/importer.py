@@ -59,7 +59,7 @@ def walk(model, trust_custom: bool = False) -> Walk:
         _check_offered(op, trust_custom)
         nodes = [n for n in op._inbound_nodes if id(n) in mine]
         configs[op.name] = config = _box_config(op, nodes)
-        slots = _slots(op, config)
+        slots = _slots(op, config, nodes)
         calls[op.name] = [[triple(t) for t in _slot_tensors(op, node, slots)] for node in nodes]
         widths.update({(op.name, k): len(node.output_tensors) for k, node in enumerate(nodes)})
         _check_widths(op, config, nodes)
@@ -211,9 +211,13 @@ def _check_widths(op, config, nodes) -> None:
                         f"expects {expected} for it.", layer=op.name)
 
 
-def _slots(op, config):
+def _slots(op, config, nodes=()):
     if not isinstance(op, keras.layers.Layer):
         return ops.get(ops.name_of(op)).slots_for(config)
+    name = custom.class_name_of(type(op))
+    first = nodes[0].arguments.args if nodes else ()
+    if name is not None and first and isinstance(first[0], (list, tuple)):
+        custom.called_on_a_list(name)  # Sampling()([z_mean, z_log_var])
     if isinstance(op, keras.Sequential):
         return nested.kind("Sequential").slots_for(op.get_config())
     if isinstance(op, keras.Model):  # its input names, without a (deep-copying) get_config()
