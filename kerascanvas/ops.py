@@ -23,7 +23,7 @@ from .drawing import EditError
 ALLOWED = (
     # arithmetic (what `x + y`, `x * 3.0`, `x @ w`, `-x` make)
     "add", "subtract", "multiply", "divide", "true_divide", "power", "negative", "matmul",
-    "maximum", "minimum", "abs", "square", "sqrt", "exp", "log", "log1p", "sin", "cos", "tanh",
+    "maximum", "minimum", "abs", "absolute", "square", "sqrt", "exp", "log", "log1p", "sin", "cos", "tanh",
     "sign", "floor", "ceil", "round", "clip", "erf", "cast", "where", "dot", "outer", "tensordot",
     # comparisons and logic
     "equal", "not_equal", "greater", "greater_equal", "less", "less_equal", "logical_and",
