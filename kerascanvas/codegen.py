@@ -54,6 +54,8 @@ def to_code(g) -> str:
                        _unpacking(spec.class_name, spec.config, g.keras_layer(name)))
     lines.append("")
     ins = [_Raw(names[(n, 0, 0)]) for n in g.inputs]
+    if g.dict_inputs:
+        ins = [dict(zip(g.inputs, ins))]
     outs = [_Raw(names[t]) for t in g.outputs]
     lines += _assign("model", "keras.Model", {"inputs": ins[0] if len(ins) == 1 else ins,
                                               "outputs": outs[0] if len(outs) == 1 else outs,

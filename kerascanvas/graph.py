@@ -240,6 +240,22 @@ class Graph:
 
         self._edit(change, network=False)
 
+    def set_dict_inputs(self, on: bool = True) -> None:
+        """Make `g.model` take its inputs as a dict keyed by the Inputs' names (as a model built
+        with `keras.Model({"wide": wide, "deep": deep}, ...)` does), or as a list again."""
+        if not isinstance(on, bool):
+            raise EditError(f"set_dict_inputs takes True or False, got {on!r:.40}.")
+
+        def change(d: Drawing) -> None:
+            d.dict_inputs = on
+
+        self._edit(change, network=False)
+
+    @property
+    def dict_inputs(self) -> bool:
+        """Whether `g.model` takes {input name: tensor}."""
+        return self._drawing.dict_inputs
+
     # ----- undo / redo ------------------------------------------------------------------------
 
     @property
@@ -557,6 +573,8 @@ class Graph:
         limit = sys.getrecursionlimit()  # Keras's map_graph recurses once per node (#15596)
         sys.setrecursionlimit(max(limit, 20 * len(net.records) + 2000))
         try:
+            if self._drawing.dict_inputs:
+                inputs = [dict(zip(self.inputs, inputs))]
             return keras.Model(inputs=inputs[0] if len(inputs) == 1 else inputs,
                                outputs=outputs[0] if len(outputs) == 1 else outputs,
                                name=self.name)

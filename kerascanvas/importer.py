@@ -9,10 +9,12 @@ import is one `g.batch()`: one rebuild, one undo step.
 from __future__ import annotations
 
 import inspect
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import keras
+from keras.src.models.functional import Functional
 
 from . import catalog, custom, kinds, nested, ops
 from .drawing import EditError
@@ -74,6 +76,12 @@ def from_model(model, graph_class, trust_custom: bool = False):
     Keras's own and registered layers), weights included."""
     w = walk(model, trust_custom)
     _check_unshared(model, {})
+    plain = (keras.Sequential, Functional)
+    if type(model) not in plain and type(model).__name__ not in ("Functional", "Sequential"):
+        warnings.warn(f"{model.name!r} is a {type(model).__module__}.{type(model).__name__}, a "
+                      "subclass of Functional: the drawing holds its Functional graph (layers, "
+                      "calls, weights); its own Python methods (train_step, call overrides, ...) "
+                      "are not part of it.", UserWarning, stacklevel=3)
     g = graph_class(name=model.name)
     with g.batch():
         for layer in w.inputs:  # model input order = the drawing's input order
@@ -89,6 +97,9 @@ def from_model(model, graph_class, trust_custom: bool = False):
                 for i, src in enumerate(sources):
                     g.connect(src, op.name, call=k, slot=None if listed else i)
         g.set_outputs(w.outputs, only=True)
+        if isinstance(w.model._inputs_struct, dict):
+            _check_dict_keys(w.model)
+            g.set_dict_inputs(True)
     for op in w.layers:
         copy_weights(op, g.keras_layer(op.name))
     return g
@@ -135,6 +146,16 @@ def _functional(model):
         raise EditError(f"{model.name!r} is a subclassed model ({type(model).__name__}); only "
                         "Functional and Sequential models can be drawn.", layer=model.name)
     return model
+
+
+def _check_dict_keys(model) -> None:
+    """Dict inputs come back keyed by the Inputs' names: a model whose keys differ says so."""
+    for key, tensor in model._inputs_struct.items():
+        name = tensor._keras_history.operation.name
+        if key != name:
+            raise EditError(f"Model {model.name!r} takes its input {name!r} under the key {key!r}; "
+                            "a drawing keys dict inputs by the Input's name: name the Input "
+                            f"{key!r}.", layer=name)
 
 
 def _check_unshared(model, seen: dict) -> None:

@@ -5,7 +5,8 @@ The file is a zip archive (format version 1):
                        "layers": [{"name", "class_name", "config", "calls", "weights": n}, ...],
                        "edges": [[[src, node_index, tensor_index], [dst, call, slot]], ...],
                        "pinned": {name: [x, y]}, "outputs": [[layer, node, tensor], ...],
-                       "outputs_only": bool, "expanded": [name, ...] (optional)}
+                       "outputs_only": bool, "expanded": [name, ...] (optional),
+                       "dict_inputs": bool (optional)}
     weights.npz       arrays "l<i>_<j>": weight j of layer i (the order of layer.weights),
                       read with allow_pickle=False.
 A layer entry is what `g.layers` shows: the catalog class name (or "InputLayer"; or "Functional" /
@@ -51,7 +52,8 @@ def save(g, path) -> None:
                 "edges": [[list(e.src), list(e.dst)] for e in d.edges],
                 "pinned": {n: list(p) for n, p in d.pinned.items()},
                 "expanded": sorted(d.expanded),
-                "outputs": [list(t) for t in d.output_order], "outputs_only": d.outputs_only}
+                "outputs": [list(t) for t in d.output_order], "outputs_only": d.outputs_only,
+                "dict_inputs": d.dict_inputs}
     buffer = io.BytesIO()
     np.savez(buffer, **arrays)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
@@ -151,6 +153,8 @@ def _rebuild(g, doc) -> None:
             g.expand(name)
         if doc["outputs"]:
             g.set_outputs([tuple(t) for t in doc["outputs"]], only=doc["outputs_only"])
+        if doc.get("dict_inputs", False) is not False:  # optional: older files lack it
+            g.set_dict_inputs(doc["dict_inputs"])
 
 
 def _in_slot_order(edges: list) -> list:

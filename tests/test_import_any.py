@@ -34,3 +34,45 @@ def test_a_training_argument_the_caller_chose_is_still_refused():
     model = keras.Model(x, keras.layers.Dropout(0.5, name="drop")(x, training=True))
     with pytest.raises(kc.EditError, match="'drop' .*training="):
         kc.Graph.from_model(model)
+
+
+def test_dict_inputs_stay_dict_inputs(tmp_path):
+    wide, deep = keras.Input((3,), name="wide"), keras.Input((2,), name="deep")
+    both = keras.layers.Concatenate()([wide, keras.layers.Dense(4)(deep)])
+    model = keras.Model({"wide": wide, "deep": deep}, keras.layers.Dense(1)(both))
+    g = ok(kc.Graph.from_model(model))
+    assert g.dict_inputs and isinstance(g.model._inputs_struct, dict)
+    batch = {"wide": np.ones((2, 3), "float32"), "deep": np.ones((2, 2), "float32")}
+    same_outputs(g.model, model, batch)
+    assert 'inputs={"deep": deep, "wide": wide}' in g.to_code()
+    namespace = {}
+    exec(g.to_code(), namespace)  # noqa: S102 - the test runs the export
+    assert isinstance(namespace["model"]._inputs_struct, dict)
+    g.save(tmp_path / "m.kc")
+    assert kc.Graph.load(tmp_path / "m.kc").dict_inputs
+    g.undo()
+    assert not g.dict_inputs
+
+
+def test_a_functional_subclass_imports_as_its_graph_and_says_so():
+    class Classifier(keras.Model):
+        pass
+
+    x = keras.Input((4,), name="x")
+    model = Classifier(x, keras.layers.Dense(2)(x))
+    with pytest.warns(UserWarning, match="subclass of Functional"):
+        g = ok(kc.Graph.from_model(model))
+    same_outputs(g.model, model, np.ones((2, 4), "float32"))
+
+
+def test_a_subclassed_model_is_refused_in_one_sentence():
+    class Net(keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.dense = keras.layers.Dense(2)
+
+        def call(self, x):
+            return self.dense(x)
+
+    with pytest.raises(kc.EditError, match="subclassed model"):
+        kc.Graph.from_model(Net())
