@@ -40,7 +40,7 @@ def graph_state(g) -> dict:
             "slots": {"kind": spec.slots.kind, "names": list(spec.slots.names),
                       "min": spec.slots.min, "max": spec.slots.max},
             "n_outputs": spec.n_outputs, "calls": calls,
-            "params": layer.count_params() if layer is not None and layer.built else None,
+            "params": _params(layer),
             "depth": depth.get(name), "problems": by_layer.get(name, []),
             # a nested model: how many layers it holds, and its inside while expanded
             "inner_layers": None if inside is None else
@@ -65,6 +65,15 @@ def graph_state(g) -> dict:
             "params": int(model.count_params())},
         "can_undo": g.can_undo, "can_redo": g.can_redo,
     }
+
+
+def _params(layer) -> int | None:
+    """Parameters of a built layer; a keras.ops operation has none; None while unbuilt."""
+    if layer is None:
+        return None
+    if not hasattr(layer, "count_params"):
+        return 0
+    return layer.count_params() if layer.built else None
 
 
 def _shown_config(spec) -> dict:
