@@ -8,6 +8,7 @@ import is one `g.batch()`: one rebuild, one undo step.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import warnings
 from dataclasses import dataclass, field
@@ -273,6 +274,7 @@ def _slot_tensors(op, node, slots) -> list:
     return tensors
 
 
+@functools.cache
 def _call_defaults(cls) -> dict:
     """The defaults of a layer's call signature (RandomFlip.call(inputs, training=True))."""
     try:

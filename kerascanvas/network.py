@@ -187,9 +187,11 @@ class Network:
     def _create(self, spec: LayerSpec) -> keras.layers.Layer:
         self.created += 1
         config, layer = self.prepared.pop(spec.name, (None, None))
-        # A fresh layer is unbuilt; a fresh model is built by its constructor, but never called.
+        # A fresh layer is unbuilt (or built without weights: ReLU); a fresh model is built by
+        # its constructor, but never called.
         if (config is spec.config and not layer._inbound_nodes
-                and (not getattr(layer, "built", False) or isinstance(layer, keras.Model))):
+                and (not getattr(layer, "built", False) or isinstance(layer, keras.Model)
+                     or not layer.weights)):
             return layer
         try:
             if spec.is_input:
