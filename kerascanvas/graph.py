@@ -459,11 +459,11 @@ class Graph:
         return from_model(model, cls, trust_custom)
 
     @classmethod
-    def load_keras(cls, path) -> Graph:
-        """A drawing of a model saved as a .keras file."""
+    def load_keras(cls, path, trust_custom: bool = False) -> Graph:
+        """A drawing of a model saved as a .keras file (trust_custom: as in from_model)."""
         from .importer import load_keras
 
-        return load_keras(path, cls)
+        return load_keras(path, cls, trust_custom)
 
     def save(self, path) -> None:
         """Save drawing, configs, positions and weights (atomically: write, then rename)."""

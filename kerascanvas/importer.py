@@ -112,16 +112,18 @@ def copy_weights(source, target) -> None:
         a.assign(b.value)
 
 
-def load_keras(path, graph_class):
-    """A Graph drawing the model saved in a .keras file (safe mode: no Lambda code is loaded)."""
+def load_keras(path, graph_class, trust_custom: bool = False):
+    """A Graph drawing the model saved in a .keras file (safe mode: no Lambda code is loaded).
+    Classes of one's own load when registered (kc.register, or Keras's own registration)."""
     path = Path(path)
     if not path.is_file():
         raise EditError(f"There is no file {str(path)!r}.")
     try:
-        model = keras.saving.load_model(path, compile=False, safe_mode=True)
+        model = keras.saving.load_model(path, compile=False, safe_mode=True,
+                                        custom_objects=custom.registered())
     except Exception as e:
         raise EditError(f"Keras could not load {str(path)!r}: {e}") from e
-    return from_model(model, graph_class)
+    return from_model(model, graph_class, trust_custom)
 
 
 def class_name(op) -> str:

@@ -76,3 +76,17 @@ def test_a_subclassed_model_is_refused_in_one_sentence():
 
     with pytest.raises(kc.EditError, match="subclassed model"):
         kc.Graph.from_model(Net())
+
+
+def test_a_keras_file_with_ops_and_a_registered_layer_loads(tmp_path):
+    from corpus_models import vae_encoder
+
+    from kerascanvas import custom
+
+    custom.unregister("Sampling")  # other tests may have registered it (trust_custom=True)
+    model = vae_encoder()
+    model.save(tmp_path / "vae.keras")
+    with pytest.raises(kc.EditError, match=r"kc.register\(Sampling\)"):
+        kc.Graph.load_keras(tmp_path / "vae.keras")
+    g = ok(kc.Graph.load_keras(tmp_path / "vae.keras", trust_custom=True))
+    same_outputs(g.model, model, np.random.rand(2, 28, 28, 1).astype("float32"))
