@@ -100,9 +100,10 @@ class Graph:
 
         return self._edit(change)
 
-    def add_layer_from_config(self, serialized: Mapping[str, Any]) -> str:
+    def add_layer_from_config(self, serialized: Mapping[str, Any], as_given: bool = False) -> str:
         """Add a layer from Keras's serialized form, {"class_name": ..., "config": {...}} (as in a
-        model's get_config()["layers"]); the config's name is the box's name. Used by import."""
+        model's get_config()["layers"]); the config's name is the box's name. Used by import.
+        as_given: the config is a live layer's own get_config() (import): kept, not redone."""
         if not isinstance(serialized, Mapping) or not isinstance(serialized.get("config"), Mapping):
             raise EditError(f"Expected {{'class_name': ..., 'config': {{...}}}}, got {serialized!r:.200}.")
         class_name, config = serialized.get("class_name"), dict(serialized["config"])
@@ -111,7 +112,7 @@ class Graph:
         def change(d: Drawing) -> str:
             name = d.check_new_name(config.get("name"))
             layer = _made(lambda **c: kind.create(c), name, class_name, config)
-            spec = self._spec(kind, name, kinds.config_of(kind, layer, config))
+            spec = self._spec(kind, name, config if as_given else kinds.config_of(kind, layer, config))
             self._net.prepared[name] = (spec.config, layer)
             d.add(spec)
             return name

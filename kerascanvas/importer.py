@@ -88,7 +88,8 @@ def from_model(model, graph_class, trust_custom: bool = False):
         for layer in w.inputs:  # model input order = the drawing's input order
             g.add_input(tuple(layer.batch_shape[1:]), name=layer.name, dtype=layer.dtype)
         for op in w.layers:
-            g.add_layer_from_config({"class_name": class_name(op), "config": w.configs[op.name]})
+            g.add_layer_from_config({"class_name": class_name(op), "config": w.configs[op.name]},
+                                    as_given=True)
         for op in w.layers:  # every call first: a layer's call k may feed one drawn before it
             for _ in w.calls[op.name][1:]:
                 g.add_call(op.name)
@@ -204,7 +205,7 @@ def _check_offered(layer, trust_custom: bool = False) -> None:
         return
     if kind is None and type(layer).__module__.split(".")[0] == "keras":
         raise EditError(f"Layer {layer.name!r} is a {name}, which the canvas does not offer "
-                        f"({catalog.DENIED.get(name, 'not a layer Keras serializes')}).",
+                        f"({catalog.DENIED.get(name, 'kerascanvas.catalog.names() lists them')}).",
                         layer=layer.name)
     if trust_custom:
         custom.register(type(layer))
