@@ -149,8 +149,11 @@ def not_registered(class_name: Any, module: Any = None) -> str:
     """Why a class name is refused, and how to make it usable."""
     where = f" (from {module!r:.80})" if isinstance(module, str) and module else ""
     return (f"{class_name!r:.80}{where} is not a layer the canvas offers and no class of that "
-            "name is registered: register it from Python with kc.register(TheClass), or import "
-            "the model with Graph.from_model(model, trust_custom=True).")
+            f"name is registered: {HOW_TO_REGISTER}")
+
+
+HOW_TO_REGISTER = ("register it from Python with kc.register(TheClass), or import the model with "
+                   "Graph.from_model(model, trust_custom=True).")
 
 
 def import_line(cls: type) -> tuple[str, str | None]:

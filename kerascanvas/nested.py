@@ -204,7 +204,8 @@ def _other_kind(entry: dict, where: str) -> bool:
         pass
     kind = custom.get(cls)
     if kind is None:
-        raise EditError(f"{where} is a {cls!r:.80}: " + custom.not_registered(cls, module))
+        raise EditError(f"{where} is a {cls!r:.80}, which the canvas does not offer and no "
+                        f"class of that name is registered: {custom.HOW_TO_REGISTER}")
     entry["config"] = kind._checked(entry["config"])
     entry.update(module=kind.cls.__module__, class_name=cls, registered_name=cls)
     return True
