@@ -5,7 +5,7 @@
 
 __version__ = "0.1.0"
 
-__all__ = ["Canvas", "EditError", "Graph", "Problem"]
+__all__ = ["Canvas", "EditError", "Graph", "Problem", "register"]
 
 
 def __getattr__(name):
@@ -20,6 +20,10 @@ def __getattr__(name):
         from .drawing import EditError
 
         return EditError
+    if name == "register":
+        from .custom import register
+
+        return register
     if name == "Canvas":
         from .quiet import quiet_tensorflow
 

@@ -407,10 +407,15 @@ def groups() -> dict[str, list[str]]:
 
 
 def palette() -> list[dict]:
-    """The catalog for the front end (JSON-able)."""
+    """The catalog for the front end (JSON-able): catalog layers by their Keras group, the
+    allow-listed keras.ops functions (group "ops") and registered classes (group "custom")."""
+    from . import custom, ops
+
+    offered = [_kinds()[n] for n in names()] + [ops.get(n) for n in ops.names()]
+    offered += [custom.get(n) for n in custom.registered()]
     return [{"class_name": k.class_name, "group": k.group,
              "slots": {"kind": k.slots.kind, "names": list(k.slots.names), "min": k.slots.min,
                        "max": k.slots.max},
              "schema": k.schema(),
              "suggested": {n: _plain(v) for n, v in k.suggested_args().items()}}
-            for k in (_kinds()[n] for n in names())]
+            for k in offered]

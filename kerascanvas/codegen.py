@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 
 import keras
 
-from . import kinds, nested
+from . import kinds, nested, ops
 from .drawing import EditError
 
 WIDTH = 88
@@ -33,7 +33,7 @@ def to_code(g) -> str:
         raise EditError("The drawing is not a model yet: " + "; ".join(map(str, g.problems)))
     specs = g.specs
     names = _identifiers(g)
-    lines = ["import keras", "from keras import layers", ""]
+    lines = []
     for name, spec in specs.items():  # models used as layers: built first, each a block
         if spec.class_name in nested.MODULES:
             lines += _model_block(g.keras_layer(name), names[name], names.fresh) + [""]
@@ -43,20 +43,75 @@ def to_code(g) -> str:
     built = set()
     for name, k in _call_order(g):
         spec = specs[name]
-        if name not in built and spec.class_name not in nested.MODULES:
-            lines += _assign(names[name], f"layers.{spec.class_name}", _arguments(spec))
-        built.add(name)  # each layer built once, called once per node
         sources = [names[s] for s in g.call_inputs(name, k)]
         results = [names.tensor((name, k, t)) for t in range(len(g.call_record(name, k).outputs))]
+        if isinstance(kinds.get(spec.class_name), ops.OpKind):  # `x + 3.0`, keras.ops.f(x, ...)
+            lines += _op_call(kinds.get(spec.class_name), spec.config, sources, results)
+            continue
+        if name not in built and spec.class_name not in nested.MODULES:
+            lines += _assign(names[name], _constructor(spec.class_name), _arguments(spec))
+        built.add(name)  # each layer built once, called once per node
         lines += _call(names[name], sources, spec.slots.kind == "list", results,
                        _unpacking(spec.class_name, spec.config, g.keras_layer(name)))
     lines.append("")
     ins = [_Raw(names[(n, 0, 0)]) for n in g.inputs]
+    if g.dict_inputs:
+        ins = [dict(zip(g.inputs, ins))]
     outs = [_Raw(names[t]) for t in g.outputs]
     lines += _assign("model", "keras.Model", {"inputs": ins[0] if len(ins) == 1 else ins,
                                               "outputs": outs[0] if len(outs) == 1 else outs,
                                               "name": g.name})
-    return "\n".join(lines) + "\n"
+    return "\n".join(_header(specs.values(), g) + lines) + "\n"
+
+
+def _header(specs, g) -> list[str]:
+    """The imports: keras, its layers, and the classes of Keras's own or registered layers
+    (by their import name), nested models' included."""
+    from .importer import class_name, walk
+
+    classes = {s.class_name for s in specs}
+    for s in specs:
+        if s.class_name in nested.MODULES:
+            todo = [g.keras_layer(s.name)]
+            while todo:
+                w = walk(todo.pop())
+                classes |= {class_name(op) for op in w.layers}
+                todo += [op for op in w.layers if isinstance(op, keras.Model)]
+    extra = sorted({line for c in classes if (line := _import_of(c))})
+    return ["import keras", "from keras import layers", *extra, ""]
+
+
+def _import_of(class_name: str) -> str | None:
+    from . import custom
+
+    kind = custom.get(class_name)
+    if kind is None or class_name in nested.MODULES:
+        return None
+    return custom.import_line(kind.cls)[1]
+
+
+def _constructor(class_name: str) -> str:
+    """`layers.Dense` for a catalog layer; the class's own name for a Keras-own or registered
+    class (imported at the top, or defined beside the code in a notebook)."""
+    from . import catalog, custom
+
+    try:
+        catalog.get(class_name)
+    except ValueError:
+        return custom.import_line(kinds.get(class_name).cls)[0]
+    return f"layers.{class_name}"
+
+
+def _op_call(kind, config, sources: list, results: list) -> list[str]:
+    """A keras.ops call as people write it: `x_1 = x + 3.0`, `x_2 = keras.ops.mean(x_1, axis=1)`."""
+    function, positional, keywords = kind.code(config, [_Raw(t) for t in sources])
+    target = ", ".join(results) + " = "
+    if function == "-" and len(positional) == 1:
+        return [f"{target}-{_literal(positional[0])}"]
+    if len(function) <= 2 and len(positional) == 2:  # an operator
+        return [f"{target}{_literal(positional[0])} {function} {_literal(positional[1])}"]
+    call = _Call(function, tuple(("", v) for v in positional) + tuple(keywords.items()))
+    return _exploded(target, call, 0, "")
 
 
 def _call_order(g) -> list[tuple[str, int]]:
@@ -157,11 +212,11 @@ def _model_block(model, target: str, fresh) -> list[str]:
     tail = {"name": model.name}
     if not model.trainable:
         tail["trainable"] = False
-    ops = {op.name: op for op in w.layers}
+    by_name = {op.name: op for op in w.layers}
     if class_name(model) == "Sequential":
         for op in w.layers:
             if class_name(op) not in nested.MODULES:
-                lines += _assign(own[op.name], f"layers.{class_name(op)}", _layer_args(op))
+                lines += _assign(own[op.name], _constructor(class_name(op)), _layer_args(op))
         items = [_Raw(own[(layer.name, 0, 0)]) for layer in w.inputs]
         items += [_Raw(own[op.name]) for op in w.layers]
         return lines + _assign(target, "keras.Sequential", {"": items, **tail})
@@ -169,12 +224,16 @@ def _model_block(model, target: str, fresh) -> list[str]:
     order = _ordered(w.by_depth, lambda c: [s[:2] for s in w.calls[c[0]][c[1]]]
                      + ([(c[0], c[1] - 1)] if c[1] else []), {(n.name, 0) for n in w.inputs})
     for name, k in order:
-        op = ops[name]
+        op = by_name[name]
         cls = class_name(op)
-        if name not in built and cls not in nested.MODULES:
-            lines += _assign(own[name], f"layers.{cls}", _layer_args(op))
-        built.add(name)
         sources = [own[s] for s in w.calls[name][k]]
+        if isinstance(kinds.get(cls), ops.OpKind):
+            results = [own.setdefault((name, k, t), fresh("x")) for t in range(w.widths[(name, k)])]
+            lines += _op_call(kinds.get(cls), w.configs[name], sources, results)
+            continue
+        if name not in built and cls not in nested.MODULES:
+            lines += _assign(own[name], _constructor(cls), _layer_args(op))
+        built.add(name)
         listed = kinds.get(cls).slots.kind == "list" if cls not in nested.MODULES else len(sources) > 1
         config = op.get_config() if cls == "Bidirectional" else {}
         results = [own.setdefault((name, k, t), fresh("x")) for t in range(w.widths[(name, k)])]

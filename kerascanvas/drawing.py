@@ -79,6 +79,7 @@ class Drawing:
         self.expanded: frozenset[str] = frozenset()  # nested-model boxes shown with their inside
         self.output_order: tuple[Triple, ...] = ()
         self.outputs_only = False  # True: the model's outputs are exactly output_order (import)
+        self.dict_inputs = False  # True: the model takes {input name: tensor} (as imported)
         self.name_counts: dict[str, int] = {}
         self._into: dict[CallKey, tuple[Edge, ...]] = {}  # dst call -> its edges
         self._out: dict[CallKey, tuple[Edge, ...]] = {}  # src call -> edges it feeds
@@ -94,6 +95,7 @@ class Drawing:
         d.layers, d.edges, d.pinned = dict(self.layers), list(self.edges), dict(self.pinned)
         d.output_order, d.name_counts = self.output_order, dict(self.name_counts)
         d.outputs_only, d.expanded = self.outputs_only, self.expanded
+        d.dict_inputs = self.dict_inputs
         d._into, d._out = dict(self._into), dict(self._out)
         d.touched, d.gone = (set(self.touched), set(self.gone)) if keep_marks else (set(), set())
         return d

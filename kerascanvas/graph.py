@@ -95,24 +95,28 @@ class Graph:
         return self._edit(change)
 
     def add_layer(self, class_name: str, name: str | None = None, **config: Any) -> str:
-        """Add a layer of a catalog class (see `kerascanvas.catalog.names()`); returns its name."""
-        kind = catalog.get(class_name)
+        """Add a layer of a catalog class (see `kerascanvas.catalog.names()`), a keras.ops function
+        (`kerascanvas.ops.names()`) or a registered class (`kc.register`); returns its name."""
+        kind = catalog.get(class_name) if class_name in kinds.NESTED_MODEL_CLASSES else kinds.get(
+            class_name)
         check_strings(config, f"The config of {class_name}")
 
         def change(d: Drawing) -> str:
             chosen = d.check_new_name(name) if name is not None else d.auto_name(
                 keras.src.utils.naming.to_snake_case(kind.class_name))
-            layer = _made(kind.build, chosen, kind.class_name, {**kind.suggested_args(), **config})
-            spec = self._spec(kind, chosen, layer.get_config())
+            args = {**kind.suggested_args(), **config}
+            layer = _made(kind.build, chosen, kind.class_name, args)
+            spec = self._spec(kind, chosen, kinds.config_of(kind, layer, args))
             self._net.prepared[chosen] = (spec.config, layer)  # made once, called by the network
             d.add(spec)
             return chosen
 
         return self._edit(change)
 
-    def add_layer_from_config(self, serialized: Mapping[str, Any]) -> str:
+    def add_layer_from_config(self, serialized: Mapping[str, Any], as_given: bool = False) -> str:
         """Add a layer from Keras's serialized form, {"class_name": ..., "config": {...}} (as in a
-        model's get_config()["layers"]); the config's name is the box's name. Used by import."""
+        model's get_config()["layers"]); the config's name is the box's name. Used by import.
+        as_given: the config is a live layer's own get_config() (import): kept, not redone."""
         if not isinstance(serialized, Mapping) or not isinstance(serialized.get("config"), Mapping):
             raise EditError(f"Expected {{'class_name': ..., 'config': {{...}}}}, got {serialized!r:.200}.")
         class_name, config = serialized.get("class_name"), dict(serialized["config"])
@@ -122,7 +126,7 @@ class Graph:
         def change(d: Drawing) -> str:
             name = d.check_new_name(config.get("name"))
             layer = _made(lambda **c: kind.create(c), name, class_name, config)
-            spec = self._spec(kind, name, layer.get_config())
+            spec = self._spec(kind, name, config if as_given else kinds.config_of(kind, layer, config))
             self._net.prepared[name] = (spec.config, layer)
             d.add(spec)
             return name
@@ -308,6 +312,22 @@ class Graph:
             d.outputs_only = bool(only) and bool(order)
 
         self._edit(change, network=False)
+
+    def set_dict_inputs(self, on: bool = True) -> None:
+        """Make `g.model` take its inputs as a dict keyed by the Inputs' names (as a model built
+        with `keras.Model({"wide": wide, "deep": deep}, ...)` does), or as a list again."""
+        if not isinstance(on, bool):
+            raise EditError(f"set_dict_inputs takes True or False, got {on!r:.40}.")
+
+        def change(d: Drawing) -> None:
+            d.dict_inputs = on
+
+        self._edit(change, network=False)
+
+    @property
+    def dict_inputs(self) -> bool:
+        """Whether `g.model` takes {input name: tensor}."""
+        return self._drawing.dict_inputs
 
     # ----- undo / redo ------------------------------------------------------------------------
 
@@ -590,27 +610,29 @@ class Graph:
         return to_code(self)
 
     @classmethod
-    def from_model(cls, model: keras.Model) -> Graph:
-        """A drawing of any Functional or Sequential model of catalog layers, weights included."""
+    def from_model(cls, model: keras.Model, trust_custom: bool = False) -> Graph:
+        """A drawing of any Functional or Sequential model, weights included: catalog layers,
+        keras.ops operations, Keras's own layers and registered classes (`kc.register`);
+        trust_custom=True registers the user classes the model uses."""
         from .importer import from_model
 
-        return from_model(model, cls)
+        return from_model(model, cls, trust_custom)
 
     @classmethod
-    def load_keras(cls, path) -> Graph:
-        """A drawing of a model saved as a .keras file."""
+    def load_keras(cls, path, trust_custom: bool = False) -> Graph:
+        """A drawing of a model saved as a .keras file (trust_custom: as in from_model)."""
         from .importer import load_keras
 
-        return load_keras(path, cls)
+        return load_keras(path, cls, trust_custom)
 
-    def replay(self, description: Mapping[str, Any]) -> None:
+    def replay(self, description: Mapping[str, Any], as_given: bool = False) -> None:
         """Draw a described drawing in one batch (one rebuild, one undo step): what a file holds
         and what import makes of a model. {"layers": [{"name", "class_name", "config", "calls"}],
         "edges": [[src triple, [dst, call, slot]]], and optionally "pinned": {name: [x, y]},
         "expanded": [name], "outputs": [triple], "outputs_only": bool} (see storage.py)."""
         from .storage import replay
 
-        replay(self, description)
+        replay(self, description, as_given)
 
     def save(self, path) -> None:
         """Save drawing, configs, positions and weights (atomically: write, then rename)."""
@@ -788,6 +810,8 @@ class Graph:
         limit = sys.getrecursionlimit()  # Keras's map_graph recurses once per node (#15596)
         sys.setrecursionlimit(max(limit, 20 * len(net.records) + 2000))
         try:
+            if self._drawing.dict_inputs:
+                inputs = [dict(zip(self.inputs, inputs))]
             return keras.Model(inputs=inputs[0] if len(inputs) == 1 else inputs,
                                outputs=outputs[0] if len(outputs) == 1 else outputs,
                                name=self.name)
@@ -815,7 +839,8 @@ def _made(make, name: str, class_name: str, args: Mapping[str, Any]):
 
 
 def _remade(kind, name: str, config: Mapping[str, Any]) -> dict:
-    return _made(lambda **c: kind.create(c), name, kind.class_name, config).get_config()
+    layer = _made(lambda **c: kind.create(c), name, kind.class_name, config)
+    return kinds.config_of(kind, layer, config)
 
 
 def _triple(src: Any) -> Triple:

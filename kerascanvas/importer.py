@@ -8,12 +8,16 @@ import is one `g.batch()`: one rebuild, one undo step.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import functools
+import inspect
+import warnings
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import keras
+from keras.src.models.functional import Functional
 
-from . import kinds, nested
+from . import catalog, custom, kinds, nested, ops
 from .drawing import EditError
 
 Triple = tuple[str, int, int]
@@ -30,10 +34,12 @@ class Walk:
     outputs: list[Triple]  # model.outputs, flattened
     widths: dict[tuple[str, int], int]  # call -> how many output tensors it has
     by_depth: list[tuple[str, int]]  # the calls in Keras's execution order (decreasing depth)
+    configs: dict[str, dict] = field(default_factory=dict)  # name -> its box's config
 
 
-def walk(model) -> Walk:
-    """The layers, calls and edges of a Functional or Sequential model (its own nodes only)."""
+def walk(model, trust_custom: bool = False) -> Walk:
+    """The layers, calls and edges of a Functional or Sequential model (its own nodes only).
+    trust_custom: register the user layer classes met (kc.register) instead of refusing them."""
     functional = _functional(model)
     depths = functional._nodes_by_depth
     mine = {id(n) for nodes in depths.values() for n in nodes}
@@ -51,34 +57,46 @@ def walk(model) -> Walk:
 
     inputs = [t._keras_history.operation for t in functional.inputs]
     layers = [op for op in functional.operations if not isinstance(op, keras.layers.InputLayer)]
-    calls, widths = {}, {}
+    calls, widths, configs = {}, {}, {}
     for op in layers:
-        _check_offered(op)
-        slots = _slots(op)
+        _check_offered(op, trust_custom)
         nodes = [n for n in op._inbound_nodes if id(n) in mine]
+        configs[op.name] = config = _box_config(op, nodes)
+        slots = _slots(op, config, nodes)
         calls[op.name] = [[triple(t) for t in _slot_tensors(op, node, slots)] for node in nodes]
         widths.update({(op.name, k): len(node.output_tensors) for k, node in enumerate(nodes)})
+        _check_widths(op, config, nodes)
     order = [(n.operation.name, local[id(n)]) for depth in sorted(depths, reverse=True)
              for n in depths[depth] if not isinstance(n.operation, keras.layers.InputLayer)]
     return Walk(functional, inputs, layers, calls, [triple(t) for t in functional.outputs], widths,
-                order)
+                order, configs)
 
 
-def from_model(model, graph_class):
-    """A Graph drawing `model` (Functional or Sequential of catalog layers), weights included."""
-    w = walk(model)
+def from_model(model, graph_class, trust_custom: bool = False):
+    """A Graph drawing `model` (Functional or Sequential of catalog layers, keras.ops operations,
+    Keras's own and registered layers), weights included."""
+    w = walk(model, trust_custom)
     _check_unshared(model, {})
+    plain = (keras.Sequential, Functional)
+    if type(model) not in plain and type(model).__name__ not in ("Functional", "Sequential"):
+        warnings.warn(f"{model.name!r} is a {type(model).__module__}.{type(model).__name__}, a "
+                      "subclass of Functional: the drawing holds its Functional graph (layers, "
+                      "calls, weights); its own Python methods (train_step, call overrides, ...) "
+                      "are not part of it.", UserWarning, stacklevel=3)
     g = graph_class(name=model.name)
     # model input order = the drawing's input order; the same replay as a file's
     layers = [{"name": layer.name, "class_name": "InputLayer", "calls": 1,
                "config": {"batch_shape": list(layer.batch_shape), "dtype": layer.dtype}}
               for layer in w.inputs]
-    layers += [{"name": op.name, "class_name": class_name(op), "config": op.get_config(),
+    layers += [{"name": op.name, "class_name": class_name(op), "config": w.configs[op.name],
                 "calls": len(w.calls[op.name])} for op in w.layers]
     edges = [[list(src), [op.name, k, i]] for op in w.layers
              for k, sources in enumerate(w.calls[op.name]) for i, src in enumerate(sources)]
+    dict_inputs = isinstance(w.model._inputs_struct, dict)
+    if dict_inputs:
+        _check_dict_keys(w.model)
     g.replay({"layers": layers, "edges": edges, "outputs": [list(t) for t in w.outputs],
-              "outputs_only": True})
+              "outputs_only": True, "dict_inputs": dict_inputs}, as_given=True)
     for op in w.layers:
         copy_weights(op, g.keras_layer(op.name))
     return g
@@ -89,25 +107,32 @@ def copy_weights(source, target) -> None:
     take the very array they are given, and a JAX fit donates (deletes) its arrays: copy there,
     or training the import would delete the original model's weights."""
     fresh = keras.ops.copy if keras.backend.backend() == "jax" else (lambda value: value)
-    for a, b in zip(target.weights, source.weights, strict=True):
+    for a, b in zip(getattr(target, "weights", []), getattr(source, "weights", []), strict=True):
         a.assign(fresh(b.value))
 
 
-def load_keras(path, graph_class):
-    """A Graph drawing the model saved in a .keras file (safe mode: no Lambda code is loaded)."""
+def load_keras(path, graph_class, trust_custom: bool = False):
+    """A Graph drawing the model saved in a .keras file (safe mode: no Lambda code is loaded).
+    Classes of one's own load when registered (kc.register, or Keras's own registration)."""
     path = Path(path)
     if not path.is_file():
         raise EditError(f"There is no file {str(path)!r}.")
     try:
-        model = keras.saving.load_model(path, compile=False, safe_mode=True)
+        model = keras.saving.load_model(path, compile=False, safe_mode=True,
+                                        custom_objects=custom.registered())
     except Exception as e:
         raise EditError(f"Keras could not load {str(path)!r}: {e}") from e
-    return from_model(model, graph_class)
+    return from_model(model, graph_class, trust_custom)
 
 
 def class_name(op) -> str:
-    """The drawing's class name of a layer: the catalog's, or Functional / Sequential."""
-    return type(op).__name__ if isinstance(op, keras.Model) else kinds.get(type(op).__name__).class_name
+    """The drawing's class name of a layer: the catalog's, Functional / Sequential, the keras.ops
+    name of an operation, or a Keras-own or registered class's name."""
+    if isinstance(op, keras.Model):
+        return type(op).__name__
+    if not isinstance(op, keras.layers.Layer):
+        return ops.name_of(op)
+    return custom.class_name_of(type(op)) or kinds.get(type(op).__name__).class_name
 
 
 def _functional(model):
@@ -123,6 +148,16 @@ def _functional(model):
         raise EditError(f"{model.name!r} is a subclassed model ({type(model).__name__}); only "
                         "Functional and Sequential models can be drawn.", layer=model.name)
     return model
+
+
+def _check_dict_keys(model) -> None:
+    """Dict inputs come back keyed by the Inputs' names: a model whose keys differ says so."""
+    for key, tensor in model._inputs_struct.items():
+        name = tensor._keras_history.operation.name
+        if key != name:
+            raise EditError(f"Model {model.name!r} takes its input {name!r} under the key {key!r}; "
+                            "a drawing keys dict inputs by the Input's name: name the Input "
+                            f"{key!r}.", layer=name)
 
 
 def _check_unshared(model, seen: dict) -> None:
@@ -141,8 +176,14 @@ def _check_unshared(model, seen: dict) -> None:
             _check_unshared(op, seen)
 
 
-def _check_offered(layer) -> None:
+def _check_offered(layer, trust_custom: bool = False) -> None:
     name = type(layer).__name__
+    if not isinstance(layer, keras.layers.Layer):  # an operation: allow-listed keras.ops only
+        if ops.name_of(layer) is None:
+            raise EditError(ops.refusal(layer), layer=layer.name)
+        return
+    if custom.class_name_of(type(layer)) is not None:  # Keras's own or registered
+        return
     if isinstance(layer, keras.Model):
         if name not in nested.MODULES or type(layer).__module__.split(".")[0] != "keras":
             raise EditError(f"Layer {layer.name!r} is a model of class {type(layer).__module__}."
@@ -150,32 +191,74 @@ def _check_offered(layer) -> None:
                             layer=layer.name)
         walk(layer)  # its own layers, checked the same way
         return
+    if isinstance(layer, keras.layers.Lambda):
+        raise EditError(f"Layer {layer.name!r} is a Lambda, which runs code a drawing cannot hold: "
+                        "write its function as a Layer subclass and kc.register it.",
+                        layer=layer.name)
     try:
-        kind = kinds.get(name)
+        kind = catalog.get(name)
     except ValueError:
+        kind = None
+    if kind is not None and kind.cls is type(layer):
+        return
+    if kind is None and type(layer).__module__.split(".")[0] == "keras":
         raise EditError(f"Layer {layer.name!r} is a {name}, which the canvas does not offer "
-                        "(custom classes and code-running layers such as Lambda are refused).",
-                        layer=layer.name) from None
-    if kind.cls is not type(layer):
-        raise EditError(f"Layer {layer.name!r} is a {type(layer).__module__}.{name}, not Keras's "
-                        f"{name}.", layer=layer.name)
+                        f"({catalog.DENIED.get(name, 'kerascanvas.catalog.names() lists them')}).",
+                        layer=layer.name)
+    if trust_custom:
+        custom.register(type(layer))
+        return
+    raise EditError(f"Layer {layer.name!r} is a {type(layer).__module__}.{name}, a class of your "
+                    f"own: register it with kc.register({name}) (or import with "
+                    "trust_custom=True) to draw it.", layer=layer.name)
 
 
-def _slots(op):
+def _box_config(op, nodes) -> dict:
+    """What the box's config will be: get_config(), with an operation's call constants."""
+    if isinstance(op, keras.layers.Layer):
+        return op.get_config()
+    constants = [ops.node_arguments(op, node)[1] for node in nodes]
+    if any(c != constants[0] for c in constants[1:]):
+        raise EditError(f"Operation {op.name!r} is called with different constants in its calls, "
+                        "which one box cannot hold.", layer=op.name)
+    return ops.config_of(op, constants[0] if constants else {})
+
+
+def _check_widths(op, config, nodes) -> None:
+    if isinstance(op, keras.Model) or not nodes:
+        return
+    expected = kinds.get(class_name(op)).n_outputs(config)
+    if any(len(n.output_tensors) != expected for n in nodes):
+        raise EditError(f"Layer {op.name!r} ({type(op).__name__}) gives "
+                        f"{len(nodes[0].output_tensors)} output tensors per call; the canvas "
+                        f"expects {expected} for it.", layer=op.name)
+
+
+def _slots(op, config, nodes=()):
+    if not isinstance(op, keras.layers.Layer):
+        return ops.get(ops.name_of(op)).slots_for(config)
+    name = custom.class_name_of(type(op))
+    first = nodes[0].arguments.args if nodes else ()
+    if name is not None and first and isinstance(first[0], (list, tuple)):
+        custom.called_on_a_list(name)  # Sampling()([z_mean, z_log_var])
     if isinstance(op, keras.Sequential):
         return nested.kind("Sequential").slots_for(op.get_config())
     if isinstance(op, keras.Model):  # its input names, without a (deep-copying) get_config()
         names = [t._keras_history.operation.name for t in op.inputs]
         return nested.kind("Functional").slots_named(names)
-    return kinds.get(type(op).__name__).slots
+    return kinds.get(class_name(op)).slots
 
 
 def _slot_tensors(op, node, slots) -> list:
     """The tensors of a call in slot order. Keras sorts keyword tensors (mha(query=q, value=v,
     key=k) is stored as key, query, value), so named slots are read by name."""
+    if not isinstance(op, keras.layers.Layer):
+        return ops.node_arguments(op, node)[0]
     args = node.arguments.args
+    defaults = _call_defaults(type(op))
     kwargs = {k: v for k, v in node.arguments.kwargs.items()  # what Keras fills in itself
-              if not (k == "training" and v is False)  # (mask=None, training=False) is not
+              if not (k == "training" and v is False)  # (mask=None, training=False, or the
+              and not _is_default(defaults, k, v)  # signature's default: training=True) is not
               and any(x is not None for x in keras.tree.flatten(v))}  # the caller's
     if slots.kind == "args":
         tensors = list(args[: len(slots.names)])
@@ -190,3 +273,23 @@ def _slot_tensors(op, node, slots) -> list:
                         f"{', '.join(f'{k}=' for k in sorted(kwargs))}, which a drawing cannot "
                         "hold: only the tensors a call takes in its slots.", layer=op.name)
     return tensors
+
+
+@functools.cache
+def _call_defaults(cls) -> dict:
+    """The defaults of a layer's call signature (RandomFlip.call(inputs, training=True))."""
+    try:
+        params = inspect.signature(cls.call).parameters.values()
+    except (TypeError, ValueError, AttributeError):
+        return {}
+    return {p.name: p.default for p in params if p.default is not inspect.Parameter.empty}
+
+
+def _is_default(defaults: dict, key: str, value) -> bool:
+    """An argument equal to its signature default is Keras's filling-in, not the caller's."""
+    default = defaults.get(key, _NO_DEFAULT)
+    return (default is not _NO_DEFAULT and isinstance(value, (bool, int, float, str, type(None)))
+            and type(value) is type(default) and value == default)
+
+
+_NO_DEFAULT = object()

@@ -1,5 +1,6 @@
-"""Layer kinds by class name: the catalog's, plus models nested as layers (which come by import
-only, never from the palette)."""
+"""Layer kinds by class name: the catalog's, keras.ops operations (by their keras.ops name),
+registered and Keras-own layer classes (custom.py), plus models nested as layers (which come by
+import only, never from the palette)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,30 @@ def get(class_name: str):
         from . import nested
 
         return nested.kind(class_name)
-    from . import catalog
+    from . import catalog, custom, ops
 
-    return catalog.get(class_name)
+    try:
+        return catalog.get(class_name)
+    except catalog.UnknownLayerError as e:
+        found = ops.get(class_name) or custom.get(class_name)
+        if found is None:
+            if isinstance(class_name, str) and class_name in catalog.DENIED:
+                raise
+            raise catalog.UnknownLayerError(custom.not_registered(class_name)) from e
+        return found
+
+
+def offered(class_name) -> bool:
+    """Whether the browser may add a box of this class: a catalog layer, an allow-listed
+    keras.ops function or a class the kernel user registered (never Keras-internal by name)."""
+    from . import catalog, custom, ops
+
+    return isinstance(class_name, str) and (class_name in catalog.names() or ops.get(class_name)
+                                            is not None or class_name in custom.registered())
+
+
+def config_of(kind, layer, given) -> dict:
+    """The config of a box made from `given`: the object's get_config(), and for an operation
+    the constants its calls take as well (they are not part of the Operation's own config)."""
+    made = getattr(kind, "config_of", None)
+    return layer.get_config() if made is None else made(layer, given)

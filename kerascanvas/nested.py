@@ -85,10 +85,13 @@ class ModelKind:
         checked = checked_config(self.class_name, config)
         limit = sys.getrecursionlimit()  # Keras's map_graph recurses once per node (#15596)
         sys.setrecursionlimit(max(limit, 20 * _count_layers(checked) + 2000))
-        try:
-            if self.class_name == "Sequential":
-                return keras.Sequential.from_config(checked)
-            return keras.Model.from_config(checked)
+        from . import custom
+
+        try:  # registered classes by their drawing names (the entries' registered_name)
+            with keras.saving.custom_object_scope(custom.registered_objects()):
+                if self.class_name == "Sequential":
+                    return keras.Sequential.from_config(checked)
+                return keras.Model.from_config(checked)
         except EditError:
             raise
         except Exception as e:
@@ -167,6 +170,8 @@ def checked_config(class_name: str, config: dict, depth: int = 0) -> dict:
             catalog.check_serialized(where, entry["config"])
             entry.update(module="keras.layers", registered_name=None)
             continue
+        if _other_kind(entry, where):  # a keras.ops operation, Keras's own or a registered class
+            continue
         try:
             layer_kind = catalog.get(cls)
         except ValueError as e:
@@ -175,6 +180,35 @@ def checked_config(class_name: str, config: dict, depth: int = 0) -> dict:
         entry["config"] = layer_kind._checked(entry["config"])  # the catalog's value checks
         entry.update(module="keras.layers", class_name=layer_kind.class_name, registered_name=None)
     return config
+
+
+def _other_kind(entry: dict, where: str) -> bool:
+    """Check (and pin to its class) an entry naming a keras.ops operation (by module and class,
+    as Keras serializes them), a Keras-own layer or a registered class; False for other names."""
+    from . import catalog, custom, ops
+
+    cls, module = entry.get("class_name"), entry.get("module")
+    if isinstance(module, str) and module.startswith("keras.src.ops."):
+        kind = next((k for k in map(ops.get, ops.names())
+                     if k.cls.__name__ == cls and k.cls.__module__ == module), None)
+        if kind is None:
+            raise EditError(f"{where} is the operation {module}.{cls!r:.80}, which is not among "
+                            "the keras.ops functions the canvas offers (kerascanvas.ops.names()).")
+        entry["config"] = kind.checked(entry["config"])
+        entry.update(module=kind.cls.__module__, class_name=kind.cls.__name__, registered_name=cls)
+        return True
+    try:
+        catalog.get(cls)
+        return False  # a catalog layer: checked by the caller
+    except ValueError:
+        pass
+    kind = custom.get(cls)
+    if kind is None:
+        raise EditError(f"{where} is a {cls!r:.80}, which the canvas does not offer and no "
+                        f"class of that name is registered: {custom.HOW_TO_REGISTER}")
+    entry["config"] = kind._checked(entry["config"])
+    entry.update(module=kind.cls.__module__, class_name=cls, registered_name=cls)
+    return True
 
 
 def _check_calls(where: str, nodes: Any, depth: int = 0) -> None:

@@ -172,7 +172,7 @@ class Network:
         shapes = tuple((tuple(t.shape), t.dtype) for t in inputs)
         previous = None
         if name not in redone:
-            reuse = (same_layer and layer.built and not spec.is_input
+            reuse = (same_layer and getattr(layer, "built", True) and not spec.is_input
                      and (k > 0 or (record is not None and record.shapes == shapes)))
             if reuse:
                 self._cut(name, k, journal)
@@ -195,9 +195,11 @@ class Network:
     def _create(self, spec: LayerSpec) -> keras.layers.Layer:
         self.created += 1
         config, layer = self.prepared.pop(spec.name, (None, None))
-        # A fresh layer is unbuilt; a fresh model is built by its constructor, but never called.
+        # A fresh layer is unbuilt (or built without weights: ReLU); a fresh model is built by
+        # its constructor, but never called.
         if (config is spec.config and not layer._inbound_nodes
-                and (not layer.built or isinstance(layer, keras.Model))):
+                and (not getattr(layer, "built", False) or isinstance(layer, keras.Model)
+                     or not layer.weights)):
             return layer
         try:
             if spec.is_input:
@@ -216,9 +218,12 @@ class Network:
                                  f"{len(layer._inbound_nodes)}")
         sources = {id(t._keras_history.operation): t._keras_history.operation for t in inputs}
         known = {key: len(op._outbound_nodes) for key, op in sources.items()}
+        call = getattr(kinds.get(spec.class_name), "call", None)  # keras.ops: constants too
         try:
             with limits.counted(spec.name):  # variables hold no memory until counted
-                if spec.slots.kind == "list":
+                if call is not None:
+                    out = call(layer, spec.config, inputs)
+                elif spec.slots.kind == "list":
                     out = layer(list(inputs))
                 else:  # positional, in slot order (Keras sorts keyword tensors)
                     out = layer(*inputs)
@@ -234,10 +239,10 @@ class Network:
             raise EditError(f"Keras refused to call {spec.name} ({spec.class_name}) call {k} on "
                             f"input shape(s) {shapes}: {why}", layer=spec.name, call=k) from e
         for key, op in sources.items():  # autocast (mixed precision) adds Cast nodes to the
-            added = op._outbound_nodes[known[key]:]  # sources that nothing uses: drop them
-            if any(not isinstance(n.operation, keras.layers.Layer) for n in added):
-                list.__setitem__(op._outbound_nodes, slice(known[key], None),
-                                 [n for n in added if isinstance(n.operation, keras.layers.Layer)])
+            added = op._outbound_nodes[known[key]:]  # sources that nothing uses: keep only
+            if any(n.operation is not layer for n in added):  # this call's own node (an op box's
+                list.__setitem__(op._outbound_nodes, slice(known[key], None),  # too)
+                                 [n for n in added if n.operation is layer])
         out = tuple(keras.tree.flatten(out))
         for t in out:
             limits.check_activation(f"{spec.name} call {k}", t.shape, layer=spec.name)
@@ -274,6 +279,8 @@ class Network:
 def _inherit_weights(previous, layer) -> None:
     """Keep trained weights across a rename or a config change that leaves their shapes alone."""
     if not getattr(previous, "built", False):
+        return
+    if not hasattr(layer, "get_weights"):  # a keras.ops operation has none
         return
     old, new = previous.get_weights(), layer.get_weights()
     if old and len(old) == len(new) and all(a.shape == b.shape for a, b in zip(old, new)):

@@ -127,7 +127,7 @@ def _remake(g, p: Parts, name: str, by_layer: dict, cached: tuple | None = None,
     records = tuple(g.call_record(name, k) for k in range(spec.calls))
     why = tuple(g.pending_reason(name, k) for k in range(spec.calls))
     objects = (spec, layer, *records)
-    values = (layer is not None and layer.built, why, tuple(by_layer.get(name, ())),
+    values = (getattr(layer, "built", False), why, tuple(by_layer.get(name, ())),
               name in g.expanded)
     if (cached is not None and len(cached[0]) == len(objects)
             and all(a is b for a, b in zip(cached[0], objects)) and cached[1] == values):
@@ -173,7 +173,7 @@ def _layer_entry(g, name, spec, layer, records, why, by_layer) -> dict:
         "slots": {"kind": spec.slots.kind, "names": list(spec.slots.names),
                   "min": spec.slots.min, "max": spec.slots.max},
         "n_outputs": spec.n_outputs, "calls": calls,
-        "params": layer.count_params() if layer is not None and layer.built else None,
+        "params": _params(layer),
         "problems": by_layer.get(name, []),
         # a nested model: how many layers it holds, and its inside while expanded
         "inner_layers": None if inside is None else
@@ -181,6 +181,15 @@ def _layer_entry(g, name, spec, layer, records, why, by_layer) -> dict:
         "expanded": expanded,
         "inner": inside if name in g.expanded else None,
     }
+
+
+def _params(layer) -> int | None:
+    """Parameters of a built layer; a keras.ops operation has none; None while unbuilt."""
+    if layer is None:
+        return None
+    if not hasattr(layer, "count_params"):
+        return 0
+    return layer.count_params() if layer.built else None
 
 
 def _shown_config(spec) -> dict:

@@ -5,7 +5,8 @@ The file is a zip archive (format version 1):
                        "layers": [{"name", "class_name", "config", "calls", "weights": n}, ...],
                        "edges": [[[src, node_index, tensor_index], [dst, call, slot]], ...],
                        "pinned": {name: [x, y]}, "outputs": [[layer, node, tensor], ...],
-                       "outputs_only": bool, "expanded": [name, ...] (optional)}
+                       "outputs_only": bool, "expanded": [name, ...] (optional),
+                       "dict_inputs": bool (optional)}
     weights.npz       arrays "l<i>_<j>": weight j of layer i (the order of layer.weights),
                       read with allow_pickle=False.
 A layer entry is what `g.layers` shows: the catalog class name (or "InputLayer"; or "Functional" /
@@ -41,7 +42,8 @@ def save(g, path) -> None:
     path = Path(path)
     layers, arrays = [], {}
     for i, (name, spec) in enumerate(g.specs.items()):
-        weights = g.keras_layer(name).get_weights() if g.live_layer(name) is not None else []
+        layer = g.live_layer(name)  # (a keras.ops operation has no weights)
+        weights = layer.get_weights() if hasattr(layer, "get_weights") else []
         for j, w in enumerate(weights):
             arrays[f"l{i}_{j}"] = w
         layers.append({"name": name, "class_name": spec.class_name, "config": spec.config,
@@ -50,7 +52,8 @@ def save(g, path) -> None:
                 "edges": [[list(src), list(dst)] for src, dst in g.edges],
                 "pinned": {n: list(g.positions[n]) for n in g.pinned},
                 "expanded": sorted(g.expanded),
-                "outputs": [list(t) for t in g.output_order], "outputs_only": g.outputs_only}
+                "outputs": [list(t) for t in g.output_order], "outputs_only": g.outputs_only,
+                "dict_inputs": g.dict_inputs}
     buffer = io.BytesIO()
     np.savez(buffer, **arrays)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
@@ -194,8 +197,9 @@ def _check(doc, path) -> None:
             raise EditError(f"{where}: a layer entry is malformed: {layer!r:.200}.")
 
 
-def replay(g, doc) -> None:
-    """`Graph.replay`: the layers, then every call, then the edges, in one batch."""
+def replay(g, doc, as_given: bool = False) -> None:
+    """`Graph.replay`: the layers, then every call, then the edges, in one batch. as_given: the
+    configs are live layers' own get_config() (import), kept as they are."""
     with g.batch():
         for layer in doc["layers"]:
             config = dict(layer["config"], name=layer["name"])
@@ -205,7 +209,8 @@ def replay(g, doc) -> None:
                     raise EditError(f"Input {layer['name']!r} has no batch_shape.")
                 g.add_input(tuple(shape[1:]), name=layer["name"], dtype=config.get("dtype", "float32"))
             else:
-                g.add_layer_from_config({"class_name": layer["class_name"], "config": config})
+                g.add_layer_from_config({"class_name": layer["class_name"], "config": config},
+                                        as_given=as_given)
         for layer in doc["layers"]:  # every call first: edges may come from any of them
             for _ in range(layer["calls"] - 1):
                 g.add_call(layer["name"])
@@ -219,6 +224,8 @@ def replay(g, doc) -> None:
             g.expand(name)
         if doc.get("outputs"):
             g.set_outputs([tuple(t) for t in doc["outputs"]], only=doc.get("outputs_only", False))
+        if doc.get("dict_inputs", False) is not False:  # optional: older files lack it
+            g.set_dict_inputs(doc["dict_inputs"])
 
 
 def _in_slot_order(edges: list) -> list:

@@ -22,7 +22,7 @@ from typing import Any
 import anywidget
 import traitlets
 
-from . import catalog, limits
+from . import catalog, kinds, limits
 from .diffs import Tracker
 from .drawing import MAX_NAME_LENGTH, EditError
 from .graph import Graph
@@ -453,7 +453,7 @@ def _place(g: Graph, name: str, m: dict) -> None:
 
 def _add_layer(g: Graph, m: dict) -> str:
     class_name = m.get("class_name")
-    if not isinstance(class_name, str) or class_name not in catalog.names():
+    if not kinds.offered(class_name):  # catalog, allow-listed keras.ops, registered classes
         raise IntentError(f"{class_name!r:.80} is not a layer the canvas offers.")
     src = None if m.get("src") is None else _triple(m, "src")
     with g.batch():

@@ -390,7 +390,10 @@ def test_suggested_args_make_a_palette_drop_work():
 
 def test_palette_is_json_and_grouped():
     entries = json.loads(json.dumps(catalog.palette()))
-    assert [e["class_name"] for e in entries] == catalog.names()
+    from kerascanvas import custom, ops
+
+    assert [e["class_name"] for e in entries] == catalog.names() + ops.names() + list(
+        custom.registered())
     dense = next(e for e in entries if e["class_name"] == "Dense")
     assert dense["slots"] == {"kind": "single", "names": ["inputs"], "min": 1, "max": 1}
     assert dense["suggested"] == {"units": 32} and dense["group"] == "core"

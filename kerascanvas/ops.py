@@ -1,0 +1,276 @@
+"""keras.ops operations as boxes: `x + 3.0`, `keras.ops.expand_dims(x, axis=1)` in a functional graph.
+
+An operation call on symbolic tensors is a Keras Node whose operation is a `keras.src.ops`
+Operation (not a Layer): it has `_inbound_nodes`, `_outbound_nodes` and `_keras_history` like a
+layer, so the invariants hold for it unchanged. Only the functions in ALLOWED are offered, by their
+keras.ops name (never an import path); each one's Operation class and the split of its arguments
+are read from Keras's own signatures: the class's `__init__` takes the settings (axis, keepdims),
+its `call` the tensors (x, x1, x2, xs). A box's config is the operation's config (name and
+settings) plus the constants given in place of call tensors (the 3.0 of `x + 3.0`); the call
+parameters without a default that the config leaves out are its slots.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import sys
+from dataclasses import dataclass
+from typing import Any
+
+from .drawing import EditError
+
+ALLOWED = (
+    # arithmetic (what `x + y`, `x * 3.0`, `x @ w`, `-x` make)
+    "add", "subtract", "multiply", "divide", "true_divide", "power", "negative", "matmul",
+    "maximum", "minimum", "abs", "absolute", "square", "sqrt", "exp", "log", "log1p", "sin", "cos", "tanh",
+    "sign", "floor", "ceil", "round", "clip", "erf", "cast", "where", "dot", "outer", "tensordot",
+    # comparisons and logic
+    "equal", "not_equal", "greater", "greater_equal", "less", "less_equal", "logical_and",
+    "logical_or", "logical_not",
+    # shapes
+    "concatenate", "stack", "reshape", "transpose", "expand_dims", "squeeze", "repeat", "tile",
+    "swapaxes", "moveaxis", "broadcast_to", "zeros_like", "ones_like", "one_hot", "pad",
+    # reductions
+    "mean", "sum", "max", "min", "prod", "std", "var", "argmax", "argmin", "cumsum", "any", "all",
+    # activations
+    "relu", "relu6", "sigmoid", "softmax", "log_softmax", "gelu", "silu", "hard_sigmoid",
+    "hard_silu", "elu", "selu", "softplus", "softsign", "leaky_relu", "normalize",
+)
+LIST_PARAMS = {("concatenate", "xs"), ("stack", "x")}  # call parameters that take a list
+OPERATORS = {"add": "+", "subtract": "-", "multiply": "*", "true_divide": "/", "power": "**",
+             "matmul": "@"}  # how KerasTensor's operators call them: x + y is ops.add(x, y)
+SUGGESTED = {"axis": -1, "newshape": [-1], "repeats": 2, "x_min": 0.0, "x_max": 1.0,
+             "axis1": 1, "axis2": -1, "source": 1, "destination": -1, "shape": [1],
+             "dtype": "float32", "num_classes": 10, "pad_width": [[0, 0], [1, 1]], "axes": 1}
+SUGGESTED_FOR = {"expand_dims": {"axis": 1}, "squeeze": {"axis": 1}}
+MAX_VALUES = 10_000  # numbers in one constant (a list of lists counts every number)
+
+
+@dataclass(frozen=True)
+class OpKind:
+    """The catalog's LayerKind interface for one allow-listed keras.ops function."""
+
+    class_name: str  # the keras.ops function name: "add", "expand_dims"
+    cls: type  # its keras.src.ops Operation class
+    init: tuple[inspect.Parameter, ...]  # settings (no name)
+    call_params: tuple[inspect.Parameter, ...]  # tensors, or constants in their place
+    group: str = "ops"
+
+    @property
+    def slots(self):
+        return self.slots_for({})
+
+    def slots_for(self, config: dict):
+        from .catalog import Slots
+
+        tensors = tuple(p.name for p in self.call_params
+                        if p.name not in config and p.default is inspect.Parameter.empty)
+        if len(tensors) == 1 and (self.class_name, tensors[0]) in LIST_PARAMS:
+            return Slots("list", (), 1, None)
+        if len(tensors) == 1:
+            return Slots("single", tensors, 1, 1)
+        return Slots("args", tensors, len(tensors), len(tensors))
+
+    def n_outputs(self, config: dict) -> int:
+        return 1
+
+    def schema(self) -> list[dict]:
+        from .catalog import _plain, _type_of
+
+        suggested, fields = self.suggested_args(), []
+        for p in self.init + tuple(q for q in self.call_params
+                                   if q.default is not inspect.Parameter.empty):
+            required = p.default is inspect.Parameter.empty
+            default = suggested.get(p.name) if required else p.default
+            fields.append({"name": p.name, "type": _type_of(p.name, default),
+                           "default": _plain(default), "required": required})
+        return fields
+
+    def suggested_args(self) -> dict:
+        args = {p.name: SUGGESTED[p.name] for p in self.init
+                if p.default is inspect.Parameter.empty and p.name in SUGGESTED}
+        return {**args, **SUGGESTED_FOR.get(self.class_name, {})}
+
+    def checked(self, config: Any) -> dict:
+        """A copy of config holding only this operation's settings and plain constants."""
+        if not isinstance(config, dict):
+            raise EditError(f"An operation {self.class_name} config is a dict, got {config!r:.120}.")
+        known = {p.name for p in self.init + self.call_params} | {"name"}
+        unknown = sorted(set(config) - known)
+        if unknown:
+            raise TypeError(f"keras.ops.{self.class_name} takes no argument(s) "
+                            f"{', '.join(map(repr, unknown))}; it takes {', '.join(sorted(known))}.")
+        for key, value in config.items():
+            _check_constant(f"keras.ops.{self.class_name} {key}", value)
+        if not self.slots_for(config).names and self.slots_for(config).kind != "list":
+            raise EditError(f"keras.ops.{self.class_name} needs at least one tensor input: "
+                            "not every argument can be a constant.")
+        return dict(config)
+
+    def create(self, config: dict):
+        config = self.checked(config)
+        settings = {p.name: config[p.name] for p in self.init if p.name in config}
+        return self.cls(**settings, name=config.get("name"))
+
+    def build(self, **config: Any):
+        return self.create(config)
+
+    def make_config(self, **config: Any) -> dict:
+        given = {**self.suggested_args(), **config}
+        return self.config_of(self.build(**given), given)
+
+    def config_of(self, op, given) -> dict:
+        """The operation's config and the constants `given` holds for its call parameters."""
+        calls = {p.name for p in self.call_params}
+        return config_of(op, {k: v for k, v in given.items() if k in calls})
+
+    def call(self, op, config: dict, inputs: tuple):
+        """Call the operation on its slot tensors, constants in their places (positionally, as the
+        keras.ops function does)."""
+        args, tensors = [], list(inputs)
+        last = max((i for i, p in enumerate(self.call_params) if p.name in config
+                    or p.default is inspect.Parameter.empty), default=-1)
+        for p in self.call_params[: last + 1]:
+            if p.name in config:
+                args.append(config[p.name])
+            elif p.default is not inspect.Parameter.empty:
+                args.append(p.default)
+            elif (self.class_name, p.name) in LIST_PARAMS:
+                args.append(tensors)
+                tensors = []
+            else:
+                args.append(tensors.pop(0))
+        return op(*args)
+
+    def code(self, config: dict, sources: list) -> tuple[str, list, dict]:
+        """(function or operator, positional items, keyword items) for codegen; tensors are
+        given as their identifiers in `sources`, in slot order."""
+        sources, items = list(sources), []
+        for p in self.call_params:
+            if p.name in config:
+                items.append((p.name, config[p.name], False))
+            elif p.default is inspect.Parameter.empty:
+                value = sources if (self.class_name, p.name) in LIST_PARAMS else sources.pop(0)
+                items.append((p.name, value, True))
+        if self.class_name in OPERATORS and len(items) == 2 and any(t for _, _, t in items):
+            return OPERATORS[self.class_name], [v for _, v, _ in items], {}
+        if self.class_name == "negative":
+            return "-", [items[0][1]], {}
+        defaults = _function_defaults(self.class_name)
+        settings = {p.name: config[p.name] for p in self.init if p.name in config
+                    and not (p.name in defaults and defaults[p.name] == config[p.name])}
+        positional = [v for _, v, _ in items]
+        return f"keras.ops.{self.class_name}", positional, settings
+
+
+def _check_constant(where: str, value: Any) -> None:
+    """Constants are plain values: numbers, strings, booleans, None and lists of them."""
+    count, todo = 0, [(value, 0)]
+    while todo:
+        v, depth = todo.pop()
+        count += 1
+        if depth > 8 or count > MAX_VALUES:
+            raise EditError(f"{where} is too large or too deeply nested (a constant holds at most "
+                            f"{MAX_VALUES} values).")
+        if isinstance(v, (list, tuple)):
+            todo.extend((x, depth + 1) for x in v)
+        elif isinstance(v, str):
+            if len(v) > 200:
+                raise EditError(f"{where} is a string of more than 200 characters.")
+        elif not (v is None or isinstance(v, (bool, int, float))):
+            raise EditError(f"{where} must be a number, string, boolean, None or a list of them; "
+                            f"got {type(v).__name__} {v!r:.80}.")
+
+
+@functools.cache
+def _table() -> dict[str, OpKind]:
+    import keras
+    from keras.src.ops.operation import Operation
+
+    found = {}
+    for name in ALLOWED:
+        fn = getattr(keras.ops, name, None)
+        module = sys.modules.get(getattr(fn, "__module__", ""), None)
+        cls = getattr(module, "".join(p.capitalize() for p in name.split("_")), None)
+        if fn is None or not (inspect.isclass(cls) and issubclass(cls, Operation)):
+            continue  # not in this Keras version
+        init = tuple(p for p in list(inspect.signature(cls.__init__).parameters.values())[1:]
+                     if p.name != "name" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD))
+        call = list(inspect.signature(cls.call).parameters.values())[1:]
+        if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in call):
+            continue
+        found[name] = OpKind(name, cls, init, tuple(call))
+    return found
+
+
+@functools.cache
+def _function_defaults(name: str) -> dict:
+    import keras
+
+    return {p.name: p.default for p in inspect.signature(getattr(keras.ops, name)).parameters.values()
+            if p.default is not inspect.Parameter.empty}
+
+
+def names() -> list[str]:
+    """The offered keras.ops function names, sorted."""
+    return sorted(_table())
+
+
+def get(name: Any) -> OpKind | None:
+    return _table().get(name) if isinstance(name, str) else None
+
+
+def name_of(op) -> str | None:
+    """The keras.ops name of an Operation object, if its class is allow-listed."""
+    return next((n for n, k in _table().items() if k.cls is type(op)), None)
+
+
+def config_of(op, constants: dict) -> dict:
+    """A box's config: the operation's own (name, settings) and the call's constants."""
+    return {**op.get_config(), **constants}
+
+
+def node_arguments(op, node) -> tuple[list, dict]:
+    """(slot tensors in order, constants by call parameter) of one call of an operation."""
+    import keras
+
+    kind = _table()[name_of(op)]
+    where = f"Operation {op.name!r} (keras.ops.{kind.class_name})"
+    try:
+        bound = inspect.signature(kind.cls.call).bind(None, *node.arguments.args,
+                                                     **node.arguments.kwargs).arguments
+    except TypeError as e:
+        raise EditError(f"{where} is called in a way its signature does not take: {e}.",
+                        layer=op.name) from None
+    tensors, constants = [], {}
+    for p in kind.call_params:
+        if p.name not in bound:
+            continue
+        value = bound[p.name]
+        flat = keras.tree.flatten(value)
+        symbolic = [isinstance(x, keras.KerasTensor) for x in flat]
+        if not any(symbolic):
+            if not (p.default is not inspect.Parameter.empty and value is p.default):
+                constants[p.name] = value
+            continue
+        if p.default is not inspect.Parameter.empty:
+            raise EditError(f"{where} takes a tensor as {p.name}, which a drawing holds only as "
+                            "a constant.", layer=op.name)
+        if (kind.class_name, p.name) in LIST_PARAMS and isinstance(value, (list, tuple)) and all(symbolic):
+            tensors.extend(flat)
+        elif isinstance(value, keras.KerasTensor):
+            tensors.append(value)
+        else:
+            raise EditError(f"{where} mixes tensors and constants in {p.name}, which a drawing "
+                            "cannot hold.", layer=op.name)
+    for key, value in constants.items():
+        _check_constant(f"{where} {key}", value)
+    return tensors, constants
+
+
+def refusal(op) -> str:
+    """Why an operation that is not allow-listed is refused, in one sentence."""
+    return (f"Operation {op.name!r} is a {type(op).__module__}.{type(op).__name__}, which is not "
+            f"among the keras.ops functions the canvas offers (kerascanvas.ops.names() lists "
+            "them; slicing such as x[:, 0] is not one).")

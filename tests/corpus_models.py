@@ -1,0 +1,205 @@
+"""Models of the kinds people write (issue 10's corpus), each a function returning a fresh model.
+
+They use catalog layers, keras.ops on symbolic tensors, nested models, dict inputs and a
+registered custom layer, the way Keras's own examples write them.
+"""
+
+import keras
+from keras import layers, ops
+
+
+@keras.saving.register_keras_serializable(package="corpus")
+class Sampling(layers.Layer):
+    """The VAE example's reparameterisation: z = mean + exp(log_var / 2) * eps (eps = 0 here, so
+    that outputs compare exactly)."""
+
+    def call(self, inputs):
+        z_mean, z_log_var = inputs
+        return z_mean + ops.exp(0.5 * z_log_var) * ops.zeros_like(z_mean)
+
+
+@keras.saving.register_keras_serializable(package="corpus")
+class Scale(layers.Layer):
+    """A layer with a weight and a constructor argument of its own."""
+
+    def __init__(self, factor=2.0, **kwargs):
+        super().__init__(**kwargs)
+        self.factor = factor
+
+    def build(self, input_shape):
+        self.gain = self.add_weight(shape=(input_shape[-1],), initializer="ones", name="gain")
+
+    def call(self, x):
+        return x * self.gain * self.factor
+
+    def get_config(self):
+        return {**super().get_config(), "factor": self.factor}
+
+
+def unet():
+    inputs = keras.Input((32, 32, 1), name="image")
+    c1 = layers.Conv2D(8, 3, padding="same", activation="relu")(inputs)
+    p1 = layers.MaxPooling2D()(c1)
+    c2 = layers.Conv2D(16, 3, padding="same", activation="relu")(p1)
+    p2 = layers.MaxPooling2D()(c2)
+    b = layers.Conv2D(32, 3, padding="same", activation="relu")(p2)
+    u2 = layers.Conv2DTranspose(16, 2, strides=2, padding="same")(b)
+    c3 = layers.Conv2D(16, 3, padding="same", activation="relu")(layers.Concatenate()([u2, c2]))
+    u1 = layers.UpSampling2D()(c3)
+    c4 = layers.Conv2D(8, 3, padding="same", activation="relu")(layers.Concatenate()([u1, c1]))
+    return keras.Model(inputs, layers.Conv2D(1, 1, activation="sigmoid")(c4), name="unet")
+
+
+def siamese():
+    encoder_in = keras.Input((16,), name="features")
+    h = layers.Dense(16, activation="relu")(encoder_in)
+    encoder = keras.Model(encoder_in, layers.Dense(8)(h), name="encoder")
+    a, b = keras.Input((16,), name="left"), keras.Input((16,), name="right")
+    distance = ops.abs(encoder(a) - encoder(b))  # the shared nested encoder, called twice
+    return keras.Model([a, b], layers.Dense(1, activation="sigmoid")(distance), name="siamese")
+
+
+def transformer_encoder():
+    inputs = keras.Input((10, 16), name="tokens")
+    x = layers.MultiHeadAttention(num_heads=2, key_dim=8)(inputs, inputs)
+    x = layers.LayerNormalization(epsilon=1e-6)(x + inputs)  # residual as people write it
+    ffn = layers.Dense(32, activation="relu")(x)
+    ffn = layers.Dense(16)(ffn)
+    x = layers.LayerNormalization(epsilon=1e-6)(ffn + x)
+    x = layers.GlobalAveragePooling1D()(x)
+    return keras.Model(inputs, layers.Dense(3, activation="softmax")(x), name="transformer")
+
+
+def mlp_mixer():
+    inputs = keras.Input((16, 16, 3), name="image")
+    patches = layers.Conv2D(12, 4, strides=4)(inputs)  # 4x4 patches of 12 channels
+    x = layers.Reshape((16, 12))(patches)
+    for _ in range(2):
+        y = layers.LayerNormalization()(x)
+        y = ops.transpose(y, axes=(0, 2, 1))  # token mixing
+        y = layers.Dense(16, activation="gelu")(y)
+        y = ops.transpose(y, axes=(0, 2, 1))
+        x = x + y
+        y = layers.LayerNormalization()(x)
+        x = x + layers.Dense(12, activation="gelu")(y)  # channel mixing
+    x = layers.GlobalAveragePooling1D()(x)
+    return keras.Model(inputs, layers.Dense(10)(x), name="mixer")
+
+
+def wide_and_deep():
+    wide = keras.Input((8,), name="wide")
+    deep = keras.Input((6,), name="deep")
+    d = layers.Dense(16, activation="relu")(deep)
+    d = layers.Dense(8, activation="relu")(d)
+    both = layers.Concatenate()([wide, d])
+    return keras.Model({"wide": wide, "deep": deep}, layers.Dense(1)(both), name="wide_deep")
+
+
+def vae_encoder():
+    inputs = keras.Input((28, 28, 1), name="image")
+    x = layers.Conv2D(8, 3, strides=2, padding="same", activation="relu")(inputs)
+    x = layers.Flatten()(x)
+    x = layers.Dense(16, activation="relu")(x)
+    z_mean = layers.Dense(2, name="z_mean")(x)
+    z_log_var = layers.Dense(2, name="z_log_var")(x)
+    z = Sampling(name="z")([z_mean, z_log_var])
+    return keras.Model(inputs, [z_mean, z_log_var, z], name="encoder")
+
+
+def augmented_cnn():
+    inputs = keras.Input((16, 16, 3), name="image")
+    x = layers.RandomFlip("horizontal")(inputs)
+    x = layers.RandomRotation(0.1)(x)
+    x = layers.RandomZoom(0.1)(x)
+    x = layers.Rescaling(1 / 255)(x)
+    x = layers.Conv2D(8, 3, activation="relu")(x)
+    x = layers.GlobalMaxPooling2D()(x)
+    return keras.Model(inputs, layers.Dense(4)(x), name="augmented")
+
+
+def lstm_with_states():
+    inputs = keras.Input((7, 5), name="sequence")
+    out, h, c = layers.LSTM(8, return_state=True, return_sequences=True)(inputs)
+    summary = layers.GRU(4)(out)
+    both = layers.Concatenate()([h, c, summary])
+    return keras.Model(inputs, layers.Dense(2)(both), name="lstm_states")
+
+
+def ops_direct():
+    x = keras.Input((6,), name="x")
+    y = keras.Input((6,), name="y")
+    z = ops.expand_dims(x * y, axis=1)
+    z = ops.concatenate([z, ops.expand_dims(x - 1.0, axis=1)], axis=1)
+    s = ops.softmax(ops.mean(z, axis=1), axis=-1)
+    gate = ops.sigmoid(layers.Dense(6)(s))
+    return keras.Model([x, y], [s * gate, ops.sum(z, axis=-1)], name="ops_direct")
+
+
+def resnet_block():
+    inputs = keras.Input((16, 16, 8), name="image")
+    x = layers.Conv2D(8, 3, padding="same")(inputs)
+    x = layers.BatchNormalization()(x)
+    x = layers.ReLU()(x)
+    x = layers.Conv2D(8, 3, padding="same")(x)
+    x = layers.BatchNormalization()(x)
+    x = layers.Activation("relu")(layers.Add()([x, inputs]))
+    return keras.Model(inputs, layers.GlobalAveragePooling2D()(x), name="resblock")
+
+
+def two_heads():
+    inputs = keras.Input((12,), name="features")
+    h = layers.Dense(16, activation="relu")(inputs)
+    h = layers.Dropout(0.3)(h)
+    return keras.Model(inputs, [layers.Dense(3, activation="softmax", name="kind")(h),
+                                layers.Dense(1, name="price")(h)], name="two_heads")
+
+
+def text_classifier():
+    tokens = keras.Input((20,), dtype="int32", name="tokens")
+    x = layers.Embedding(100, 8)(tokens)
+    x = layers.Bidirectional(layers.GRU(4, return_sequences=True))(x)
+    x = layers.GlobalAveragePooling1D()(x)
+    return keras.Model(tokens, layers.Dense(2)(x), name="text")
+
+
+def sequential_cnn():
+    return keras.Sequential([keras.Input((12, 12, 1)), layers.Conv2D(4, 3, activation="relu"),
+                             layers.MaxPooling2D(), layers.Flatten(), layers.Dense(5)],
+                            name="seq_cnn")
+
+
+def autoencoder():
+    inputs = keras.Input((16, 16, 1), name="image")
+    x = layers.Conv2D(4, 3, strides=2, padding="same", activation="relu")(inputs)
+    x = layers.Conv2DTranspose(4, 3, strides=2, padding="same", activation="relu")(x)
+    return keras.Model(inputs, layers.Conv2D(1, 3, padding="same")(x), name="autoencoder")
+
+
+def attention_seq():
+    query = keras.Input((5, 8), name="query")
+    value = keras.Input((7, 8), name="value")
+    attended = layers.Attention()([query, value])
+    pooled = ops.max(attended, axis=1)
+    return keras.Model([query, value], layers.Dense(3)(pooled), name="attention")
+
+
+def gated_linear_unit():
+    inputs = keras.Input((10, 6), name="sequence")
+    a = layers.Conv1D(8, 3, padding="same")(inputs)
+    b = layers.Conv1D(8, 3, padding="same")(inputs)
+    x = a * ops.sigmoid(b)  # a GLU, written with keras.ops
+    x = ops.relu(x + 0.5) ** 2.0
+    return keras.Model(inputs, layers.GlobalAveragePooling1D()(x), name="glu")
+
+
+def custom_scale():
+    inputs = keras.Input((6,), name="x")
+    x = Scale(3.0, name="scale")(layers.Dense(6)(inputs))
+    return keras.Model(inputs, layers.Dense(2)(x), name="custom")
+
+
+HAND_WRITTEN = [unet, siamese, transformer_encoder, mlp_mixer, wide_and_deep, vae_encoder,
+                augmented_cnn, lstm_with_states, ops_direct, resnet_block, two_heads,
+                text_classifier, sequential_cnn, autoencoder, attention_seq, gated_linear_unit,
+                custom_scale]
+CUSTOM = [Sampling, Scale]

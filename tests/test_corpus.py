@@ -1,0 +1,99 @@
+"""Issue 10's corpus: real models nobody here wrote import, keep their outputs, export and save.
+
+For each model: from_model -> the invariants hold -> g.model gives exactly the original's outputs on
+a random batch (weights carried) -> to_code() runs and rebuilds the same operation count,
+parameter count and output shapes -> save/load gives the same outputs.
+
+The default run covers every keras.applications family once (FAMILIES) and the hand-written
+models; `KERASCANVAS_SLOW_CORPUS=1 pytest -m slow_corpus tests/test_corpus.py` sweeps every
+keras.applications constructor (results in benchmarks/RESULTS.md).
+"""
+
+import os
+
+import corpus_models
+import keras
+import numpy as np
+import pytest
+from support import ok
+
+import kerascanvas as kc
+
+FAMILIES = ["ConvNeXtTiny", "DenseNet121", "EfficientNetB0", "EfficientNetV2B0",
+            "InceptionResNetV2", "InceptionV3", "MobileNet", "MobileNetV2", "MobileNetV3Small",
+            "NASNetMobile", "ResNet50", "ResNet50V2", "VGG16", "Xception"]
+SIZES = {"InceptionV3": 75, "InceptionResNetV2": 75, "Xception": 71}  # their smallest inputs
+APPLICATIONS = sorted(n for n in dir(keras.applications) if n[0].isupper()
+                      and callable(getattr(keras.applications, n)))
+
+
+def application(name):
+    size = SIZES.get(name, 32)
+    return getattr(keras.applications, name)(weights=None, input_shape=(size, size, 3), classes=10)
+
+
+def batch_for(model, seed=0):
+    """A random batch (2 samples) for each of the model's inputs, in model.inputs order."""
+    rng = np.random.default_rng(seed)
+    values = []
+    for t in model.inputs:
+        shape = (2,) + tuple(d or 4 for d in t.shape[1:])
+        if "int" in str(t.dtype):
+            values.append(rng.integers(0, 10, shape).astype(t.dtype))
+        else:
+            values.append(rng.random(shape).astype("float32"))
+    return values
+
+
+def outputs(model, values):
+    """The model's outputs, flattened, on inputs given in model.inputs order."""
+    struct = getattr(model, "_inputs_struct", None)  # a Sequential: its one input
+    struct = keras.tree.pack_sequence_as(model.inputs[0] if struct is None else struct, values)
+    return [np.asarray(y) for y in keras.tree.flatten(model(struct, training=False))]
+
+
+def assert_same(a, b):
+    assert len(a) == len(b)
+    for x, y in zip(a, b):
+        np.testing.assert_allclose(x, y, rtol=1e-5, atol=1e-5)
+
+
+def round_trip(model, tmp_path, trust_custom=False):
+    g = ok(kc.Graph.from_model(model, trust_custom=trust_custom))
+    values = batch_for(model)
+    expected = outputs(model, values)
+    assert_same(outputs(g.model, values), expected)  # weights carried
+    namespace = {}
+    exec(compile(g.to_code(), "<kerascanvas>", "exec"), namespace)  # noqa: S102 - the export runs
+    rebuilt = namespace["model"]
+    assert len(rebuilt.operations) == len(g.model.operations)
+    assert rebuilt.count_params() == g.model.count_params() == model.count_params()
+    assert [tuple(t.shape) for t in rebuilt.outputs] == [tuple(t.shape) for t in g.model.outputs]
+    path = tmp_path / "model.kc"
+    g.save(path)
+    loaded = ok(kc.Graph.load(path))
+    assert_same(outputs(loaded.model, values), expected)
+    return g
+
+
+@pytest.mark.parametrize("name", FAMILIES)
+def test_every_application_family_round_trips(name, tmp_path):
+    round_trip(application(name), tmp_path)
+
+
+@pytest.mark.slow_corpus
+@pytest.mark.skipif(not os.environ.get("KERASCANVAS_SLOW_CORPUS"),
+                    reason="the full keras.applications sweep: KERASCANVAS_SLOW_CORPUS=1")
+@pytest.mark.parametrize("name", [n for n in APPLICATIONS if n not in FAMILIES])
+def test_every_application_round_trips(name, tmp_path):
+    round_trip(application(name), tmp_path)
+
+
+@pytest.mark.parametrize("make", corpus_models.HAND_WRITTEN, ids=lambda f: f.__name__)
+def test_hand_written_models_round_trip(make, tmp_path):
+    round_trip(make(), tmp_path, trust_custom=True)
+
+
+def test_corpus_is_as_large_as_the_issue_asks():
+    assert len(corpus_models.HAND_WRITTEN) >= 15
+    assert set(FAMILIES) <= set(APPLICATIONS)
