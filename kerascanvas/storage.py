@@ -138,7 +138,7 @@ def _weight_bytes(g) -> int:
     """Bytes that the drawing's weights take, as a saved archive holds them (with headers)."""
     total = 0
     for name in g._net.objects:
-        for v in g.keras_layer(name).weights:
+        for v in getattr(g.keras_layer(name), "weights", ()):  # (an operation has none)
             total += int(np.prod(v.shape)) * limits.itemsize(v.dtype) + 1024
     return total + 1024
 
@@ -245,11 +245,12 @@ def _in_slot_order(edges: list) -> list:
 
 def _set_weights(g, layer: dict, arrays: list) -> None:
     target = g.keras_layer(layer["name"])
-    if not arrays and not target.weights:  # a pending layer, or one without weights
+    variables = getattr(target, "weights", [])  # (a keras.ops operation has none)
+    if not arrays and not variables:  # a pending layer, or one without weights
         return
-    if any(a is None for a in arrays) or len(arrays) != len(target.weights):
+    if any(a is None for a in arrays) or len(arrays) != len(variables):
         raise EditError(f"The weights of {layer['name']!r} are missing or do not match its layer.")
-    for variable, value in zip(target.weights, arrays):
+    for variable, value in zip(variables, arrays):
         if tuple(variable.shape) != value.shape:
             raise EditError(f"Weight {variable.path!r} of {layer['name']!r} has shape "
                             f"{value.shape} in the file, but the layer needs {tuple(variable.shape)}.")
