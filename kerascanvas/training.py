@@ -67,7 +67,9 @@ class _Progress(keras.callbacks.Callback):
     (async_safe), which keeps fit pipelined as it is without callbacks; they may come out of order
     within an epoch, so the Trainer keeps the highest batch seen."""
 
-    async_safe = True
+    # Under JAX a batch's logs may be arrays of the state the next step donates (deletes): read
+    # in an executor thread after that step, they made a later run fail on a deleted buffer.
+    async_safe = keras.backend.backend() != "jax"
 
     def __init__(self, trainer: Trainer):
         super().__init__()
