@@ -49,7 +49,7 @@ def outputs(model, values):
     """The model's outputs, flattened, on inputs given in model.inputs order."""
     struct = getattr(model, "_inputs_struct", None)  # a Sequential: its one input
     struct = keras.tree.pack_sequence_as(model.inputs[0] if struct is None else struct, values)
-    return [np.asarray(y) for y in keras.tree.flatten(model(struct, training=False))]
+    return [keras.ops.convert_to_numpy(y) for y in keras.tree.flatten(model(struct, training=False))]
 
 
 def assert_same(a, b):
@@ -78,6 +78,8 @@ def round_trip(model, tmp_path, trust_custom=False):
 
 @pytest.mark.parametrize("name", FAMILIES)
 def test_every_application_family_round_trips(name, tmp_path):
+    if name == "NASNetMobile" and keras.backend.backend() == "torch":
+        pytest.skip("Keras itself refuses NASNetMobile under the torch backend")
     round_trip(application(name), tmp_path)
 
 

@@ -11,7 +11,7 @@ import kerascanvas as kc
 
 def same_outputs(a, b, inputs):
     for x, y in zip(keras.tree.flatten(a(inputs)), keras.tree.flatten(b(inputs))):
-        np.testing.assert_allclose(np.asarray(x), np.asarray(y), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(keras.ops.convert_to_numpy(x), keras.ops.convert_to_numpy(y), rtol=1e-5, atol=1e-6)
 
 
 def test_a_call_keras_filled_with_its_signature_default_imports():

@@ -213,10 +213,10 @@ def test_random_op_and_custom_graphs_round_trip(tmp_path_factory, steps):
     model = g.model
     assert model is not None, g.problems
     batch = np.random.rand(2, 4).astype("float32")
-    expected = [np.asarray(y) for y in keras.tree.flatten(model(batch))]
+    expected = [keras.ops.convert_to_numpy(y) for y in keras.tree.flatten(model(batch))]
 
     def same(m):
-        for p, q in zip([np.asarray(y) for y in keras.tree.flatten(m(batch))], expected,
+        for p, q in zip([keras.ops.convert_to_numpy(y) for y in keras.tree.flatten(m(batch))], expected,
                         strict=True):
             np.testing.assert_allclose(p, q, rtol=1e-5, atol=1e-6)
 
