@@ -62,6 +62,31 @@ METRICS = ("accuracy", "sparse_categorical_accuracy", "categorical_accuracy", "b
 
 # ----- progress -------------------------------------------------------------------------------
 
+def _fit_variables(model: keras.Model) -> list:
+    optimizer = getattr(model, "optimizer", None)
+    return [*model.trainable_variables, *model.non_trainable_variables,
+            *(optimizer.variables if optimizer is not None else ()), *model.metrics_variables]
+
+
+def _detachable_copies(model: keras.Model) -> list | None:
+    """Under JAX, fit() detaches every variable's value (weights, optimizer slots, metric
+    counters) while it trains and re-attaches them when it ends, but only once a step has run:
+    an error while the first step reads its batch leaves them all empty (keras 3.15; a
+    PyDataset's workers run ahead, so a bad batch 5 can surface there). These copies put them
+    back. None under other backends, which never detach."""
+    if keras.backend.backend() != "jax":
+        return None
+    return [keras.ops.convert_to_numpy(v.value) for v in _fit_variables(model)]
+
+
+def _reattach(model: keras.Model, copies: list | None) -> None:
+    if copies is None:
+        return
+    for variable, value in zip(_fit_variables(model), copies, strict=True):
+        if getattr(variable, "_value", True) is None:  # detached and never put back
+            variable.assign(value)
+
+
 class _Progress(keras.callbacks.Callback):
     """Feeds the Trainer's status from inside fit. Batch ends may run in Keras's executor threads
     (async_safe), which keeps fit pipelined as it is without callbacks; they may come out of order
@@ -76,6 +101,7 @@ class _Progress(keras.callbacks.Callback):
         self._trainer = trainer
 
     def on_train_begin(self, logs=None):
+        self._trainer._detachable = _detachable_copies(self.model)
         self._trainer._began(self.params)
 
     def on_epoch_begin(self, epoch, logs=None):
@@ -151,6 +177,7 @@ class Trainer:
         self._nan_at = (0, 0)  # (epoch, batch) where it did
         self._note = ""  # said with the final message
         self._epoch_weights: list | None = None  # the fitted model's weights as this epoch began
+        self._detachable: list | None = None  # see _detachable_copies
         self._started = time.monotonic()
 
     # ----- public ---------------------------------------------------------------------------
@@ -252,6 +279,7 @@ class Trainer:
         self.graph.lock(LOCK_MESSAGE)
         self._weights_before = self.graph.remember_weights()  # the run becomes one undo step
         self._epoch_weights = None
+        self._detachable = None
         self._done.clear()
         self._emit(force=True)  # "running", before any update from the thread
         self._thread = threading.Thread(target=self._run, args=(model, fitting, engine, arguments),
@@ -411,6 +439,7 @@ class Trainer:
                            "weights from before it are kept. Clean the data first.")
                 self._error = DataError(message)
         finally:
+            _reattach(fitting, self._detachable)
             if fitting is not model:
                 try:
                     model.set_weights(fitting.get_weights())

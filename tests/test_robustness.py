@@ -1,6 +1,8 @@
 """Regression tests for the hostile-input and fault audit (issue 13): nothing lost, nothing
 corrupted by paste, NaN, odd strings, mixed precision or a load during training."""
 
+import inspect
+
 import pytest
 from support import fingerprint, ok
 
@@ -158,6 +160,45 @@ def test_a_nan_batch_in_a_py_dataset_stops_before_it_reaches_the_weights():
     with pytest.raises(DataError, match="NaN or infinite"):
         trainer.fit(epochs=1, block=True)
     assert all(np.isfinite(w).all() for w in g.model.get_weights())
+
+
+def test_a_bad_first_batch_keeps_every_weight_and_a_second_run_trains():
+    """Under JAX, Keras's fit detaches the variables' values when the first step begins and puts
+    them back only after a step ran: the first step's batch failing left every weight (and the
+    optimizer's slots) empty, so the model could neither be read nor trained again."""
+    import keras
+    import numpy as np
+
+    from kerascanvas.training import DataError, Trainer
+
+    x, y = _data()
+    reads_by_fit = []
+
+    class OnlyTheFirstBatchFitReadsIsClean(keras.utils.PyDataset):
+        """Under JAX, fit's first read is a look at the shapes; its first step reads the next."""
+
+        def __len__(self):
+            return 8
+
+        def __getitem__(self, i):
+            xs = x[i * 32:(i + 1) * 32].copy()
+            if not any(f.function == "describe_data" for f in inspect.stack()):
+                reads_by_fit.append(i)
+                if len(reads_by_fit) > 1:
+                    xs[0, 0] = np.nan
+            return xs, y[i * 32:(i + 1) * 32]
+
+    g = _mlp()
+    trainer = Trainer(g)
+    trainer.set_data(OnlyTheFirstBatchFitReadsIsClean())
+    with pytest.raises(DataError, match="NaN or infinite"):
+        trainer.fit(epochs=1, block=True, shuffle=False)
+    assert all(np.isfinite(w).all() for w in g.model.get_weights())  # raised when left empty
+    trainer.set_data(x, y)
+    trainer.fit(epochs=1, block=True)
+    assert trainer.status["state"] == "finished"
+    assert all(np.isfinite(w).all() for w in g.model.get_weights())
+    ok(g)
 
 
 def test_a_diverging_loss_keeps_finite_weights():
