@@ -59,7 +59,7 @@ def ports_accepting(g, tensor) -> dict[str, list[str]]:
     accept, refuse = [], []
     edges = g.edges
     for name in list(g.layers)[:MAX_CHECKED_BOXES]:
-        spec = g._drawing.spec(name)
+        spec = g.specs[name]
         if spec.is_input or spec.slots.kind not in ("single", "list"):
             continue
         for call in range(spec.calls):

@@ -413,6 +413,12 @@ class Graph:
         """The Keras layer behind a box once a call of it is complete, else None (no placeholder)."""
         return self._net.objects.get(name)
 
+    @property
+    def live_names(self) -> tuple[str, ...]:
+        """Names of the boxes that have a live Keras layer (a complete call), in the order the
+        network made them; boxes with only pending calls are not among them."""
+        return tuple(self._net.objects)
+
     def call_record(self, name: str, call: int):
         """(inputs, outputs, shapes) of a complete call (network.CallRecord), or None if pending."""
         return self._net.records.get((name, call))

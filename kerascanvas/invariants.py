@@ -26,10 +26,10 @@ def identity_holds(node) -> list[bool]:
 
 def violations(g) -> list[str]:
     """Every broken invariant, as a sentence; empty when the network matches the drawing."""
-    d, net = g._drawing, g._net
+    specs = g.specs
     found: list[str] = []
-    objects = {name: g.keras_layer(name) for name in d.layers}
-    for name, spec in d.layers.items():  # 1. exact nodes
+    objects = {name: g.keras_layer(name) for name in specs}
+    for name, spec in specs.items():  # 1. exact nodes
         built = [k for k in range(spec.calls) if g.is_built(name, k)]
         nodes = objects[name]._inbound_nodes
         if built != list(range(len(built))):
@@ -39,8 +39,8 @@ def violations(g) -> list[str]:
         for node in nodes:
             if not all(identity_holds(node)):  # 3. the identity of seed 001
                 found.append(f"{name}: a node breaks the inbound identity")
-    expected_out: dict[str, Counter] = {name: Counter() for name in d.layers}
-    for e in d.edges:  # 2. exact edges
+    expected_out: dict[str, Counter] = {name: Counter() for name in specs}
+    for e in g.drawn_edges:  # 2. exact edges
         (src, n, t), (dst, k, s) = e
         if not g.is_built(dst, k):
             continue
@@ -65,7 +65,7 @@ def violations(g) -> list[str]:
             found.append(f"layers_by_depth {g.layers_by_depth} != Keras's {keras_layers}")
         if [op.name for op in model.operations] != g.depth.layers:
             found.append("operation order differs from Keras's")
-    extra = set(net.objects) - set(d.layers)
+    extra = set(g.live_names) - set(specs)
     if extra:
         found.append(f"live objects for removed layers: {sorted(extra)}")
     return found

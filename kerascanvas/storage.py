@@ -137,7 +137,7 @@ def _drawing(graph_class, document: dict, where: str):
 def _weight_bytes(g) -> int:
     """Bytes that the drawing's weights take, as a saved archive holds them (with headers)."""
     total = 0
-    for name in g._net.objects:
+    for name in g.live_names:
         for v in getattr(g.keras_layer(name), "weights", ()):  # (an operation has none)
             total += int(np.prod(v.shape)) * limits.itemsize(v.dtype) + 1024
     return total + 1024
