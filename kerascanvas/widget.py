@@ -22,7 +22,7 @@ from typing import Any
 import anywidget
 import traitlets
 
-from . import catalog, kinds, limits
+from . import catalog, kinds, limits, placement
 from .diffs import Tracker
 from .drawing import MAX_NAME_LENGTH, EditError
 from .graph import Graph
@@ -407,19 +407,6 @@ def _state_request(m: dict) -> None:
         raise IntentError(f"'have' must be a revision (an int >= 0) or null, got {have!r:.40}.")
 
 
-def _size(g: Graph, name: str) -> tuple[float, float]:
-    """A box's size as the kernel decides it (boxes.py); a box made in the batch under way is
-    not laid out yet: it has one call."""
-    from . import boxes
-
-    return g.box_sizes.get(name, (boxes.WIDTH, boxes.HEADER + boxes.CALL_ROW + boxes.FOOT))
-
-
-def _box_rects(g: Graph, but: frozenset = frozenset()) -> list[tuple[float, float, float, float]]:
-    positions = g.positions
-    return [(*positions[n], *_size(g, n)) for n in g.layers if n not in but and n in positions]
-
-
 def _view(m: dict) -> tuple[float, float, float, float] | None:
     """The world rectangle the browser shows ([x, y, w, h]), where new boxes should land."""
     value = m.get("view")
@@ -433,22 +420,18 @@ def _view(m: dict) -> tuple[float, float, float, float] | None:
     return (x, y, w, h)
 
 
-def _freeze(g: Graph) -> None:
-    """Pin every box where it is shown (inside a batch, before a structural edit from the
-    canvas): the edit then moves only what it must, never the boxes the user is looking at."""
-    positions = g.positions
-    for name in g.layers:
-        if name not in g.pinned and name in positions:
-            g.move(name, *positions[name])
+def _drop_point(m: dict) -> tuple[float, float] | None:
+    """Where the browser dropped a box ("x", "y"), or None when it did not say."""
+    if m.get("x") is not None and m.get("y") is not None:
+        return (_number(m, "x"), _number(m, "y"))
+    return None
 
 
 def _place(g: Graph, name: str, m: dict) -> None:
     """A dropped box lands at (x, y), or in the nearest free space (never on another box)."""
-    if m.get("x") is not None and m.get("y") is not None:
-        from .layout import free_spot
-
-        at = (_number(m, "x"), _number(m, "y"))
-        g.move(name, *free_spot(_box_rects(g, frozenset([name])), _size(g, name), at, _view(m)))
+    at = _drop_point(m)
+    if at is not None:
+        placement.place(g, name, at, _view(m))
 
 
 def _add_layer(g: Graph, m: dict) -> str:
@@ -457,7 +440,7 @@ def _add_layer(g: Graph, m: dict) -> str:
         raise IntentError(f"{class_name!r:.80} is not a layer the canvas offers.")
     src = None if m.get("src") is None else _triple(m, "src")
     with g.batch():
-        _freeze(g)
+        placement.freeze(g)
         name = g.add_layer(class_name, _optional_name(m), **_config(m))
         _place(g, name, m)
         if src is not None:  # a wire dropped in empty space: the new layer takes its tensor
@@ -481,7 +464,7 @@ def _configure(g: Graph, m: dict) -> None:
 def _add_input(g: Graph, m: dict) -> str:
     dtype = _input_dtype(m.get("dtype", "float32"))
     with g.batch():
-        _freeze(g)
+        placement.freeze(g)
         name = g.add_input(_shape(m), _optional_name(m), dtype=dtype)
         _place(g, name, m)
     return name
@@ -499,7 +482,7 @@ def _remove(g: Graph, m: dict) -> None:
     names = _names(m)
     bridge = m.get("bridge", False) is True
     with g.batch():
-        _freeze(g)
+        placement.freeze(g)
         for name in names:
             g.remove(name, bridge=bridge)
 
@@ -520,21 +503,11 @@ def _insert_layer(g: Graph, m: dict) -> str:
         raise IntentError(f"{class_name!r:.80} is not a layer the canvas offers.")
     src, dst = _triple(m, "src"), _edge_end(m, "dst")
     with g.batch():
-        _freeze(g)
+        placement.freeze(g)
         name = g.add_layer(class_name)
-        positions = g.positions
-        if m.get("x") is not None and m.get("y") is not None:
-            x, y = _number(m, "x"), _number(m, "y")
-            row = _size(g, name)[1] + 38  # a layout row: a box and the gap under it
-            if src[0] in positions:  # just under the wire's source, not over it
-                y = max(y, positions[src[0]][1] + _size(g, src[0])[1] + 38)
-            g.move(name, x, y)
-            below = [n for n in g.layers if n not in (name, src[0]) and n in positions
-                     and positions[n][1] >= y - _size(g, name)[1] / 2]
-            top = min((positions[n][1] for n in below), default=y + row)
-            if top < y + row:  # neighbours make room: everything below moves down, together
-                for n in below:
-                    g.move(n, positions[n][0], positions[n][1] + y + row - top)
+        at = _drop_point(m)
+        if at is not None:
+            placement.place_on_wire(g, name, src, at)
         g.insert(name, src, dst[0], dst[1], dst[2])
     return name
 
@@ -545,26 +518,10 @@ def _duplicate(g: Graph, m: dict) -> dict:
     names = _names(m)
     view = _view(m)
     with g.batch():
-        _freeze(g)
+        placement.freeze(g)
         mapping = g.duplicate(names)
         if view is not None:
-            from .layout import free_spot
-
-            positions = g.positions
-            xs = [positions[n][0] for n in names if n in positions]
-            ys = [positions[n][1] for n in names if n in positions]
-            if xs:
-                x0, y0 = min(xs), min(ys)
-                w = max(positions[n][0] + _size(g, n)[0] for n in names if n in positions) - x0
-                h = max(positions[n][1] + _size(g, n)[1] for n in names if n in positions) - y0
-                near = (x0 + w + 40, y0)  # beside the originals, as editors paste
-                if not (view[0] <= near[0] and near[0] + w <= view[0] + view[2]
-                        and view[1] <= near[1] and near[1] + h <= view[1] + view[3]):
-                    near = (view[0] + view[2] / 2 - w / 2, view[1] + view[3] / 2 - h / 2)
-                at = free_spot(_box_rects(g), (w, h), near, view)
-                for old, new in mapping.items():
-                    if old in positions:
-                        g.move(new, positions[old][0] - x0 + at[0], positions[old][1] - y0 + at[1])
+            placement.place_copies(g, names, mapping, view)
     return mapping
 
 
@@ -641,7 +598,7 @@ def _code(g: Graph, m: dict) -> dict:
 
 def _stable(g: Graph, edit: Callable[[], Any]) -> Any:
     with g.batch():
-        _freeze(g)
+        placement.freeze(g)
         return edit()
 
 
