@@ -7,14 +7,10 @@ are recorded in benchmarks/RESULTS.md.
     .venv/bin/python benchmarks/bench_applications.py [--rounds 3] [Name ...]
 """
 
-import copy
-import gc
 import statistics
-import time
 
 import keras
-
-import kerascanvas as kc
+from common import import_times, machine
 
 SIZES = {"InceptionV3": 75, "InceptionResNetV2": 75, "Xception": 71}
 
@@ -25,26 +21,7 @@ def application(name):
 
 
 def bench(name: str, rounds: int) -> tuple[float, float]:
-    model = application(name)
-    config = model.get_config()
-    copies = [copy.deepcopy(config) for _ in range(rounds + 1)]  # from_config consumes its dict
-
-    def plain():
-        return keras.Model.from_config(copies.pop())
-
-    def drawn():
-        return kc.Graph.from_model(model).model
-
-    plain(), drawn()  # warm-up
-    times = {"plain": [], "drawn": []}
-    for _ in range(rounds):  # interleaved
-        for label, fn in (("plain", plain), ("drawn", drawn)):
-            gc.disable()
-            start = time.perf_counter()
-            fn()
-            times[label].append(time.perf_counter() - start)
-            gc.enable()
-    return statistics.median(times["plain"]), statistics.median(times["drawn"])
+    return import_times(application(name), rounds)
 
 
 def main(rounds: int, names: list[str]):
@@ -64,13 +41,10 @@ def main(rounds: int, names: list[str]):
 
 if __name__ == "__main__":
     import argparse
-    import os
-    import platform
 
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("names", nargs="*")
     args = parser.parse_args()
-    print(f"keras {keras.__version__}, backend {keras.backend.backend()}, python "
-          f"{platform.python_version()}, load average {os.getloadavg()[0]:.1f}")
+    print(machine())
     main(args.rounds, args.names)

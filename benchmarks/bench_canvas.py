@@ -27,7 +27,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-import kerascanvas as kc
+from common import residual
+
 from kerascanvas import catalog
 
 # A stand-in anywidget model: `get` reads data.json, `window.setState` plays a kernel update.
@@ -59,22 +60,6 @@ PAN = """(i, svg, r) => {
     if (i === 0) svg.dispatchEvent(new PointerEvent('pointerdown', {clientX: x, clientY: y, button: 0, bubbles: true}));
     window.dispatchEvent(new PointerEvent('pointermove', {clientX: x, clientY: y, bubbles: true}));
 }"""
-
-
-def residual(n_blocks: int, g: kc.Graph | None = None) -> kc.Graph:
-    """2 layers a block (Dense + Add, residual) after one input."""
-    g = g or kc.Graph()
-    with g.batch():
-        g.add_input((16,), name="x")
-        h = "x"
-        for i in range(n_blocks):
-            d = g.add_layer("Dense", name=f"dense_{i}", units=16)
-            g.connect(h, d)
-            a = g.add_layer("Add", name=f"add_{i}")
-            g.connect(h, a)
-            g.connect(d, a)
-            h = a
-    return g
 
 
 class QuietHandler(http.server.SimpleHTTPRequestHandler):

@@ -10,26 +10,11 @@ import gc
 import statistics
 import time
 
-import kerascanvas as kc
-
-
-def residual(blocks: int) -> kc.Graph:
-    g = kc.Graph()
-    with g.batch():
-        g.add_input((16,), name="x")
-        h = "x"
-        for i in range(blocks):
-            d = g.add_layer("Dense", name=f"dense_{i}", units=16, activation="relu")
-            g.connect(h, d)
-            a = g.add_layer("Add", name=f"add_{i}")
-            g.connect(h, a)
-            g.connect(d, a)
-            h = a
-    return g
+from common import import_times, machine, residual
 
 
 def main(rounds: int = 5):
-    g = residual(500)  # 1,000 layers
+    g = residual(500, activation="relu")  # 1,000 layers
     g.to_code()  # warm-up (class defaults are cached)
     times = []
     for _ in range(rounds):
@@ -60,46 +45,19 @@ def nested_base():
 
 
 def bench_import(rounds: int = 5, make=resnet50):
-    import copy
-
-    import keras
-
     name, model = make()
-    config = model.get_config()
-    copies = [copy.deepcopy(config) for _ in range(rounds + 1)]  # from_config consumes its dict
-
-    def plain():
-        return keras.Model.from_config(copies.pop())
-
-    def drawn():
-        return kc.Graph.from_model(model).model
-
-    plain(), drawn()  # warm-up
-    times = {"plain": [], "drawn": []}
-    for _ in range(rounds):
-        for label, fn in (("plain", plain), ("drawn", drawn)):
-            gc.disable()
-            start = time.perf_counter()
-            fn()
-            times[label].append(time.perf_counter() - start)
-            gc.enable()
-    p, d = statistics.median(times["plain"]), statistics.median(times["drawn"])
+    p, d = import_times(model, rounds)
     print(f"import {name}: keras.Model.from_config {p * 1e3:.0f} ms, kc.Graph.from_model "
           f"(+ weights, + g.model) {d * 1e3:.0f} ms, ratio {d / p:.2f} (target <= 1.3)")
 
 
 if __name__ == "__main__":
     import argparse
-    import os
-    import platform
-
-    import keras
 
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=5)
     rounds = parser.parse_args().rounds
-    print(f"keras {keras.__version__}, backend {keras.backend.backend()}, python "
-          f"{platform.python_version()}, load average {os.getloadavg()[0]:.1f}")
+    print(machine())
     bench_import(rounds)
     bench_import(rounds, nested_base)
     main(rounds)
