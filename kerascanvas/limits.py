@@ -98,6 +98,12 @@ def _cap_note(key: str) -> str:
     return (f"(raise it from Python with kerascanvas.limits.allow({key}=...) if you mean it)")
 
 
+def _over(key: str, claim: str, per: str = "", layer: str | None = None) -> LimitError:
+    """The error for a value over the cap `key`: "<claim>; the cap is <cap> <per>(raise it ...)."."""
+    return LimitError(f"{claim}; the cap is {globals()[_NAMES[key]]:,} {per}{_cap_note(key)}.",
+                      layer=layer)
+
+
 # ----- parameters ------------------------------------------------------------------------------
 
 _COUNTED: dict[int, tuple[Any, int]] = {}  # id -> (weak reference, count) of built layers
@@ -121,14 +127,13 @@ def params_of(obj: Any) -> int:
 
 def check_layer_params(name: str, count: int) -> None:
     if count > LAYER_PARAMS:
-        raise LimitError(f"{name} would hold {count:,} parameters; the cap is {LAYER_PARAMS:,} "
-                         f"per layer {_cap_note('layer_params')}.", layer=name)
+        raise _over("layer_params", f"{name} would hold {count:,} parameters", "per layer ",
+                    layer=name)
 
 
 def check_total_params(count: int) -> None:
     if count > TOTAL_PARAMS:
-        raise LimitError(f"The drawing would hold {count:,} parameters; the cap is "
-                         f"{TOTAL_PARAMS:,} {_cap_note('total_params')}.")
+        raise _over("total_params", f"The drawing would hold {count:,} parameters")
 
 
 @contextlib.contextmanager
@@ -166,9 +171,8 @@ def per_sample(shape: Any) -> int:
 def check_activation(where: str, shape: Any, layer: str | None = None) -> None:
     size = per_sample(shape)
     if size > ACTIVATION:
-        raise LimitError(f"{where} would make tensors of shape {tuple(shape)}: {size:,} elements "
-                         f"per sample; the cap is {ACTIVATION:,} {_cap_note('activation')}.",
-                         layer=layer)
+        raise _over("activation", f"{where} would make tensors of shape {tuple(shape)}: "
+                    f"{size:,} elements per sample", layer=layer)
 
 
 def check_forward(model: Any) -> None:
@@ -178,8 +182,8 @@ def check_forward(model: Any) -> None:
         for node in nodes:
             total += sum(per_sample(t.shape) for t in node.output_tensors)
     if total > FORWARD_ELEMENTS:
-        raise LimitError(f"The forward pass of one sample would compute {total:,} elements; "
-                         f"the cap is {FORWARD_ELEMENTS:,} {_cap_note('forward_elements')}.")
+        raise _over("forward_elements",
+                    f"The forward pass of one sample would compute {total:,} elements")
 
 
 # ----- files -------------------------------------------------------------------------------------
@@ -193,22 +197,19 @@ def check_entries(fp: Any, where: str, cap_name: str = "file_entries") -> None:
     record = zipfile._EndRecData(fp)  # the count is in the end record (zip64 included)
     entries = record[4] if record else 0  # _ECD_ENTRIES_TOTAL
     if entries > cap:
-        raise LimitError(f"{where} holds {entries:,} entries; the cap is {cap:,} "
-                         f"{_cap_note(cap_name)}.")
+        raise _over(cap_name, f"{where} holds {entries:,} entries")
 
 
 def check_archive(infos: list, where: str) -> None:
     """A zip archive's entries, read from its directory before anything is decompressed."""
     size = sum(i.file_size for i in infos)
     if size > FILE_BYTES:
-        raise LimitError(f"{where} decompresses to {size:,} bytes; the cap is {FILE_BYTES:,} "
-                         f"{_cap_note('file_bytes')}.")
+        raise _over("file_bytes", f"{where} decompresses to {size:,} bytes")
 
 
 def check_document(size: int, where: str) -> None:
     if size > DOCUMENT_BYTES:
-        raise LimitError(f"{where}'s drawing decompresses to {size:,} bytes; the cap is "
-                         f"{DOCUMENT_BYTES:,} {_cap_note('document_bytes')}.")
+        raise _over("document_bytes", f"{where}'s drawing decompresses to {size:,} bytes")
 
 
 def check_array(header_shape: tuple, dtype: Any, stored: int, where: str) -> None:
@@ -221,16 +222,15 @@ def check_array(header_shape: tuple, dtype: Any, stored: int, where: str) -> Non
 
 def check_calls(name: str, calls: int) -> None:
     if calls > CALLS:
-        raise LimitError(f"{name} would have {calls:,} calls; the cap is {CALLS:,} "
-                         f"{_cap_note('calls')}.", layer=name)
+        raise _over("calls", f"{name} would have {calls:,} calls", layer=name)
 
 
 # ----- state and history ---------------------------------------------------------------------
 
 def check_state(size: int) -> None:
     if size > STATE_BYTES:
-        raise LimitError(f"The drawing's state would be {size:,} bytes to send to the browser; "
-                         f"the cap is {STATE_BYTES:,} per push {_cap_note('state_bytes')}.")
+        raise _over("state_bytes", f"The drawing's state would be {size:,} bytes to send to the "
+                    "browser", "per push ")
 
 
 def held_bytes(value: Any, seen: set | None = None) -> int:
