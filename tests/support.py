@@ -1,5 +1,9 @@
 """Helpers shared by the tests."""
 
+import contextlib
+
+import hypothesis.strategies as st
+
 import kerascanvas as kc
 from kerascanvas.invariants import violations
 
@@ -16,6 +20,34 @@ def siamese(merge: str = "subtract"):
     g.connect(("shared", 0, 0), merge)
     g.connect(("shared", 1, 0), merge)
     return g
+
+
+def rebuild(code):
+    """Run exported code (`g.to_code()`) and return the `model` it defines."""
+    namespace = {}
+    exec(compile(code, "<kerascanvas>", "exec"), namespace)  # noqa: S102 - the test runs the export
+    return namespace["model"]
+
+
+def call_again(g, name, src, outputs):
+    """Call layer `name` once more (a shared call) on `src`; the new call's output joins
+    `outputs`. A call Keras refuses is left out."""
+    with contextlib.suppress(kc.EditError):
+        g.connect(src, name, call=g.calls(name))
+        outputs.append((name, g.calls(name) - 1, 0))
+
+
+def grow(g, class_name, config, sources, outputs):
+    """Add a layer fed by `sources` (slot by slot); its output joins `outputs`. When Keras
+    refuses a connection (shapes that disagree) the layer is removed again, as a user would."""
+    name = g.add_layer(class_name, **config)
+    try:
+        for src in sources:
+            g.connect(src, name)
+    except kc.EditError:
+        g.remove(name)
+        return
+    outputs.append((name, 0, 0))
 
 
 def ok(g):
@@ -42,3 +74,33 @@ def fingerprint(g):
              [w.tobytes() for w in getattr(o, "get_weights", list)()])  # (ops have none)
          for n, o in objects.items() if o is not None},
     )
+
+
+class DrawsFromGraph:
+    """What the rule-based machines (test_graph_stateful, test_widget_fuzz) draw from the graph
+    `self.g` they edit: layer names, a few of them, an edge."""
+
+    def names(self) -> list[str]:
+        return list(self.g.layers)
+
+    def of_class(self, *class_names: str) -> list[str]:
+        """The layers of those classes, in creation order."""
+        return [n for n, v in self.g.layers.items() if v["class_name"] in class_names]
+
+    def non_inputs(self) -> list[str]:
+        """Every layer but the Inputs: those a connection can go into."""
+        return [n for n, v in self.g.layers.items() if v["class_name"] != "InputLayer"]
+
+    def pick(self, data) -> str:
+        """One layer name (there must be one)."""
+        return data.draw(st.sampled_from(self.names()))
+
+    def pick_some(self, data, max_size: int) -> list[str]:
+        """1 to `max_size` distinct layer names (there must be one)."""
+        return data.draw(st.lists(st.sampled_from(self.names()), min_size=1, max_size=max_size,
+                                  unique=True))
+
+    def pick_edge(self, data):
+        """One edge (src, dst) of the drawing, or None when it has none."""
+        edges = self.g.edges
+        return data.draw(st.sampled_from(edges)) if edges else None

@@ -1,7 +1,6 @@
 """Code export: the code rebuilds the same model, passes ruff, and names stay literals."""
 
 import ast
-import contextlib
 import subprocess
 import sys
 
@@ -9,14 +8,9 @@ import hypothesis.strategies as st
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
+from support import call_again, grow, rebuild
 
 import kerascanvas as kc
-
-
-def rebuild(code):
-    namespace = {}
-    exec(compile(code, "<kerascanvas>", "exec"), namespace)  # noqa: S102 - the test runs the export
-    return namespace["model"]
 
 
 def same_model(g):
@@ -241,21 +235,11 @@ def random_graph(steps, name="random"):
         a, b = outputs[i % len(outputs)], outputs[j % len(outputs)]
         dense = [n for n in g.layers if n.startswith("dense")]
         if kind == "Shared" and dense:
-            name = dense[i % len(dense)]
-            with contextlib.suppress(kc.EditError):
-                g.connect(a, name, call=g.calls(name))
-                outputs.append((name, g.calls(name) - 1, 0))
+            call_again(g, dense[i % len(dense)], a, outputs)
             continue
         kind = "Add" if kind == "Shared" else kind
-        name = g.add_layer(kind, **({"units": 4, "activation": activation} if kind == "Dense" else {}))
-        try:
-            g.connect(a, name)
-            if kind in ("Add", "Concatenate"):
-                g.connect(b, name)
-        except kc.EditError:
-            g.remove(name)
-            continue
-        outputs.append((name, 0, 0))
+        config = {"units": 4, "activation": activation} if kind == "Dense" else {}
+        grow(g, kind, config, [a, b] if kind in ("Add", "Concatenate") else [a], outputs)
     return g
 
 

@@ -3,7 +3,7 @@
 import hypothesis.strategies as st
 from hypothesis import HealthCheck, settings
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
-from support import fingerprint, ok
+from support import DrawsFromGraph, fingerprint, ok
 
 import kerascanvas as kc
 
@@ -13,7 +13,7 @@ KINDS = [("Dense", {"units": 4}), ("Dense", {"units": 6}), ("Add", {}), ("Concat
 REFUSED = (kc.EditError, ValueError, TypeError)
 
 
-class EditSequences(RuleBasedStateMachine):
+class EditSequences(DrawsFromGraph, RuleBasedStateMachine):
     def __init__(self):
         super().__init__()
         self.g = kc.Graph()
@@ -26,9 +26,6 @@ class EditSequences(RuleBasedStateMachine):
         self.g.add_input((4,))
         for class_name, config in kinds:
             self.g.add_layer(class_name, **config)
-
-    def names(self):
-        return list(self.g.layers)
 
     def attempt(self, edit, *args, **kwargs):
         """Run an edit; a refused one must change nothing (invariant 6)."""
@@ -54,8 +51,8 @@ class EditSequences(RuleBasedStateMachine):
         names = self.names()
         if not names:
             return
-        src = data.draw(st.sampled_from(names))
-        dst = data.draw(st.sampled_from(names))
+        src = self.pick(data)
+        dst = self.pick(data)
         n = data.draw(st.integers(0, 2))
         t = data.draw(st.integers(0, 1))
         call = data.draw(st.integers(0, 2))
@@ -66,10 +63,10 @@ class EditSequences(RuleBasedStateMachine):
     def connect_plausible(self, data):
         """Mostly valid edges, so that sequences reach real models."""
         names = self.names()
-        layers = [n for n, v in self.g.layers.items() if v["class_name"] != "InputLayer"]
+        layers = self.non_inputs()
         if not names or not layers:
             return
-        src = data.draw(st.sampled_from(names))
+        src = self.pick(data)
         dst = data.draw(st.sampled_from(layers))
         n = data.draw(st.integers(0, self.g.calls(src) - 1))
         call = data.draw(st.integers(0, self.g.calls(dst)))
@@ -81,37 +78,37 @@ class EditSequences(RuleBasedStateMachine):
 
     @rule(data=st.data())
     def disconnect(self, data):
-        edges = self.g.edges
-        if not edges:
+        edge = self.pick_edge(data)
+        if edge is None:
             return
-        src, dst = data.draw(st.sampled_from(edges))
+        src, dst = edge
         self.attempt(self.g.disconnect, src, dst[0], call=dst[1], slot=dst[2])
 
     @rule(data=st.data())
     def remove(self, data):
         if self.names():
-            self.attempt(self.g.remove, data.draw(st.sampled_from(self.names())))
+            self.attempt(self.g.remove, self.pick(data))
 
     @rule(data=st.data(), new=st.sampled_from(["renamed", "dense", "a/b", ""]))
     def rename(self, data, new):
         if self.names():
-            self.attempt(self.g.rename, data.draw(st.sampled_from(self.names())), new)
+            self.attempt(self.g.rename, self.pick(data), new)
 
     @rule(data=st.data(), units=st.sampled_from([4, 6, -1]))
     def configure(self, data, units):
-        dense = [n for n, v in self.g.layers.items() if v["class_name"] == "Dense"]
+        dense = self.of_class("Dense")
         if dense:
             self.attempt(self.g.configure, data.draw(st.sampled_from(dense)), units=units)
 
     @rule(data=st.data())
     def add_call(self, data):
         if self.names():
-            self.attempt(self.g.add_call, data.draw(st.sampled_from(self.names())))
+            self.attempt(self.g.add_call, self.pick(data))
 
     @rule(data=st.data())
     def remove_call(self, data):
         if self.names():
-            name = data.draw(st.sampled_from(self.names()))
+            name = self.pick(data)
             self.attempt(self.g.remove_call, name, data.draw(st.integers(0, 2)))
 
     @rule()

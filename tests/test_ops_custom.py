@@ -1,7 +1,6 @@
 """keras.ops operations as boxes and registered custom layers: drawing, network, code, files,
 random round trips (Hypothesis)."""
 
-import contextlib
 
 import keras
 import numpy as np
@@ -9,16 +8,10 @@ import pytest
 from corpus_models import Scale
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from support import history, ok
+from support import call_again, grow, history, ok, rebuild
 
 import kerascanvas as kc
 from kerascanvas import catalog, custom, ops
-
-
-def run(code):
-    namespace = {}
-    exec(compile(code, "<kerascanvas>", "exec"), namespace)  # noqa: S102 - the export runs
-    return namespace["model"]
 
 
 def test_an_op_box_is_a_keras_node_with_its_constant_in_the_config():
@@ -48,7 +41,7 @@ def test_ops_import_draw_export_and_save(tmp_path):
     assert "keras.ops.expand_dims(x_1, axis=1)" in code and "= 1.0 - x_" in code
     assert "keras.ops.concatenate([x_2, x_2], axis=1)" in code
     batch = np.random.rand(2, 3, 4).astype("float32")
-    np.testing.assert_allclose(run(code)(batch), model(batch), rtol=1e-6)
+    np.testing.assert_allclose(rebuild(code)(batch), model(batch), rtol=1e-6)
     g.save(tmp_path / "ops.kc")
     np.testing.assert_allclose(ok(kc.Graph.load(tmp_path / "ops.kc")).model(batch), model(batch))
 
@@ -167,7 +160,7 @@ def test_a_registered_layer_draws_from_the_palette_and_exports():
     ok(g)
     code = g.to_code()
     assert "from corpus_models import Scale" in code and "Scale(factor=3.0" in code
-    assert run(code).count_params() == g.model.count_params() == 4
+    assert rebuild(code).count_params() == g.model.count_params() == 4
 
 
 OP_STEPS = st.lists(st.tuples(
@@ -186,23 +179,12 @@ def random_op_graph(steps):
         a, b = outputs[i % len(outputs)], outputs[j % len(outputs)]
         shared = [n for n in g.layers if n.startswith(("dense", "scale"))]
         if kind == "Shared" and shared:
-            name = shared[i % len(shared)]
-            with contextlib.suppress(kc.EditError):
-                g.connect(a, name, call=g.calls(name))
-                outputs.append((name, g.calls(name) - 1, 0))
+            call_again(g, shared[i % len(shared)], a, outputs)
             continue
         config = {"Dense": {"units": 4}, "add_const": {"x2": float(j % 5)},
                   "Scale": {"factor": 0.5}, "concat": {"axis": -1}}.get(kind, {})
         cls = {"add_const": "add", "concat": "concatenate", "Shared": "relu"}.get(kind, kind)
-        name = g.add_layer(cls, **config)
-        try:
-            g.connect(a, name)
-            if kind in ("add", "multiply", "concat"):
-                g.connect(b, name)
-        except kc.EditError:
-            g.remove(name)
-            continue
-        outputs.append((name, 0, 0))
+        grow(g, cls, config, [a, b] if kind in ("add", "multiply", "concat") else [a], outputs)
     return g
 
 
@@ -223,7 +205,7 @@ def test_random_op_and_custom_graphs_round_trip(tmp_path_factory, steps):
     again = ok(kc.Graph.from_model(model))  # model -> drawing
     assert again.model.get_config() == model.get_config()
     same(again.model)
-    rebuilt = run(g.to_code())  # drawing -> code
+    rebuilt = rebuild(g.to_code())  # drawing -> code
     assert len(rebuilt.operations) == len(model.operations)
     assert rebuilt.count_params() == model.count_params()
     path = tmp_path_factory.mktemp("ops") / "g.kc"  # drawing -> file -> drawing

@@ -19,7 +19,7 @@ from unittest.mock import MagicMock
 import hypothesis.strategies as st
 from hypothesis import HealthCheck, settings
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
-from support import fingerprint
+from support import DrawsFromGraph, fingerprint
 
 import kerascanvas as kc
 from kerascanvas import diffs
@@ -54,7 +54,7 @@ MUTATING = {"add_layer", "add_input", "connect", "disconnect", "remove", "rename
             "add_call", "remove_call", "move", "arrange", "expand", "duplicate", "undo", "redo"}
 
 
-class WidgetIntents(RuleBasedStateMachine):
+class WidgetIntents(DrawsFromGraph, RuleBasedStateMachine):
     def __init__(self):
         super().__init__()
         self.canvas = kc.Canvas()
@@ -96,9 +96,6 @@ class WidgetIntents(RuleBasedStateMachine):
                 assert fingerprint(self.g) == before, (message, reply)
         return reply
 
-    def names(self) -> list[str]:
-        return list(self.g.layers)
-
     # ----- valid intents ----------------------------------------------------------------------
 
     @initialize(kinds=st.lists(st.sampled_from(LAYERS), max_size=3))
@@ -124,11 +121,10 @@ class WidgetIntents(RuleBasedStateMachine):
 
     @rule(data=st.data())
     def connect(self, data):
-        names = self.names()
-        layers = [n for n, v in self.g.layers.items() if v["class_name"] != "InputLayer"]
+        layers = self.non_inputs()
         if not layers:
             return
-        src = data.draw(st.sampled_from(names))
+        src = self.pick(data)
         dst = data.draw(st.sampled_from(layers))
         n = data.draw(st.integers(0, self.g.calls(src)))
         t = data.draw(st.sampled_from([0, 0, 0, 1, 2]))
@@ -140,7 +136,7 @@ class WidgetIntents(RuleBasedStateMachine):
     def connect_plausible(self, data):
         """Mostly valid edges (from built calls, into existing or next calls), so that runs
         reach real models."""
-        layers = [n for n, v in self.g.layers.items() if v["class_name"] != "InputLayer"]
+        layers = self.non_inputs()
         sources = [n for n in self.names() if self.g.is_built(n)]
         if not layers or not sources:
             return
@@ -155,34 +151,33 @@ class WidgetIntents(RuleBasedStateMachine):
 
     @rule(data=st.data())
     def disconnect(self, data):
-        edges = self.g.edges
-        if edges:
-            src, dst = data.draw(st.sampled_from(edges))
+        edge = self.pick_edge(data)
+        if edge is not None:
+            src, dst = edge
             self.send({"kind": "disconnect", "src": list(src), "dst": list(dst)})
 
     @rule(data=st.data())
     def remove(self, data):
         if self.names():
-            chosen = data.draw(st.lists(st.sampled_from(self.names()), min_size=1, max_size=3,
-                                        unique=True))
+            chosen = self.pick_some(data, 3)
             self.send({"kind": "remove", "names": chosen})
 
     @rule(data=st.data(), new=st.sampled_from(["renamed", "dense", "twin_1", "é"]))
     def rename(self, data, new):
         if self.names():
-            self.send({"kind": "rename", "name": data.draw(st.sampled_from(self.names())),
+            self.send({"kind": "rename", "name": self.pick(data),
                        "new_name": new})
 
     @rule(data=st.data(), units=st.sampled_from([2, 4, 6]))
     def configure(self, data, units):
-        dense = [n for n, v in self.g.layers.items() if v["class_name"] == "Dense"]
+        dense = self.of_class("Dense")
         if dense:
             self.send({"kind": "configure", "name": data.draw(st.sampled_from(dense)),
                        "config": {"units": units}})
 
     @rule(data=st.data(), dtype=st.sampled_from(["mixed_float16", "float32", "mixed_bfloat16"]))
     def mixed_precision(self, data, dtype):
-        layers = [n for n, v in self.g.layers.items() if v["class_name"] in ("Dense", "Identity")]
+        layers = self.of_class("Dense", "Identity")
         if layers:
             self.send({"kind": "configure", "name": data.draw(st.sampled_from(layers)),
                        "config": {"dtype": dtype}})
@@ -190,26 +185,25 @@ class WidgetIntents(RuleBasedStateMachine):
     @rule(data=st.data())
     def add_call(self, data):
         if self.names():
-            self.send({"kind": "add_call", "name": data.draw(st.sampled_from(self.names()))})
+            self.send({"kind": "add_call", "name": self.pick(data)})
 
     @rule(data=st.data())
     def remove_call(self, data):
         if self.names():
-            self.send({"kind": "remove_call", "name": data.draw(st.sampled_from(self.names())),
+            self.send({"kind": "remove_call", "name": self.pick(data),
                        "call": data.draw(st.integers(0, 2))})
 
     @rule(data=st.data())
     def duplicate(self, data):
         """Paste: a copy of a selection, with the edges among it."""
         if self.names():
-            chosen = data.draw(st.lists(st.sampled_from(self.names()), min_size=1, max_size=4,
-                                        unique=True))
+            chosen = self.pick_some(data, 4)
             self.send({"kind": "duplicate", "names": chosen})
 
     @rule(data=st.data(), x=st.floats(-1e4, 1e4), y=st.floats(-1e4, 1e4))
     def move(self, data, x, y):
         if self.names():
-            self.send({"kind": "move", "name": data.draw(st.sampled_from(self.names())),
+            self.send({"kind": "move", "name": self.pick(data),
                        "x": x, "y": y})
 
     @rule(data=st.data())
@@ -237,10 +231,11 @@ class WidgetIntents(RuleBasedStateMachine):
         """The teaching views change nothing."""
         before = fingerprint(self.g)
         if self.names():
-            self.send({"kind": "explain", "name": data.draw(st.sampled_from(self.names()))})
+            self.send({"kind": "explain", "name": self.pick(data)})
         self.send({"kind": "depth_steps"})
-        if self.g.edges:
-            src, dst = data.draw(st.sampled_from(self.g.edges))
+        edge = self.pick_edge(data)
+        if edge is not None:
+            src, dst = edge
             self.send({"kind": "explain_edge", "src": list(src), "dst": list(dst)})
         if self.g.model is not None:
             assert self.send({"kind": "forward_steps"}).get("ok"), "forward_steps failed"
@@ -250,7 +245,7 @@ class WidgetIntents(RuleBasedStateMachine):
 
     @rule(data=st.data(), name=st.sampled_from(HOSTILE_NAMES))
     def hostile_name(self, data, name):
-        target = data.draw(st.sampled_from(self.names())) if self.names() else "x"
+        target = self.pick(data) if self.names() else "x"
         kind = data.draw(st.sampled_from(["add_input", "add_layer", "rename", "remove",
                                           "duplicate", "add_call"]))
         message = {"add_input": {"kind": kind, "shape": [3], "name": name},
@@ -265,7 +260,7 @@ class WidgetIntents(RuleBasedStateMachine):
 
     @rule(data=st.data(), config=st.sampled_from(HOSTILE_CONFIGS))
     def hostile_config(self, data, config):
-        dense = [n for n, v in self.g.layers.items() if v["class_name"] == "Dense"]
+        dense = self.of_class("Dense")
         if dense and data.draw(st.booleans()):
             message = {"kind": "configure", "name": data.draw(st.sampled_from(dense)),
                        "config": config}
