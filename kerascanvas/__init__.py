@@ -28,7 +28,7 @@ def __getattr__(name):
         from .quiet import quiet_tensorflow
 
         with quiet_tensorflow():
-            from . import graph  # noqa: F401 - Keras's first import, quietly
+            from . import graph  # Keras's first import, quietly
             from .widget import Canvas
 
         return Canvas

@@ -8,6 +8,7 @@ is touched (no node is added to any live layer). Answers are cached by class/con
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any
 
 import keras
@@ -17,6 +18,7 @@ from . import catalog, kinds
 MAX_CHECKED_BOXES = 300  # bigger drawings: the slots of the first 300 boxes are checked
 _classes: dict[tuple, list[str]] = {}
 _configs: dict[tuple, bool] = {}
+_log = logging.getLogger(__name__)
 
 
 def _fresh(t) -> keras.KerasTensor:
@@ -43,7 +45,8 @@ def classes_accepting(tensor) -> list[str]:
                 continue
             try:
                 layer = kind.build(**kind.suggested_args())
-            except Exception:  # noqa: BLE001
+            except Exception as e:  # noqa: BLE001 - a class Keras will not build is not offered
+                _log.debug("kerascanvas: %s is left out of quick-add: %s", name, e)
                 continue
             t = _fresh(tensor)
             if _calls(layer, [[t, _fresh(tensor)]] if kind.slots.kind == "list" else [t]):

@@ -273,7 +273,7 @@ def free_spot(rects: Sequence[tuple[float, float, float, float]], size: tuple[fl
         x0 = min(max(x0, area[0]), max(area[0], area[0] + area[2] - w))
         y0 = min(max(y0, area[1]), max(area[1], area[1] + area[3] - h))
     fallback = None
-    for ring in range(0, 60):
+    for ring in range(60):
         for i in range(-ring, ring + 1):
             for dx, dy in ((i, -ring), (i, ring), (-ring, i), (ring, i)) if ring else ((0, 0),):
                 x, y = x0 + dx * step, y0 + dy * step

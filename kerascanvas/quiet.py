@@ -35,20 +35,19 @@ def quiet_tensorflow():
     except (OSError, ValueError, AttributeError):  # no real fd 2 (some embedded interpreters)
         yield
         return
-    sink = tempfile.TemporaryFile()
-    ok = False
-    try:
-        os.dup2(sink.fileno(), 2)
-        yield
-        ok = True
-    finally:
-        with contextlib.suppress(OSError, ValueError):
-            sys.stderr.flush()
-        os.dup2(saved, 2)
-        os.close(saved)
-        if not ok:
-            sink.seek(0)
-            text = sink.read().decode(errors="replace")
-            if text:
-                sys.stderr.write(text)
-        sink.close()
+    with tempfile.TemporaryFile() as sink:
+        ok = False
+        try:
+            os.dup2(sink.fileno(), 2)
+            yield
+            ok = True
+        finally:
+            with contextlib.suppress(OSError, ValueError):
+                sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
+            if not ok:
+                sink.seek(0)
+                text = sink.read().decode(errors="replace")
+                if text:
+                    sys.stderr.write(text)
