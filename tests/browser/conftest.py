@@ -5,7 +5,10 @@ Fixtures: `lab` (session: the server, `lab.url`, `lab.root`), `browser` (session
 `page` (per test: a fresh browser context; shuts the test's kernels down afterwards).
 Helpers: `open_notebook(page, lab, notebook, cells=None, app="lab") -> Kernel`,
 `Kernel.run(code) -> str`, `Kernel.value(expression)`, `output_text(page, cell)`,
-`screenshot(page, name) -> Path` (PNG under test-artifacts/).
+`screenshot(page, name) -> Path` (PNG under test-artifacts/); for the canvas:
+`canvas_cell(build)` (a cell showing a Canvas on the Graph `g` that `build` makes),
+`open_canvas(page, lab, notebook, cell, shows) -> Kernel` (opened once box `shows` is drawn),
+`box(page, name)`, `set_theme(page, name)`, `with dark_theme(page): ...`.
 
 One server and one browser per session (each start costs seconds). The server runs with a
 temporary HOME and root dir so nothing of the user's is read or written. CHROMIUM overrides the
@@ -316,3 +319,40 @@ def screenshot(page, name: str) -> Path:
     path = ARTIFACTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=False)
     return path
+
+
+def canvas_cell(build: str, head: str = "import kerascanvas as kc", canvas: str = "kc.Canvas(g)",
+                then: str = "") -> str:
+    """A notebook cell: `head` (imports), `build` (makes the Graph `g`), `canvas = <canvas>`,
+    `then` (more lines), and the canvas shown as the cell's output."""
+    return "\n".join(part for part in (head, build, f"canvas = {canvas}", then, "canvas") if part)
+
+
+def box(page, name):
+    """The box of layer `name` on the canvas."""
+    return page.locator(f'.kc-svg [data-name="{name}"]')
+
+
+def open_canvas(page, lab: Lab, notebook: str, cell: str, shows: str, timeout: float = 30_000,
+                app: str = "lab") -> Kernel:
+    """open_notebook with one cell, then wait until the canvas draws the box of layer `shows`."""
+    kernel = open_notebook(page, lab, notebook, [cell], app=app)
+    box(page, shows).wait_for(timeout=timeout)
+    return kernel
+
+
+def set_theme(page, name):
+    """Choose JupyterLab's theme `name` from the Settings menu and wait until it applies."""
+    page.locator(".lm-MenuBar-itemLabel", has_text="Settings").click()
+    page.locator(".lm-Menu-itemLabel", has_text="Theme").first.hover()
+    page.locator(".lm-Menu-itemLabel").get_by_text(name, exact=True).click()
+    page.wait_for_function(f"() => document.body.dataset.jpThemeName === {name!r}", timeout=30_000)
+    page.wait_for_timeout(500)
+
+
+@contextlib.contextmanager
+def dark_theme(page):
+    """JupyterLab Dark inside the block, JupyterLab Light again after it."""
+    set_theme(page, "JupyterLab Dark")
+    yield
+    set_theme(page, "JupyterLab Light")

@@ -5,13 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import open_notebook, screenshot
+from .conftest import box, canvas_cell, dark_theme, open_canvas, open_notebook, screenshot
 
 pytestmark = pytest.mark.browser
-
-
-def box(page, name):
-    return page.locator(f'.kc-svg [data-name="{name}"]')
 
 
 def port(page, label):
@@ -72,19 +68,15 @@ def test_build_conv_net_with_the_mouse_and_check_the_nodes_in_the_kernel(lab, pa
     kernel.close()
 
 
-PREBUILT = """import kerascanvas as kc
-g = kc.Graph()
+PREBUILT = canvas_cell("""g = kc.Graph()
 g.add_input((8,), name="vec")
 g.add_layer("Conv2D", filters=4, kernel_size=3, name="conv")
 g.add_layer("Dense", units=3, name="head")
-g.arrange()
-canvas = kc.Canvas(g)
-canvas"""
+g.arrange()""")
 
 
 def test_refused_edge_undo_and_names_rendered_as_text(lab, page):
-    kernel = open_notebook(page, lab, "refuse.ipynb", [PREBUILT])
-    box(page, "conv").wait_for(timeout=30_000)
+    kernel = open_canvas(page, lab, "refuse.ipynb", PREBUILT, "conv")
     drag_edge(page, "vec out 0.0", "conv in 0.0")  # (None, 8) into Conv2D: Keras refuses
     toast = page.locator(".kc-toast.kc-show")
     toast.wait_for(timeout=20_000)
@@ -122,8 +114,7 @@ def test_refused_edge_undo_and_names_rendered_as_text(lab, page):
 
 
 def test_keyboard_edge_and_inspector_shows_keras_message(lab, page):
-    kernel = open_notebook(page, lab, "keys.ipynb", [PREBUILT])
-    box(page, "head").wait_for(timeout=30_000)
+    kernel = open_canvas(page, lab, "keys.ipynb", PREBUILT, "head")
     port(page, "vec out 0.0").focus()
     page.keyboard.press("Enter")
     # the canvas kept the key: the port is armed and focused, the notebook did not start editing
@@ -145,15 +136,12 @@ def test_keyboard_edge_and_inspector_shows_keras_message(lab, page):
     kernel.close()
 
 
-SHARED = """import kerascanvas as kc
-g = kc.Graph()
+SHARED = canvas_cell("""g = kc.Graph()
 g.add_input((4,), name="left")
 g.add_input((4,), name="right")
 g.add_layer("Dense", units=3, name="shared")
 g.connect("left", "shared")
-g.connect("right", "shared", call=1)
-canvas = kc.Canvas(g)
-canvas"""
+g.connect("right", "shared", call=1)""")
 
 
 def test_inspector_shows_the_second_node_of_a_shared_layer(lab, page):
@@ -181,8 +169,7 @@ def test_inspector_shows_the_second_node_of_a_shared_layer(lab, page):
 
 
 def test_the_canvas_works_in_notebook_7(lab, page):
-    kernel = open_notebook(page, lab, "nb7.ipynb", [PREBUILT], app="notebook")
-    box(page, "head").wait_for(timeout=30_000)
+    kernel = open_canvas(page, lab, "nb7.ipynb", PREBUILT, "head", app="notebook")
     drag_edge(page, "vec out 0.0", "head in 0.0")
     wait_edges(page, 1)
     assert kernel.value("len(canvas.graph.edges)") == 1
@@ -190,23 +177,17 @@ def test_the_canvas_works_in_notebook_7(lab, page):
     kernel.close()
 
 
-TRAINABLE = """import kerascanvas as kc
-from kerascanvas.datasets import digits
-g = kc.Graph(name="digits")
+TRAINABLE = canvas_cell("""g = kc.Graph(name="digits")
 g.add_input((8, 8, 1), name="image")
 g.add_layer("Flatten")
 g.add_layer("Dense", units=10, activation="softmax", name="head")
 g.connect("image", "flatten")
-g.connect("flatten", "head")
-canvas = kc.Canvas(g)
-x, y = digits()
-canvas.set_data(x, y)
-canvas"""
+g.connect("flatten", "head")""", head="import kerascanvas as kc\nfrom kerascanvas.datasets import digits",
+                        then="x, y = digits()\ncanvas.set_data(x, y)")
 
 
 def test_train_button_draws_curves_and_the_run_finishes_in_the_kernel(lab, page):
-    kernel = open_notebook(page, lab, "train.ipynb", [TRAINABLE])
-    box(page, "head").wait_for(timeout=30_000)
+    kernel = open_canvas(page, lab, "train.ipynb", TRAINABLE, "head")
     page.locator(".kc-training summary").click()
     page.locator('.kc-training [aria-label="epochs"]').fill("4")
     page.locator('.kc-training [aria-label="Train"]').click()
@@ -223,18 +204,15 @@ def test_train_button_draws_curves_and_the_run_finishes_in_the_kernel(lab, page)
     chart = page.locator(".kc-chart canvas").first
     chart.scroll_into_view_if_needed()
     before = chart.screenshot()
-    from .test_handles import set_theme
-    set_theme(page, "JupyterLab Dark")
-    page.wait_for_timeout(500)
-    assert page.locator(".kc-chart canvas").first.screenshot() != before
-    screenshot(page, "canvas-training-dark")
-    set_theme(page, "JupyterLab Light")
+    with dark_theme(page):
+        page.wait_for_timeout(500)
+        assert page.locator(".kc-chart canvas").first.screenshot() != before
+        screenshot(page, "canvas-training-dark")
     kernel.close()
 
 
 def test_depth_and_forward_pass_step_through(lab, page):
-    kernel = open_notebook(page, lab, "teach.ipynb", [TRAINABLE])
-    box(page, "head").wait_for(timeout=30_000)
+    kernel = open_canvas(page, lab, "teach.ipynb", TRAINABLE, "head")
     page.locator('.kc-toolbar [aria-label="Depth steps"]').click()
     step = page.locator('[aria-label="Depth (seed 000)"] .kc-step')
     step.wait_for(timeout=20_000)
@@ -254,8 +232,7 @@ def test_depth_and_forward_pass_step_through(lab, page):
 
 
 def test_clicking_an_edge_shows_its_keras_tensor_and_producer(lab, page):
-    kernel = open_notebook(page, lab, "edge.ipynb", [SHARED])
-    box(page, "shared").wait_for(timeout=30_000)
+    kernel = open_canvas(page, lab, "edge.ipynb", SHARED, "shared")
     page.locator('.kc-svg [aria-label="edge right.0.0 to shared.1.0"]').focus()
     page.keyboard.press("Enter")
     info = page.locator('.kc-inspector .kc-node')
@@ -268,8 +245,7 @@ def test_clicking_an_edge_shows_its_keras_tensor_and_producer(lab, page):
 
 
 def test_selection_copy_paste_delete_shared_call_and_problems(lab, page):
-    kernel = open_notebook(page, lab, "select.ipynb", [SHARED])
-    box(page, "shared").wait_for(timeout=30_000)
+    kernel = open_canvas(page, lab, "select.ipynb", SHARED, "shared")
     # a problem is marked on its box and listed in words under the drawing
     kernel.run("canvas.graph.add_input((2,), name='spare')")
     box(page, "spare").locator(".kc-badge").wait_for(timeout=20_000)
@@ -324,8 +300,7 @@ def brightness(css_colour: str) -> float:
 
 
 def test_the_canvas_follows_the_dark_theme(lab, page):
-    kernel = open_notebook(page, lab, "dark.ipynb", [PREBUILT])
-    box(page, "head").wait_for(timeout=30_000)
+    kernel = open_canvas(page, lab, "dark.ipynb", PREBUILT, "head")
     fill = "getComputedStyle(document.querySelector('.kc-box rect')).fill"
     light = page.evaluate(fill)
     page.locator(".lm-MenuBar-itemLabel", has_text="Settings").click()
@@ -343,15 +318,12 @@ def test_the_canvas_follows_the_dark_theme(lab, page):
     kernel.close()
 
 
-NESTED = """import keras
-import kerascanvas as kc
-a = keras.Input((3,), name="a")
+NESTED = canvas_cell("""a = keras.Input((3,), name="a")
 inner = keras.Model(a, [keras.layers.Dense(2, name="d")(a), keras.layers.Dense(4, name="e")(a)], name="inner")
 x = keras.Input((3,), name="x")
 p, q = inner(x)
-g = kc.Graph.from_model(keras.Model(x, keras.layers.Concatenate(name="cat")([p, q])))
-canvas = kc.Canvas(g, height=500)
-canvas"""
+g = kc.Graph.from_model(keras.Model(x, keras.layers.Concatenate(name="cat")([p, q])))""",
+                     head="import keras\nimport kerascanvas as kc", canvas="kc.Canvas(g, height=500)")
 
 
 def test_a_nested_model_is_one_box_that_folds_out_into_its_inner_graph(lab, page):

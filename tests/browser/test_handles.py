@@ -3,20 +3,17 @@ Netron) on the canvas, each asserted in the kernel. Screenshots in test-artifact
 
 import pytest
 
-from .conftest import open_notebook, screenshot
-from .test_canvas import box, drag_edge, port, wait_edges
+from .conftest import box, canvas_cell, dark_theme, open_canvas, open_notebook, screenshot
+from .test_canvas import drag_edge, port, wait_edges
 
 pytestmark = pytest.mark.browser
 
-CHAIN = """import kerascanvas as kc
-g = kc.Graph()
+CHAIN = canvas_cell("""g = kc.Graph()
 g.add_input((28, 28, 1), name="image")
 g.add_layer("Conv2D", filters=4, kernel_size=3, activation="relu")
 g.add_layer("Flatten")
 g.add_layer("Dense", units=10, activation="softmax")
-g.connect("image", "conv2d"); g.connect("conv2d", "flatten"); g.connect("flatten", "dense")
-canvas = kc.Canvas(g)
-canvas"""
+g.connect("image", "conv2d"); g.connect("conv2d", "flatten"); g.connect("flatten", "dense")""")
 
 
 def edge(page, src, dst):
@@ -32,14 +29,6 @@ def centre(locator):
             return b["x"] + b["width"] / 2, b["y"] + b["height"] / 2
         locator.page.wait_for_timeout(100)
     raise AssertionError(f"{locator} has no box on the page")
-
-
-def set_theme(page, name):
-    page.locator(".lm-MenuBar-itemLabel", has_text="Settings").click()
-    page.locator(".lm-Menu-itemLabel", has_text="Theme").first.hover()
-    page.locator(".lm-Menu-itemLabel").get_by_text(name, exact=True).click()
-    page.wait_for_function(f"() => document.body.dataset.jpThemeName === {name!r}", timeout=30_000)
-    page.wait_for_timeout(500)
 
 
 def test_right_click_shows_only_the_canvas_menu_inside_the_view(lab, page):
@@ -67,18 +56,16 @@ def test_right_click_shows_only_the_canvas_menu_inside_the_view(lab, page):
     page.mouse.click(s["x"] + s["width"] - 30, s["y"] + 20)
     page.wait_for_function("() => !document.querySelector('.kc-svg .kc-highlight')", timeout=10_000)
     assert page.locator(".lm-Menu").count() == 0
-    set_theme(page, "JupyterLab Dark")
-    box(page, "conv2d").click(button="right")
-    page.locator(".kc-menu.kc-show").wait_for(timeout=10_000)
-    screenshot(page, "handles-box-menu-dark")
-    page.keyboard.press("Escape")
-    set_theme(page, "JupyterLab Light")
+    with dark_theme(page):
+        box(page, "conv2d").click(button="right")
+        page.locator(".kc-menu.kc-show").wait_for(timeout=10_000)
+        screenshot(page, "handles-box-menu-dark")
+        page.keyboard.press("Escape")
     kernel.close()
 
 
 def test_select_an_edge_and_delete_removes_it_in_the_kernel(lab, page):
-    kernel = open_notebook(page, lab, "edge_delete.ipynb", [CHAIN])
-    box(page, "dense").wait_for(timeout=30_000)
+    kernel = open_canvas(page, lab, "edge_delete.ipynb", CHAIN, "dense")
     x, y = centre(edge(page, "conv2d", "flatten").locator(".kc-edge-line"))
     page.mouse.click(x, y)
     page.locator(".kc-svg .kc-edge-selected").wait_for(timeout=10_000)
@@ -106,8 +93,7 @@ def test_select_an_edge_and_delete_removes_it_in_the_kernel(lab, page):
 
 
 def test_dropping_dropout_on_a_wire_inserts_it_and_dense_keeps_its_weights(lab, page):
-    kernel = open_notebook(page, lab, "insert.ipynb", [CHAIN])
-    box(page, "dense").wait_for(timeout=30_000)
+    kernel = open_canvas(page, lab, "insert.ipynb", CHAIN, "dense")
     kernel.run("w0 = canvas.graph.keras_layer('dense'); k0 = w0.kernel.numpy().copy()")
     entry = page.locator('.kc-palette [aria-label="Dropout"]')
     entry.scroll_into_view_if_needed()
@@ -132,8 +118,7 @@ def test_dropping_dropout_on_a_wire_inserts_it_and_dense_keeps_its_weights(lab, 
 
 
 def test_a_wire_dropped_in_empty_space_opens_the_filtered_search(lab, page):
-    kernel = open_notebook(page, lab, "quick.ipynb", [CHAIN])
-    box(page, "dense").wait_for(timeout=30_000)
+    kernel = open_canvas(page, lab, "quick.ipynb", CHAIN, "dense")
     kernel.run("g.add_layer('Dense', units=3, name='spare'); g.add_layer('Conv2D', filters=2, kernel_size=3, name='conv_spare')")
     box(page, "conv_spare").wait_for(timeout=20_000)
     page.wait_for_timeout(400)  # the boxes glide to the new layout
@@ -170,15 +155,12 @@ def test_a_wire_dropped_in_empty_space_opens_the_filtered_search(lab, page):
     kernel.close()
 
 
-RESNET = """import keras, kerascanvas as kc
-g = kc.Graph.from_model(keras.applications.ResNet50(weights=None))
-canvas = kc.Canvas(g)
-canvas"""
+RESNET = canvas_cell("g = kc.Graph.from_model(keras.applications.ResNet50(weights=None))",
+                     head="import keras, kerascanvas as kc")
 
 
 def test_ctrl_f_finds_a_layer_in_resnet50_at_a_readable_scale(lab, page):
-    kernel = open_notebook(page, lab, "resnet.ipynb", [RESNET])
-    box(page, "input_layer").wait_for(timeout=120_000)
+    kernel = open_canvas(page, lab, "resnet.ipynb", RESNET, "input_layer", timeout=120_000)
     scale = "() => Number(/scale\\(([\\d.]+)\\)/.exec(document.querySelector('.kc-world').getAttribute('transform'))[1])"
     assert page.evaluate(scale) >= 0.6  # never fitted to a hairline
     screenshot(page, "handles-resnet-opened")
@@ -195,15 +177,13 @@ def test_ctrl_f_finds_a_layer_in_resnet50_at_a_readable_scale(lab, page):
     assert s["y"] <= b["y"] and b["y"] + b["height"] <= s["y"] + s["height"]
     assert page.locator(".kc-minimap .kc-mini-view").count() == 1
     screenshot(page, "handles-resnet-found")
-    set_theme(page, "JupyterLab Dark")
-    screenshot(page, "handles-resnet-found-dark")
-    set_theme(page, "JupyterLab Light")
+    with dark_theme(page):
+        screenshot(page, "handles-resnet-found-dark")
     kernel.close()
 
 
 def test_paste_places_the_copy_in_view_without_moving_other_boxes(lab, page):
-    kernel = open_notebook(page, lab, "paste.ipynb", [CHAIN])
-    box(page, "dense").wait_for(timeout=30_000)
+    kernel = open_canvas(page, lab, "paste.ipynb", CHAIN, "dense")
     before = kernel.value("{n: list(p) for n, p in canvas.graph.positions.items()}")
     box(page, "flatten").click()
     page.keyboard.press("Control+c")
@@ -218,24 +198,22 @@ def test_paste_places_the_copy_in_view_without_moving_other_boxes(lab, page):
     assert "kc-selected" in copy.get_attribute("class")
     screenshot(page, "handles-pasted")
     # dark theme: a selected edge, its producer highlighted, and the quick-add search open
-    set_theme(page, "JupyterLab Dark")
-    x, y = centre(edge(page, "conv2d", "flatten").locator(".kc-edge-line"))
-    page.mouse.click(x, y)
-    page.locator(".kc-svg .kc-edge-selected").wait_for(timeout=10_000)
-    s = page.locator(".kc-stage").bounding_box()
-    page.mouse.move(s["x"] + 120, s["y"] + 250)
-    page.keyboard.press("Shift+A")
-    page.locator(".kc-quickadd.kc-show").wait_for(timeout=10_000)
-    page.keyboard.type("pool")
-    screenshot(page, "handles-edge-and-quick-add-dark")
-    page.keyboard.press("Escape")
-    set_theme(page, "JupyterLab Light")
+    with dark_theme(page):
+        x, y = centre(edge(page, "conv2d", "flatten").locator(".kc-edge-line"))
+        page.mouse.click(x, y)
+        page.locator(".kc-svg .kc-edge-selected").wait_for(timeout=10_000)
+        s = page.locator(".kc-stage").bounding_box()
+        page.mouse.move(s["x"] + 120, s["y"] + 250)
+        page.keyboard.press("Shift+A")
+        page.locator(".kc-quickadd.kc-show").wait_for(timeout=10_000)
+        page.keyboard.type("pool")
+        screenshot(page, "handles-edge-and-quick-add-dark")
+        page.keyboard.press("Escape")
     kernel.close()
 
 
 def test_export_code_panel_shows_to_code_live(lab, page):
-    kernel = open_notebook(page, lab, "code.ipynb", [CHAIN])
-    box(page, "dense").wait_for(timeout=30_000)
+    kernel = open_canvas(page, lab, "code.ipynb", CHAIN, "dense")
     page.locator(".kc-code summary").click()
     text = page.locator(".kc-code-text")
     page.wait_for_function("() => document.querySelector('.kc-code-text').textContent.length > 0", timeout=20_000)
@@ -245,30 +223,25 @@ def test_export_code_panel_shows_to_code_live(lab, page):
     assert text.text_content() == kernel.value("canvas.graph.to_code()")
     text.scroll_into_view_if_needed()
     screenshot(page, "handles-code-panel")
-    set_theme(page, "JupyterLab Dark")
-    screenshot(page, "handles-code-panel-dark")
-    set_theme(page, "JupyterLab Light")
+    with dark_theme(page):
+        screenshot(page, "handles-code-panel-dark")
     with page.expect_download() as download:
         page.locator('[aria-label="Download .py"]').click()
     assert download.value.suggested_filename == "model.py"
     kernel.close()
 
 
-ATTENTION = """import kerascanvas as kc
-g = kc.Graph()
+ATTENTION = canvas_cell("""g = kc.Graph()
 g.add_input((6, 8), name="q")
 g.add_input((6, 8), name="v")
 g.add_layer("MultiHeadAttention", num_heads=2, key_dim=4, name="mha")
 g.add_layer("Dense", units=8, name="shared")
 g.connect("q", "mha", slot=0); g.connect("v", "mha", slot=1)
-g.connect("mha", "shared"); g.connect("q", "shared", call=1)
-canvas = kc.Canvas(g)
-canvas"""
+g.connect("mha", "shared"); g.connect("q", "shared", call=1)""")
 
 
 def test_slots_and_ports_carry_their_names(lab, page):
-    open_notebook(page, lab, "names.ipynb", [ATTENTION])
-    box(page, "mha").wait_for(timeout=30_000)
+    open_canvas(page, lab, "names.ipynb", ATTENTION, "mha")
     titles = page.evaluate("() => [...document.querySelectorAll('.kc-port title')].map(t => t.textContent)")
     assert {"mha: query", "mha: value", "mha: key"} <= set(titles)
     assert "shared: inputs · call 1" in titles and "shared: output · call 1" in titles
