@@ -29,9 +29,9 @@ def box_rects(g: Graph, but: frozenset = frozenset()) -> list[Rect]:
 def freeze(g: Graph) -> None:
     """Pin every box where it is shown (inside a batch, before a structural edit from the
     canvas): the edit then moves only what it must, never the boxes the user is looking at."""
-    positions = g.positions
+    positions, pinned = g.positions, g.pinned  # (g.pinned is a new frozenset at each read)
     for name in g.layers:
-        if name not in g.pinned and name in positions:
+        if name not in pinned and name in positions:
             g.move(name, *positions[name])
 
 

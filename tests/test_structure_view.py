@@ -155,3 +155,35 @@ def test_import_and_load_draw_through_the_same_replay(tmp_path):
     assert fresh.model.output.shape == (None, 3)
     fresh.undo()
     assert not fresh.layers
+
+
+
+def test_canvas_edits_pin_the_shown_boxes_which_leave_with_them_and_arrange_unpins():
+    """A structural edit from the canvas pins every shown box where it is, so that nothing the
+    user looks at moves; a dropped box stays where dropped; pins go with removed boxes (g.pinned
+    never outgrows the drawing), and Arrange lays every box out from the depth map again."""
+    c = kc.Canvas()
+    g = c.graph
+    g.add_input((4,), name="x")
+    for src, name in (("x", "a"), ("a", "b"), ("b", "c")):
+        g.add_layer("Dense", units=4, name=name)
+        g.connect(src, name)
+    assert not g.pinned
+    laid_out = dict(g.positions)
+    c.handle({"kind": "add_layer", "class_name": "Dense", "name": "d", "x": 900, "y": 40})
+    assert g.positions["d"] == (900.0, 40.0)
+    assert g.pinned == set(g.layers)  # the shown boxes and the dropped one
+    assert {n: g.positions[n] for n in laid_out} == laid_out  # nothing shown moved
+    c.handle({"kind": "connect", "src": ["c", 0, 0], "dst": ["d", 0, None]})
+    c.handle({"kind": "remove", "names": ["b"]})
+    assert g.pinned == set(g.layers) == {"x", "a", "c", "d"}
+    assert g.positions["d"] == (900.0, 40.0) and g.positions["a"] == laid_out["a"]
+    c.handle({"kind": "arrange"})
+    assert not g.pinned and g.positions["d"] != (900.0, 40.0)
+    fresh = kc.Graph()  # the same edits from Python, which pins nothing: the plain layout
+    fresh.add_input((4,), name="x")
+    for src, name in (("x", "a"), ("a", "b"), ("b", "c"), ("c", "d")):
+        fresh.add_layer("Dense", units=4, name=name)
+        fresh.connect(src, name)
+    fresh.remove("b")
+    assert not fresh.pinned and g.positions == fresh.positions

@@ -278,6 +278,7 @@ class WidgetIntents(DrawsFromGraph, RuleBasedStateMachine):
     @invariant()
     def network_matches_drawing(self):
         assert violations(self.g) == []
+        assert self.g.pinned <= set(self.g.layers)  # pins go with their boxes
 
     @invariant()
     def state_reaches_the_browser(self):
