@@ -415,8 +415,9 @@ class Graph:
 
     @property
     def live_names(self) -> tuple[str, ...]:
-        """Names of the boxes that have a live Keras layer (a complete call), in the order the
-        network made them; boxes with only pending calls are not among them."""
+        """Names of the boxes that have a live Keras layer object, in the order the network made
+        them: each box one of whose calls has been complete. A box whose calls all went pending
+        again (an input removed) keeps its object, and its weights, among them."""
         return tuple(self._net.objects)
 
     def call_record(self, name: str, call: int):
