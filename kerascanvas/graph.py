@@ -26,7 +26,7 @@ from .drawing import FORBIDDEN_IN_NAMES, INPUT_CLASS, Drawing, EditError, LayerS
 from .inner import inner_view
 from .layout import Placer
 from .layout import rows as layout_rows
-from .network import Journal, Network
+from .network import Journal, Network, SavedWeights
 from .text import check_strings, check_text
 
 if keras.backend.backend() == "torch":  # torch modules cannot name a parameter with a "."
@@ -199,7 +199,8 @@ class Graph:
                 self._edit(lambda dr: dr.connect(source, tuple(new)) and None)
 
     def rename(self, old: str, new: str) -> None:
-        self._edit(lambda d: d.rename(old, new), predecessors={new: self._net.objects.get(old)})
+        held = self._net.objects.get(old) or self._net.parked.get(old)
+        self._edit(lambda d: d.rename(old, new), predecessors={new: held})
 
     def configure(self, name: str, **changes: Any) -> None:
         """Change config values; Keras checks them (its message is in the error)."""
@@ -412,6 +413,22 @@ class Graph:
     def live_layer(self, name: str) -> keras.layers.Layer | None:
         """The Keras layer behind a box once a call of it is complete, else None (no placeholder)."""
         return self._net.objects.get(name)
+
+    def saved_weights(self, name: str) -> list:
+        """The weights a box holds, as arrays: its live layer's, or for a box still pending since
+        a file was loaded, the file's (its first call takes them when their shapes fit)."""
+        layer = self._net.objects.get(name)
+        if layer is not None:
+            return layer.get_weights() if hasattr(layer, "get_weights") else []
+        held = self._net.parked.get(name)
+        return held.get_weights() if held is not None else []
+
+    def park_weights(self, name: str, arrays: list) -> None:
+        """Give a pending box the weights a file holds for it (storage.load; not an undo step)."""
+        self._drawing.spec(name)  # an unknown name raises
+        if name in self._net.objects:
+            raise EditError(f"{name!r} has a live layer; set its weights on that layer.")
+        self._net.parked[name] = SavedWeights(arrays)
 
     @property
     def live_names(self) -> tuple[str, ...]:

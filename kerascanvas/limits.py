@@ -48,6 +48,10 @@ FILE_ENTRIES = 64
 WEIGHT_ARRAYS = 1_000_000
 """Arrays in a saved file's weights archive (one per variable of the drawing)."""
 
+PENDING_WEIGHT_BYTES = 256 << 20
+"""Bytes of weights a saved file may hold for boxes that are still pending (an input removed
+after they were trained): they have no shapes to check the file against until called again."""
+
 DOCUMENT_BYTES = 256 << 20
 """Bytes of a saved file's drawing (its JSON document), decompressed."""
 
@@ -70,7 +74,8 @@ _NAMES = {"layer_params": "LAYER_PARAMS", "total_params": "TOTAL_PARAMS",
           "file_bytes": "FILE_BYTES", "file_entries": "FILE_ENTRIES",
           "state_bytes": "STATE_BYTES", "history_bytes": "HISTORY_BYTES",
           "config_shown_bytes": "CONFIG_SHOWN_BYTES", "weight_arrays": "WEIGHT_ARRAYS",
-          "document_bytes": "DOCUMENT_BYTES", "calls": "CALLS"}
+          "document_bytes": "DOCUMENT_BYTES", "calls": "CALLS",
+          "pending_weight_bytes": "PENDING_WEIGHT_BYTES"}
 
 
 class LimitError(EditError):

@@ -100,6 +100,7 @@ class Network:
         self.created = 0  # layers made from config so far (tests use it to check reuse)
         self.prepared: dict[str, tuple[Mapping, Any]] = {}  # name -> (config, unbuilt layer made
         # while checking that config), used once instead of making the layer a second time
+        self.parked: dict[str, SavedWeights] = {}  # pending boxes' weights from a loaded file
 
     # ----- the rebuild -------------------------------------------------------------------------
 
@@ -142,6 +143,12 @@ class Network:
         for name in drawing.gone:
             if name not in drawing.layers:
                 self._drop(name, journal)
+                if name in self.parked:
+                    journal.delitem(self.parked, name)
+        for name, held in predecessors.items():  # a pending box renamed: its weights wait on
+            if name not in self.objects and name in drawing.layers and held is not None \
+                    and getattr(held, "built", False) and hasattr(held, "get_weights"):
+                journal.setitem(self.parked, name, SavedWeights(held.get_weights()))
         for name in {c[0] for c in drawing.touched} | {c[0] for c in order}:
             spec = drawing.layers.get(name)
             if spec is not None:  # calls removed from the end of a layer
@@ -178,7 +185,10 @@ class Network:
                 self._cut(name, k, journal)
             else:
                 assert k == 0, f"{name}: a layer is re-created only at call 0"
-                previous = layer if layer is not None else predecessors.get(name)
+                previous = layer if layer is not None else (predecessors.get(name)
+                                                             or self.parked.get(name))
+                if name in self.parked:  # its first call takes them (or they do not fit)
+                    journal.delitem(self.parked, name)
                 layer = self._create(spec)
                 self._drop(name, journal)
                 journal.setitem(self.objects, name, layer)
@@ -274,6 +284,19 @@ class Network:
         self._cut(name, 0, journal)
         journal.delitem(self.objects, name)
         journal.delitem(self.made_from, name)
+
+
+class SavedWeights:
+    """The weights a saved file holds for a box that is still pending: the layer its first call
+    makes takes them when their shapes fit, as a renamed layer's successor does."""
+
+    built = True
+
+    def __init__(self, arrays: list):
+        self.arrays = list(arrays)
+
+    def get_weights(self) -> list:
+        return list(self.arrays)
 
 
 def _inherit_weights(previous, layer) -> None:

@@ -42,8 +42,7 @@ def save(g, path) -> None:
     path = Path(path)
     layers, arrays = [], {}
     for i, (name, spec) in enumerate(g.specs.items()):
-        layer = g.live_layer(name)  # (a keras.ops operation has no weights)
-        weights = layer.get_weights() if hasattr(layer, "get_weights") else []
+        weights = g.saved_weights(name)  # (a pending box may hold some, an operation never)
         for j, w in enumerate(weights):
             arrays[f"l{i}_{j}"] = w
         layers.append({"name": name, "class_name": spec.class_name, "config": spec.config,
@@ -103,7 +102,7 @@ def load(path, graph_class):
                 document = json.loads(z.read("kerascanvas.json"))
                 _check(document, path)
                 g = _drawing(graph_class, document, where)
-                arrays = _arrays(z, _weight_bytes(g), where)
+                arrays = _arrays(z, _weight_bytes(g, document), where)
     except FileNotFoundError:
         raise EditError(f"There is no file {str(path)!r}.") from None
     except EditError:
@@ -134,12 +133,16 @@ def _drawing(graph_class, document: dict, where: str):
         raise EditError(f"{where} describes an invalid drawing: {e}") from None
 
 
-def _weight_bytes(g) -> int:
-    """Bytes that the drawing's weights take, as a saved archive holds them (with headers)."""
+def _weight_bytes(g, document: dict) -> int:
+    """Bytes that the drawing's weights take, as a saved archive holds them (with headers).
+    Boxes still pending have no shapes to size them by: they share limits.PENDING_WEIGHT_BYTES."""
     total = 0
-    for name in g.live_names:
+    live = set(g.live_names)
+    for name in live:
         for v in getattr(g.keras_layer(name), "weights", ()):  # (an operation has none)
             total += int(np.prod(v.shape)) * limits.itemsize(v.dtype) + 1024
+    if any(layer["weights"] and layer["name"] not in live for layer in document["layers"]):
+        total += limits.PENDING_WEIGHT_BYTES
     return total + 1024
 
 
@@ -244,6 +247,11 @@ def _in_slot_order(edges: list) -> list:
 
 
 def _set_weights(g, layer: dict, arrays: list) -> None:
+    if arrays and g.live_layer(layer["name"]) is None:  # pending: kept for its first call
+        if any(a is None for a in arrays):
+            raise EditError(f"The weights of {layer['name']!r} are missing.")
+        g.park_weights(layer["name"], arrays)
+        return
     target = g.keras_layer(layer["name"])
     variables = getattr(target, "weights", [])  # (a keras.ops operation has none)
     if not arrays and not variables:  # a pending layer, or one without weights

@@ -1,6 +1,10 @@
 """Random sequences of valid and invalid edits; invariants 1-6 after every step."""
 
+import os
+import tempfile
+
 import hypothesis.strategies as st
+import numpy as np
 from hypothesis import HealthCheck, settings
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 from support import DrawsFromGraph, fingerprint, ok
@@ -133,6 +137,25 @@ class EditSequences(DrawsFromGraph, RuleBasedStateMachine):
             self.g.redo()
             assert fingerprint(self.g) == self.redo_prints.pop()
             self.undo_prints.append(current)
+
+    @rule()
+    def save_and_load(self):
+        """A saved drawing loads back whole, the weights of boxes left pending included; editing
+        goes on from the loaded one (whose history starts afresh)."""
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "drawing.kcanvas")
+            self.g.save(path)
+            loaded = kc.Graph.load(path)
+        assert {n: dict(v) for n, v in loaded.layers.items()} == \
+            {n: dict(v) for n, v in self.g.layers.items()}
+        assert loaded.edges == self.g.edges
+        for name in self.g.layers:
+            kept, saved = loaded.saved_weights(name), self.g.saved_weights(name)
+            assert len(kept) == len(saved)
+            assert all(np.array_equal(a, b) for a, b in zip(kept, saved))
+        self.g = loaded
+        self.undo_prints.clear()
+        self.redo_prints.clear()
 
     @invariant()
     def network_matches_drawing(self):

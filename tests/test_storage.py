@@ -190,3 +190,67 @@ def test_a_file_nested_too_deeply_for_json_fails_clearly(tmp_path):
         z.writestr("weights.npz", b"")
     with pytest.raises(kc.EditError, match="not a readable kerascanvas file"):
         kc.Graph.load(path)
+
+
+def test_a_box_left_pending_keeps_its_trained_weights_through_save_and_load(tmp_path):
+    """A box whose input was removed keeps its weights in the kernel; saving it wrote them, but
+    loading refused the file ("the weights of 'b' are missing or do not match its layer"). Now
+    the file loads, and the weights go to the box's layer when it is called again."""
+    import numpy as np
+
+    g = kc.Graph()
+    g.add_input((4,), name="x")
+    g.add_layer("Dense", units=3, name="a")
+    g.add_layer("Dense", units=2, name="b")
+    g.connect("x", "a")
+    g.connect("a", "b")
+    trained = g.keras_layer("b").get_weights()
+    g.remove("a")
+    g.save(tmp_path / "one.kcanvas")
+    h = kc.Graph.load(tmp_path / "one.kcanvas")
+    assert not h.is_built("b")
+    h.save(tmp_path / "two.kcanvas")  # saved again while still pending: kept
+    h = kc.Graph.load(tmp_path / "two.kcanvas")
+    h.rename("b", "head")  # a rename carries them, as it carries a live layer's
+    h.add_layer("Dense", units=3, name="a2")
+    h.connect("x", "a2")
+    h.connect("a2", "head")
+    assert all(np.array_equal(u, v) for u, v in zip(h.keras_layer("head").get_weights(), trained))
+    h.undo()  # the call undone: the weights wait again
+    h.connect("a2", "head")
+    assert all(np.array_equal(u, v) for u, v in zip(h.keras_layer("head").get_weights(), trained))
+    ok(h)
+
+
+def test_pending_weights_that_do_not_fit_the_new_input_are_dropped(tmp_path):
+    g = kc.Graph()
+    g.add_input((4,), name="x")
+    g.add_layer("Dense", units=3, name="a")
+    g.add_layer("Dense", units=2, name="b")
+    g.connect("x", "a")
+    g.connect("a", "b")
+    g.remove("a")
+    g.save(tmp_path / "m.kcanvas")
+    h = kc.Graph.load(tmp_path / "m.kcanvas")
+    h.connect("x", "b")  # a (4,) input: the saved (3, 2) kernel does not fit
+    assert [w.shape for w in h.keras_layer("b").get_weights()] == [(4, 2), (2,)]
+    h.remove("b")
+    h.add_layer("Dense", units=2, name="b")  # a new box of the same name starts fresh
+    h.add_layer("Dense", units=3, name="c")
+    h.connect("x", "c")
+    h.connect("c", "b")
+    ok(h)
+
+
+def test_pending_weights_in_a_file_are_capped(tmp_path):
+    g = kc.Graph()
+    g.add_input((4,), name="x")
+    g.add_layer("Dense", units=3, name="a")
+    g.add_layer("Dense", units=64, name="b")
+    g.connect("x", "a")
+    g.connect("a", "b")
+    g.remove("a")
+    g.save(tmp_path / "m.kcanvas")
+    with kc.limits.allow(pending_weight_bytes=100), pytest.raises(kc.EditError,
+                                                                  match="refused unread"):
+        kc.Graph.load(tmp_path / "m.kcanvas")
