@@ -412,7 +412,7 @@ def palette() -> list[dict]:
     from . import custom, ops
 
     offered = [_kinds()[n] for n in names()] + [ops.get(n) for n in ops.names()]
-    offered += [custom.get(n) for n in custom.registered()]
+    offered += [custom.get(n) for n in custom.offered()]
     return [{"class_name": k.class_name, "group": k.group,
              "slots": {"kind": k.slots.kind, "names": list(k.slots.names), "min": k.slots.min,
                        "max": k.slots.max},

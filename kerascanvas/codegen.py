@@ -77,17 +77,29 @@ def _header(specs, g) -> list[str]:
                 w = walk(todo.pop())
                 classes |= {class_name(op) for op in w.layers}
                 todo += [op for op in w.layers if isinstance(op, keras.Model)]
-    extra = sorted({line for c in classes if (line := _import_of(c))})
+    extra = sorted({line for c in classes for line in _imports_of(c)})
     return ["import keras", "from keras import layers", *extra, ""]
 
 
-def _import_of(class_name: str) -> str | None:
+def _imports_of(class_name: str) -> list[str]:
     from . import custom
 
     kind = custom.get(class_name)
     if kind is None or class_name in nested.MODULES:
-        return None
-    return custom.import_line(kind.cls)[1]
+        return []
+    if isinstance(kind, custom.TrustedLambda):  # layers.Lambda over the functions it names
+        return kind.code()[1]
+    line = custom.import_line(kind.cls)[1]
+    return [line] if line else []
+
+
+def _lambda_arguments(kind, spec) -> dict:
+    """A trusted Lambda's constructor arguments: its function (and output_shape, mask) by name,
+    its arguments, and the box's own settings."""
+    args = {k: _Raw(v.__name__) if callable(v) else v for k, v in kind.code()[0].items()}
+    if spec.config.get("trainable") is False:
+        args["trainable"] = False
+    return {**args, "name": spec.name}
 
 
 def _constructor(class_name: str) -> str:
@@ -98,6 +110,8 @@ def _constructor(class_name: str) -> str:
     try:
         catalog.get(class_name)
     except ValueError:
+        if isinstance(kinds.get(class_name), custom.TrustedLambda):
+            return "layers.Lambda"
         return custom.import_line(kinds.get(class_name).cls)[0]
     return f"layers.{class_name}"
 
@@ -169,7 +183,13 @@ class _Names(dict):
 def _identifiers(g) -> _Names:
     """A Python identifier for every layer, derived from its name when that is safe (tensors
     get theirs, x, x_1, ..., in the order the code makes them)."""
+    from . import custom
+
     found = _Names()
+    for spec in g.specs.values():  # the functions trusted Lambdas name keep their own names
+        kind = custom.get(spec.class_name)
+        if isinstance(kind, custom.TrustedLambda):
+            found.taken |= {v.__name__ for v in kind.code()[0].values() if callable(v)}
     for name, spec in g.specs.items():
         found[(name, 0, 0) if spec.is_input else name] = found.fresh(name)
     return found
@@ -281,6 +301,11 @@ def _call(layer: str, sources: list, listed: bool, results: list, unpacking: str
 
 def _arguments(spec) -> dict:
     """The layer's config minus what equals the class default (name always kept)."""
+    from . import custom
+
+    kind = custom.get(spec.class_name)
+    if isinstance(kind, custom.TrustedLambda):
+        return _lambda_arguments(kind, spec)
 
     config = json.loads(json.dumps(dict(spec.config)))  # tuples as lists, as in the defaults
     required = _required(spec.class_name, config)

@@ -57,7 +57,7 @@ def walk(model, trust_custom: bool = False) -> Walk:
 
     inputs = [t._keras_history.operation for t in functional.inputs]
     layers = [op for op in functional.operations if not isinstance(op, keras.layers.InputLayer)]
-    calls, widths, configs = {}, {}, {}
+    calls, widths, configs, per_class = {}, {}, {}, {}
     for op in layers:
         _check_offered(op, trust_custom)
         nodes = [n for n in op._inbound_nodes if id(n) in mine]
@@ -65,7 +65,7 @@ def walk(model, trust_custom: bool = False) -> Walk:
         slots = _slots(op, config, nodes)
         calls[op.name] = [[triple(t) for t in _slot_tensors(op, node, slots)] for node in nodes]
         widths.update({(op.name, k): len(node.output_tensors) for k, node in enumerate(nodes)})
-        _check_widths(op, config, nodes)
+        _check_widths(op, config, nodes, per_class)
     order = [(n.operation.name, local[id(n)]) for depth in sorted(depths, reverse=True)
              for n in depths[depth] if not isinstance(n.operation, keras.layers.InputLayer)]
     return Walk(functional, inputs, layers, calls, [triple(t) for t in functional.outputs], widths,
@@ -132,7 +132,7 @@ def class_name(op) -> str:
         return type(op).__name__
     if not isinstance(op, keras.layers.Layer):
         return ops.name_of(op)
-    return custom.class_name_of(type(op)) or kinds.get(type(op).__name__).class_name
+    return custom.drawing_name(op) or kinds.get(type(op).__name__).class_name
 
 
 def _functional(model):
@@ -182,7 +182,7 @@ def _check_offered(layer, trust_custom: bool = False) -> None:
         if ops.name_of(layer) is None:
             raise EditError(ops.refusal(layer), layer=layer.name)
         return
-    if custom.class_name_of(type(layer)) is not None:  # Keras's own or registered
+    if custom.drawing_name(layer) is not None:  # Keras's own, registered or a trusted Lambda
         return
     if isinstance(layer, keras.Model):
         if name not in nested.MODULES or type(layer).__module__.split(".")[0] != "keras":
@@ -192,9 +192,10 @@ def _check_offered(layer, trust_custom: bool = False) -> None:
         walk(layer)  # its own layers, checked the same way
         return
     if isinstance(layer, keras.layers.Lambda):
-        raise EditError(f"Layer {layer.name!r} is a Lambda, which runs code a drawing cannot hold: "
-                        "write its function as a Layer subclass and kc.register it.",
-                        layer=layer.name)
+        raise EditError(f"Layer {layer.name!r} is a Lambda, which runs code a drawing cannot hold "
+                        "unless you trust this very layer from Python: "
+                        f"kc.register(model.get_layer({layer.name!r})) (or write its function as a "
+                        "Layer subclass and kc.register that).", layer=layer.name)
     try:
         kind = catalog.get(name)
     except ValueError:
@@ -216,7 +217,8 @@ def _check_offered(layer, trust_custom: bool = False) -> None:
 def _box_config(op, nodes) -> dict:
     """What the box's config will be: get_config(), with an operation's call constants."""
     if isinstance(op, keras.layers.Layer):
-        return op.get_config()
+        kind = custom.get(custom.drawing_name(op))
+        return kind.config_of(op) if isinstance(kind, custom.TrustedLambda) else op.get_config()
     constants = [ops.node_arguments(op, node)[1] for node in nodes]
     if any(c != constants[0] for c in constants[1:]):
         raise EditError(f"Operation {op.name!r} is called with different constants in its calls, "
@@ -224,9 +226,18 @@ def _box_config(op, nodes) -> dict:
     return ops.config_of(op, constants[0] if constants else {})
 
 
-def _check_widths(op, config, nodes) -> None:
+def _check_widths(op, config, nodes, per_class: dict) -> None:
     if isinstance(op, keras.Model) or not nodes:
         return
+    name = custom.drawing_name(op)
+    if name is not None and isinstance(op, keras.layers.Layer):  # its calls say how many
+        width = len(nodes[0].output_tensors)
+        first = per_class.setdefault(name, (op.name, width))
+        if first[1] != width:
+            raise EditError(f"Layers {first[0]!r} and {op.name!r} of class {name} give {first[1]} "
+                            f"and {width} tensors per call; a drawing holds one count per class "
+                            "(register one of them as another class).", layer=op.name)
+        custom.gives_outputs(name, width)
     expected = kinds.get(class_name(op)).n_outputs(config)
     if any(len(n.output_tensors) != expected for n in nodes):
         raise EditError(f"Layer {op.name!r} ({type(op).__name__}) gives "
@@ -237,7 +248,7 @@ def _check_widths(op, config, nodes) -> None:
 def _slots(op, config, nodes=()):
     if not isinstance(op, keras.layers.Layer):
         return ops.get(ops.name_of(op)).slots_for(config)
-    name = custom.class_name_of(type(op))
+    name = custom.drawing_name(op)
     first = nodes[0].arguments.args if nodes else ()
     if name is not None and first and isinstance(first[0], (list, tuple)):
         custom.called_on_a_list(name)  # Sampling()([z_mean, z_log_var])

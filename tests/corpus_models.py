@@ -203,3 +203,16 @@ HAND_WRITTEN = [unet, siamese, transformer_encoder, mlp_mixer, wide_and_deep, va
                 text_classifier, sequential_cnn, autoencoder, attention_seq, gated_linear_unit,
                 custom_scale]
 CUSTOM = [Sampling, Scale]
+
+
+def halve(t):
+    """A Lambda's function: named, so exported code can import it."""
+    return t * 0.5
+
+
+def trusted_lambda():
+    """A Lambda layer the user trusts from Python (kc.register(model.get_layer("halve")))."""
+    inputs = keras.Input((6,), name="x")
+    x = layers.Dense(4)(inputs)
+    x = layers.Lambda(halve, name="halve")(x)
+    return keras.Model(inputs, layers.Dense(2)(x), name="lambda_model")

@@ -1,0 +1,113 @@
+"""Issue 10's last gaps: one trusted Lambda object, op names kept by code export, layers and
+models with several outputs (dict outputs too), the palette following registration."""
+
+import json
+import zipfile
+
+import corpus_models
+import keras
+import numpy as np
+import pytest
+from support import fingerprint, ok
+
+import kerascanvas as kc
+from kerascanvas import custom
+
+
+def run(code):
+    namespace = {}
+    exec(compile(code, "<kerascanvas>", "exec"), namespace)  # noqa: S102 - the export runs
+    return namespace["model"]
+
+
+def same_outputs(a, b, batch):
+    flat = [keras.ops.convert_to_numpy(y) for y in keras.tree.flatten(a(batch))]
+    for p, q in zip(flat, [keras.ops.convert_to_numpy(y) for y in keras.tree.flatten(b(batch))],
+                    strict=True):
+        np.testing.assert_allclose(p, q, rtol=1e-5, atol=1e-6)
+
+
+@pytest.fixture
+def trusted():
+    """The corpus's Lambda model with its Lambda trusted; forgotten afterwards."""
+    model = corpus_models.trusted_lambda()
+    name = kc.register(model.get_layer("halve"))
+    yield model, name
+    custom.unregister(name)
+
+
+def test_a_trusted_lambda_object_imports_runs_exports_and_saves(trusted, tmp_path):
+    model, name = trusted
+    assert name == "Lambda_halve"
+    g = ok(kc.Graph.from_model(model))
+    assert g.layers["halve"]["class_name"] == "Lambda_halve"
+    assert "function" not in g.layers["halve"]["config"]  # the box holds no code
+    batch = np.random.rand(3, 6).astype("float32")
+    same_outputs(g.model, model, batch)
+    code = g.to_code()
+    assert "from corpus_models import halve" in code
+    assert 'layers.Lambda(halve, name="halve")' in code
+    rebuilt = run(code)  # fresh weights: same structure and parameter count
+    assert rebuilt.count_params() == model.count_params()
+    assert [type(op).__name__ for op in rebuilt.operations] == [
+        type(op).__name__ for op in model.operations]
+    g.save(tmp_path / "l.kc")  # the file names the trusted kind, never a function
+    with zipfile.ZipFile(tmp_path / "l.kc") as z:
+        assert "halve" not in json.dumps(json.loads(z.read("kerascanvas.json"))["layers"][2]
+                                         ["config"]).replace('"halve"', "")
+    same_outputs(ok(kc.Graph.load(tmp_path / "l.kc")).model, model, batch)
+
+
+def test_another_lambda_is_still_refused_naming_the_layer_and_how_to_trust(trusted):
+    del trusted  # (the trusted object is the corpus model's, not this one)
+    x = keras.Input((6,), name="x")
+    other = keras.Model(x, keras.layers.Lambda(corpus_models.halve, name="halve")(x))
+    with pytest.raises(kc.EditError, match=r"'halve' is a Lambda.*kc.register\(model.get_layer"):
+        kc.Graph.from_model(other)  # same function, same name, another object
+
+
+def test_files_and_the_browser_cannot_name_a_lambda(trusted, tmp_path):
+    g = kc.Graph()
+    g.add_input((4,), name="x")
+    g.add_layer("relu")
+    g.connect("x", "relu")
+    path = tmp_path / "g.kc"
+    g.save(path)
+    with zipfile.ZipFile(path) as z:
+        doc, weights = json.loads(z.read("kerascanvas.json")), z.read("weights.npz")
+    doc["layers"][1].update(class_name="Lambda", config={"name": "relu", "function": {
+        "class_name": "__lambda__", "config": {"code": "4wEAAAAAAAAA"}}})
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("kerascanvas.json", json.dumps(doc))
+        z.writestr("weights.npz", weights)
+    with pytest.raises(ValueError, match=r"'Lambda' runs.*kc.register\(model.get_layer"):
+        kc.Graph.load(path)
+    canvas = kc.Canvas()
+    sent = []
+    canvas.send = lambda content, buffers=None: sent.append(content)
+    before = fingerprint(canvas.graph)
+    canvas._on_message(canvas, {"kind": "add_layer", "id": 1, "class_name": "Lambda"}, [])
+    assert "not a layer the canvas offers" in sent[-1]["error"]
+    assert fingerprint(canvas.graph) == before
+
+
+def test_a_trusted_lambda_box_sets_only_its_name_and_flags(trusted):
+    g = ok(kc.Graph.from_model(trusted[0]))
+    with pytest.raises(kc.EditError, match="function and arguments come from that object"):
+        g.configure("halve", function="os.system")
+    g.configure("halve", trainable=False)
+    assert g.layers["halve"]["config"]["trainable"] is False
+
+
+def test_a_lambda_expression_cannot_be_exported_and_says_why():
+    x = keras.Input((3,), name="x")
+    model = keras.Model(x, keras.layers.Lambda(lambda t: t * 2.0, name="twice")(x))
+    name = kc.register(model.get_layer("twice"))
+    try:
+        g = ok(kc.Graph.from_model(model))
+        np.testing.assert_allclose(g.model(np.ones((1, 3), "float32")), 2.0)
+        with pytest.raises(kc.EditError, match="'twice' is a Lambda whose function is .*<lambda>"
+                                               ".*cannot write"):
+            g.to_code()
+    finally:
+        custom.unregister(name)
