@@ -603,11 +603,13 @@ class Graph:
 
     # ----- code, import, files (codegen.py, importer.py, storage.py) -------------------------
 
-    def to_code(self) -> str:
-        """Python source (keras functional API) that rebuilds the same model."""
+    def to_code(self, op_names: bool = True) -> str:
+        """Python source (keras functional API) that rebuilds the same model. op_names=False
+        writes operations as `x + 3.0`, `keras.ops.mean(x, axis=1)` (Keras then names them
+        itself, so box names change on import); see codegen.to_code."""
         from .codegen import to_code
 
-        return to_code(self)
+        return to_code(self, op_names)
 
     @classmethod
     def from_model(cls, model: keras.Model, trust_custom: bool = False) -> Graph:

@@ -111,3 +111,42 @@ def test_a_lambda_expression_cannot_be_exported_and_says_why():
             g.to_code()
     finally:
         custom.unregister(name)
+
+
+def ruff(code, tmp_path, *args):
+    import subprocess
+    import sys
+
+    path = tmp_path / "exported.py"
+    path.write_text(code)
+    return subprocess.run([sys.executable, "-m", "ruff", *args, "--isolated", str(path)],
+                          check=False, capture_output=True, text=True)
+
+
+def test_exported_ops_keep_their_box_names(tmp_path):
+    from keras.src.ops.numpy import Add
+
+    x = keras.Input((3, 4), name="x")
+    y = keras.Input((3, 4), name="y")
+    shared = Add(name="shared_add")  # one operation called twice: one box, two calls
+    z = keras.ops.expand_dims(shared(x, y) * 2.0, axis=1)
+    z = keras.ops.mean(keras.ops.concatenate([z, z], axis=1), axis=(1, 2))
+    model = keras.Model([x, y], [1.0 - keras.ops.softmax(z), shared(y, y)])
+    g = kc.Graph.from_model(model)
+    g.rename("expand_dims" if "expand_dims" in g.layers else next(
+        n for n in g.layers if n.startswith("expand_dims")), "unsqueeze")
+    g.rename(next(n for n in g.layers if n.startswith("mean")), "a_rather_long_name_for_an_average_"
+             "that_makes_the_line_too_long")
+    ok(g)
+    code = g.to_code()
+    assert 'keras.src.ops.numpy.ExpandDims(axis=1, name="unsqueeze")' in code
+    for args in (["check"], ["format", "--check", "--diff"]):
+        result = ruff(code, tmp_path, *args)
+        assert result.returncode == 0, result.stdout
+    again = ok(kc.Graph.from_model(run(code)))
+    assert list(again.layers) == list(g.layers)
+    assert again.edges == g.edges and again.calls("shared_add") == 2
+    assert {n: s["class_name"] for n, s in again.layers.items()} == {
+        n: s["class_name"] for n, s in g.layers.items()}
+    batch = [np.random.rand(2, 3, 4).astype("float32") for _ in range(2)]
+    same_outputs(again.model, model, batch)
