@@ -68,6 +68,8 @@ def to_code(g, op_names: bool = True) -> str:
     if g.dict_inputs:
         ins = [dict(zip(g.inputs, ins))]
     outs = [_Raw(names[t]) for t in g.outputs]
+    if g.output_keys:
+        outs = [dict(zip(g.output_keys, outs))]
     lines += _assign("model", "keras.Model", {"inputs": ins[0] if len(ins) == 1 else ins,
                                               "outputs": outs[0] if len(outs) == 1 else outs,
                                               "name": g.name})
@@ -301,8 +303,13 @@ def _layer_args(op) -> dict:
 def _unpacking(class_name: str, config, layer) -> str:
     """How a call's results are unpacked: "" (as they come), "tuple" (a list or tuple of tensors,
     possibly of one) or "flatten" (a nested structure: keras.tree.flatten first)."""
+    from . import custom
+
     if class_name == "Bidirectional" and config.get("merge_mode") is None:
         return "flatten"  # [forward, backward] + states
+    kind = custom.get(class_name)
+    if isinstance(kind, custom.CustomKind) and kind.n_outputs(config) > 1:
+        return "flatten"  # a tuple, list or dict of tensors: one port each, in flatten's order
     if class_name in nested.MODULES:
         from .importer import walk
 

@@ -113,6 +113,7 @@ def unregister(name: str) -> None:
     """Forget a registered class or trusted Lambda (drawings that use it stop loading)."""
     _registered.pop(name, None)
     _trusted.pop(name, None)
+    _outputs.pop(name, None)
     _changed()
 
 

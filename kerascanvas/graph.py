@@ -298,9 +298,18 @@ class Graph:
         """Unpin every box and lay the drawing out again from its depth map."""
         self._edit(lambda d: d.pinned.clear(), network=False, view=True)
 
-    def set_outputs(self, outputs: Iterable[str | Triple], only: bool = False) -> None:
+    def set_outputs(self, outputs: Iterable[str | Triple] | Mapping[str, str | Triple],
+                    only: bool = False) -> None:
         """Order the model's outputs; outputs not listed follow in creation order, unless
-        only=True: then the model's outputs are exactly these (as an imported model's are)."""
+        only=True: then the model's outputs are exactly these (as an imported model's are).
+        A dict {key: port} makes `g.model` give a dict of exactly these outputs, as
+        `keras.Model(inputs, {"kind": k, "price": p})` does (kept in Keras's sorted-key order)."""
+        keys: tuple[str, ...] = ()
+        if isinstance(outputs, Mapping):
+            if not outputs or not all(isinstance(k, str) and k for k in outputs):
+                raise EditError(f"Dict outputs are keyed by non-empty strings, got {outputs!r:.120}.")
+            keys = tuple(sorted(check_text(k, "An output key") for k in outputs))
+            outputs, only = [outputs[k] for k in keys], True
         order = tuple(_triple(o) for o in outputs)
 
         def change(d: Drawing) -> None:
@@ -308,7 +317,7 @@ class Graph:
                 spec = d.spec(t[0])
                 if t[1] >= spec.calls or t[2] >= spec.n_outputs:
                     raise EditError(f"{t} is not an output port of {t[0]}.", layer=t[0])
-            d.output_order = order
+            d.output_order, d.output_keys = order, keys
             d.outputs_only = bool(only) and bool(order)
 
         self._edit(change, network=False)
@@ -323,6 +332,11 @@ class Graph:
             d.dict_inputs = on
 
         self._edit(change, network=False)
+
+    @property
+    def output_keys(self) -> tuple[str, ...]:
+        """The keys of dict outputs, one per `outputs` entry (sorted), or () for a list."""
+        return self._drawing.output_keys
 
     @property
     def dict_inputs(self) -> bool:
@@ -814,6 +828,10 @@ class Graph:
         try:
             if self._drawing.dict_inputs:
                 inputs = [dict(zip(self.inputs, inputs))]
+            if self._drawing.output_keys:  # the ports whose calls are built, with their keys
+                d, built = self._drawing, set(self.outputs)
+                outputs = [{k: net.records[t[:2]].outputs[t[2]] for t, k in
+                            zip(d.output_order, d.output_keys) if t in built}]
             return keras.Model(inputs=inputs[0] if len(inputs) == 1 else inputs,
                                outputs=outputs[0] if len(outputs) == 1 else outputs,
                                name=self.name)

@@ -96,7 +96,8 @@ def from_model(model, graph_class, trust_custom: bool = False):
     if dict_inputs:
         _check_dict_keys(w.model)
     g.replay({"layers": layers, "edges": edges, "outputs": [list(t) for t in w.outputs],
-              "outputs_only": True, "dict_inputs": dict_inputs}, as_given=True)
+              "outputs_only": True, "dict_inputs": dict_inputs,
+              "output_keys": _output_keys(w.model)}, as_given=True)
     for op in w.layers:
         copy_weights(op, g.keras_layer(op.name))
     return g
@@ -158,6 +159,17 @@ def _check_dict_keys(model) -> None:
             raise EditError(f"Model {model.name!r} takes its input {name!r} under the key {key!r}; "
                             "a drawing keys dict inputs by the Input's name: name the Input "
                             f"{key!r}.", layer=name)
+
+
+def _output_keys(model) -> list[str]:
+    """The keys of a model's dict outputs in flattened (sorted) order, [] for other outputs."""
+    struct = model._outputs_struct
+    if not isinstance(struct, dict):
+        return []
+    if not all(isinstance(k, str) and isinstance(v, keras.KerasTensor) for k, v in struct.items()):
+        raise EditError(f"Model {model.name!r} gives a nested dict of outputs; a drawing holds a "
+                        "list or a flat {name: tensor} dict of outputs.")
+    return sorted(struct)
 
 
 def _check_unshared(model, seen: dict) -> None:

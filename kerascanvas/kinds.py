@@ -28,8 +28,9 @@ def get(class_name: str):
         return found
 
 
-LAMBDA_REFUSED = ("'Lambda' runs whatever function it holds, which a file or the browser cannot "
-                  "bring in: trust one Lambda layer object from Python with "
+LAMBDA_REFUSED = ("'Lambda' is not a layer the canvas offers: it runs whatever function it holds, "
+                  "which a file or the browser cannot bring in. Trust one Lambda layer object "
+                  "from Python with "
                   "kc.register(model.get_layer(name)), then its box's kind (Lambda_<name>) loads.")
 
 

@@ -80,7 +80,7 @@ def test_files_and_the_browser_cannot_name_a_lambda(trusted, tmp_path):
     with zipfile.ZipFile(path, "w") as z:
         z.writestr("kerascanvas.json", json.dumps(doc))
         z.writestr("weights.npz", weights)
-    with pytest.raises(ValueError, match=r"'Lambda' runs.*kc.register\(model.get_layer"):
+    with pytest.raises(ValueError, match=r"'Lambda' is not a layer.*kc.register\(model.get_layer"):
         kc.Graph.load(path)
     canvas = kc.Canvas()
     sent = []
@@ -150,3 +150,49 @@ def test_exported_ops_keep_their_box_names(tmp_path):
         n: s["class_name"] for n, s in g.layers.items()}
     batch = [np.random.rand(2, 3, 4).astype("float32") for _ in range(2)]
     same_outputs(again.model, model, batch)
+
+
+def test_layers_with_several_outputs_and_dict_outputs_round_trip(tmp_path):
+    model = corpus_models.several_outputs()
+    try:
+        g = ok(kc.Graph.from_model(model, trust_custom=True))
+        assert g.specs["halves"].n_outputs == 2 and g.specs["stats"].n_outputs == 2
+        assert g.output_keys == ("low", "right", "score")
+        batch = np.random.rand(3, 8).astype("float32")
+        assert set(g.model(batch)) == {"low", "right", "score"}  # a dict, as the original's
+        same_outputs(g.model, model, batch)
+        code = g.to_code()
+        assert "keras.tree.flatten(halves(" in code and '"score": ' in code
+        rebuilt = run(code)
+        assert isinstance(rebuilt.output, dict) and rebuilt.count_params() == model.count_params()
+        for key in ("low", "right", "score"):
+            assert rebuilt.output[key].shape == model.output[key].shape
+        g.save(tmp_path / "s.kc")
+        loaded = ok(kc.Graph.load(tmp_path / "s.kc"))
+        assert loaded.output_keys == g.output_keys
+        same_outputs(loaded.model, model, batch)
+        g.remove("score")  # an output's box goes: its key goes with it
+        assert g.output_keys == ("low", "right") and set(g.model(batch)) == {"low", "right"}
+        g.undo()
+        assert g.output_keys == ("low", "right", "score")
+    finally:
+        custom.unregister("SplitHalves")
+        custom.unregister("MinMax")
+
+
+def test_a_drawn_layer_giving_more_tensors_than_ports_says_how_to_register():
+    kc.register(corpus_models.SplitHalves)
+    try:
+        g = kc.Graph()
+        g.add_input((4,), name="x")
+        g.add_layer("SplitHalves", name="halves")
+        with pytest.raises(kc.EditError, match=r"gives 2 tensors.*outputs=2"):
+            g.connect("x", "halves")
+        g.remove("halves")
+        kc.register(corpus_models.SplitHalves, outputs=2)
+        g.add_layer("SplitHalves", name="halves_2")
+        g.connect("x", "halves_2")
+        assert g.specs["halves_2"].n_outputs == 2 and len(ok(g).model.outputs) == 2
+    finally:
+        custom.unregister("SplitHalves")
+
