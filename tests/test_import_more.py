@@ -196,3 +196,25 @@ def test_a_drawn_layer_giving_more_tensors_than_ports_says_how_to_register():
     finally:
         custom.unregister("SplitHalves")
 
+
+def test_the_palette_follows_registration_after_the_canvas_was_made():
+    class Later(keras.layers.Layer):
+        def call(self, x):
+            return x
+
+    canvas = kc.Canvas()
+    assert not any(e["class_name"] == "Later" for e in canvas.palette)
+    try:
+        kc.register(Later)
+        entry = next(e for e in canvas.palette if e["class_name"] == "Later")
+        assert entry["group"] == "custom"
+        sent = []
+        canvas.send = lambda content, buffers=None: sent.append(content)
+        canvas._on_message(canvas, {"kind": "add_layer", "id": 1, "class_name": "Later"}, [])
+        assert sent[-1]["result"] == "later"
+    finally:
+        custom.unregister("Later")
+    assert not any(e["class_name"] == "Later" for e in canvas.palette)
+    canvas.close()
+    kc.register(Later)  # a closed canvas is left alone
+    custom.unregister("Later")
