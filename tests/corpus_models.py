@@ -198,11 +198,6 @@ def custom_scale():
     return keras.Model(inputs, layers.Dense(2)(x), name="custom")
 
 
-HAND_WRITTEN = [unet, siamese, transformer_encoder, mlp_mixer, wide_and_deep, vae_encoder,
-                augmented_cnn, lstm_with_states, ops_direct, resnet_block, two_heads,
-                text_classifier, sequential_cnn, autoencoder, attention_seq, gated_linear_unit,
-                custom_scale]
-CUSTOM = [Sampling, Scale]
 
 
 def halve(t):
@@ -246,3 +241,10 @@ def several_outputs():
     both = layers.Concatenate()([left, stats["low"], stats["high"]])
     return keras.Model(inputs, {"score": layers.Dense(1, name="score")(both), "right": right,
                                 "low": stats["low"]}, name="several_outputs")
+
+
+HAND_WRITTEN = [unet, siamese, transformer_encoder, mlp_mixer, wide_and_deep, vae_encoder,
+                augmented_cnn, lstm_with_states, ops_direct, resnet_block, two_heads,
+                text_classifier, sequential_cnn, autoencoder, attention_seq, gated_linear_unit,
+                custom_scale, trusted_lambda, several_outputs]
+CUSTOM = [Sampling, Scale, SplitHalves, MinMax]
