@@ -218,3 +218,16 @@ def test_the_palette_follows_registration_after_the_canvas_was_made():
     canvas.close()
     kc.register(Later)  # a closed canvas is left alone
     custom.unregister("Later")
+
+
+def test_a_trusted_lambda_inside_a_nested_model_is_refused_saying_why():
+    i = keras.Input((6,), name="i")
+    lam = keras.layers.Lambda(corpus_models.halve, name="h")
+    inner = keras.Model(i, lam(i), name="inner")
+    x = keras.Input((6,), name="x")
+    name = kc.register(lam)
+    try:
+        with pytest.raises(kc.EditError, match="'h' of nested model 'inner' is a 'Lambda': inside"):
+            kc.Graph.from_model(keras.Model(x, inner(x)))
+    finally:
+        custom.unregister(name)
