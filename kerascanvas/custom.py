@@ -173,6 +173,8 @@ def _taken_by(name: str):
 
 
 def _where(thing: Any) -> str:
+    if not inspect.isclass(thing) and hasattr(thing, "name"):  # a trusted Lambda object
+        return f"the Lambda layer object {thing.name!r} trusted before"
     return f"{getattr(thing, '__module__', '?')}.{getattr(thing, '__qualname__', thing)}"
 
 
