@@ -335,6 +335,10 @@ def _function_import(function) -> str | None:
 def not_registered(class_name: Any, module: Any = None) -> str:
     """Why a class name is refused, and how to make it usable."""
     where = f" (from {module!r:.80})" if isinstance(module, str) and module else ""
+    if isinstance(class_name, str) and class_name.startswith("Lambda_"):  # a trusted Lambda's
+        return (f"{class_name!r:.80} is not a layer the canvas offers: if it is the box kind of "
+                "a Lambda trusted in another session, trust that Lambda layer object again from "
+                "Python (kc.register(model.get_layer(name))).")
     return (f"{class_name!r:.80}{where} is not a layer the canvas offers and no class of that "
             f"name is registered: {HOW_TO_REGISTER}")
 

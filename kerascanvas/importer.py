@@ -118,12 +118,46 @@ def load_keras(path, graph_class, trust_custom: bool = False):
     path = Path(path)
     if not path.is_file():
         raise EditError(f"There is no file {str(path)!r}.")
+    lambdas = _lambdas_in(path)
+    if lambdas:
+        shown = ", ".join(map(repr, lambdas[:5]))
+        raise EditError(f"{str(path)!r} holds Lambda layer(s) {shown}: a Lambda never comes in "
+                        "from a file (its function would be code from the file). If you trust "
+                        "the file, load it yourself (keras.saving.load_model(path, "
+                        f"safe_mode=False)), trust the layer (kc.register(model.get_layer("
+                        f"{lambdas[0]!r}))) and import the model (kc.Graph.from_model(model)).",
+                        layer=lambdas[0])
     try:
         model = keras.saving.load_model(path, compile=False, safe_mode=True,
                                         custom_objects=custom.registered())
     except Exception as e:
         raise EditError(f"Keras could not load {str(path)!r}: {e}") from e
     return from_model(model, graph_class, trust_custom)
+
+
+def _lambdas_in(path: Path) -> list[str]:
+    """The names of the Lambda layers a .keras archive's config describes, at any depth (read
+    before Keras loads anything; a file that is no such archive is left to Keras)."""
+    import json
+    import zipfile
+
+    from . import limits
+
+    try:
+        with zipfile.ZipFile(path) as z:
+            limits.check_document(z.getinfo("config.json").file_size, repr(str(path)))
+            todo, found = [json.loads(z.read("config.json"))], []
+    except (zipfile.BadZipFile, KeyError, ValueError, OSError):
+        return []
+    while todo:
+        item = todo.pop()
+        if isinstance(item, dict):
+            if item.get("class_name") == "Lambda" and isinstance(item.get("config"), dict):
+                found.append(str(item["config"].get("name", "?"))[:80])
+            todo.extend(item.values())
+        elif isinstance(item, list):
+            todo.extend(item)
+    return sorted(found)
 
 
 def class_name(op) -> str:

@@ -231,3 +231,16 @@ def test_a_trusted_lambda_inside_a_nested_model_is_refused_saying_why():
             kc.Graph.from_model(keras.Model(x, inner(x)))
     finally:
         custom.unregister(name)
+
+
+def test_a_keras_file_holding_a_lambda_is_refused_naming_it_and_how_to_trust(tmp_path, trusted):
+    model, name = trusted
+    model.save(tmp_path / "m.keras")
+    with pytest.raises(kc.EditError, match=r"Lambda layer\(s\) 'halve'.*safe_mode=False.*"
+                                           r"kc.register\(model.get_layer\('halve'\)\)"):
+        kc.Graph.load_keras(tmp_path / "m.keras")  # even while an equal object is trusted
+    g = ok(kc.Graph.from_model(model))
+    g.save(tmp_path / "l.kc")
+    custom.unregister(name)  # as in a new session
+    with pytest.raises(ValueError, match="'Lambda_halve'.*trust that Lambda layer object again"):
+        kc.Graph.load(tmp_path / "l.kc")
