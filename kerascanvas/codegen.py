@@ -26,8 +26,15 @@ WIDTH = 88
 RESERVED = {"keras", "layers", "model", "inputs", "outputs"}
 
 
-def to_code(g) -> str:
-    """Python source that builds `g.model` again (same config, same parameter count)."""
+def to_code(g, op_names: bool = True) -> str:
+    """Python source that builds `g.model` again (same config, same parameter count).
+
+    op_names=True: operation boxes are written as Keras's Operation classes made with their box's
+    name and then called, as layers are (`add_3 = keras.src.ops.numpy.Add(name="add_3")`,
+    `x_1 = add_3(x, 3.0)`), so that importing the code's
+    model gives the same box names: `x + 3.0` and `keras.ops.add` take no name, and the names
+    Keras gives them count up across the whole Python session. op_names=False: the natural form
+    (`x + 3.0`, `keras.ops.expand_dims(x, axis=1)`), whose operations Keras names itself."""
     model = g.model
     if model is None:
         raise EditError("The drawing is not a model yet: " + "; ".join(map(str, g.problems)))
@@ -46,7 +53,10 @@ def to_code(g) -> str:
         sources = [names[s] for s in g.call_inputs(name, k)]
         results = [names.tensor((name, k, t)) for t in range(len(g.call_record(name, k).outputs))]
         if isinstance(kinds.get(spec.class_name), ops.OpKind):  # `x + 3.0`, keras.ops.f(x, ...)
-            lines += _op_call(kinds.get(spec.class_name), spec.config, sources, results)
+            made = name in built or not op_names
+            built.add(name)
+            lines += _op_call(kinds.get(spec.class_name), spec.config, sources, results,
+                              names[name] if op_names else None, None if made else name)
             continue
         if name not in built and spec.class_name not in nested.MODULES:
             lines += _assign(names[name], _constructor(spec.class_name), _arguments(spec))
@@ -58,10 +68,18 @@ def to_code(g) -> str:
     if g.dict_inputs:
         ins = [dict(zip(g.inputs, ins))]
     outs = [_Raw(names[t]) for t in g.outputs]
+    if g.output_keys:
+        outs = [dict(zip(g.output_keys, outs))]
     lines += _assign("model", "keras.Model", {"inputs": ins[0] if len(ins) == 1 else ins,
                                               "outputs": outs[0] if len(outs) == 1 else outs,
                                               "name": g.name})
-    return "\n".join(_header(specs.values(), g) + lines) + "\n"
+    header = _header(specs.values(), g)
+    if not any(_USES_LAYERS.search(line) for line in lines):  # only operations: no import
+        header.remove("from keras import layers")  # left unused (ruff's F401)
+    return "\n".join(header + lines) + "\n"
+
+
+_USES_LAYERS = re.compile(r"(^|[=(,\s])layers\.[A-Z]\w*\(")
 
 
 def _header(specs, g) -> list[str]:
@@ -77,17 +95,29 @@ def _header(specs, g) -> list[str]:
                 w = walk(todo.pop())
                 classes |= {class_name(op) for op in w.layers}
                 todo += [op for op in w.layers if isinstance(op, keras.Model)]
-    extra = sorted({line for c in classes if (line := _import_of(c))})
+    extra = sorted({line for c in classes for line in _imports_of(c)})
     return ["import keras", "from keras import layers", *extra, ""]
 
 
-def _import_of(class_name: str) -> str | None:
+def _imports_of(class_name: str) -> list[str]:
     from . import custom
 
     kind = custom.get(class_name)
     if kind is None or class_name in nested.MODULES:
-        return None
-    return custom.import_line(kind.cls)[1]
+        return []
+    if isinstance(kind, custom.TrustedLambda):  # layers.Lambda over the functions it names
+        return kind.code()[1]
+    line = custom.import_line(kind.cls)[1]
+    return [line] if line else []
+
+
+def _lambda_arguments(kind, spec) -> dict:
+    """A trusted Lambda's constructor arguments: its function (and output_shape, mask) by name,
+    its arguments, and the box's own settings."""
+    args = {k: _Raw(v.__name__) if callable(v) else v for k, v in kind.code()[0].items()}
+    if spec.config.get("trainable") is False:
+        args["trainable"] = False
+    return {**args, "name": spec.name}
 
 
 def _constructor(class_name: str) -> str:
@@ -98,14 +128,24 @@ def _constructor(class_name: str) -> str:
     try:
         catalog.get(class_name)
     except ValueError:
+        if isinstance(kinds.get(class_name), custom.TrustedLambda):
+            return "layers.Lambda"
         return custom.import_line(kinds.get(class_name).cls)[0]
     return f"layers.{class_name}"
 
 
-def _op_call(kind, config, sources: list, results: list) -> list[str]:
-    """A keras.ops call as people write it: `x_1 = x + 3.0`, `x_2 = keras.ops.mean(x_1, axis=1)`."""
-    function, positional, keywords = kind.code(config, [_Raw(t) for t in sources])
+def _op_call(kind, config, sources: list, results: list, op: str | None = None,
+             make: str | None = None) -> list[str]:
+    """A keras.ops call as people write it: `x_1 = x + 3.0`, `x_2 = keras.ops.mean(x_1, axis=1)`;
+    given the identifier `op` of the Operation object, a call of it (`x_1 = add(x, 3.0)`), made
+    first under the box's name `make` (`add = keras.src.ops.numpy.Add(name="add")`)."""
     target = ", ".join(results) + " = "
+    if op is not None:
+        lines = [] if make is None else _assign(
+            op, f"{kind.cls.__module__}.{kind.cls.__name__}", {**kind.settings(config), "name": make})
+        arguments = kind.call_arguments(config, [_Raw(t) for t in sources])
+        return lines + _exploded(target, _Call(op, tuple(("", v) for v in arguments)), 0, "")
+    function, positional, keywords = kind.code(config, [_Raw(t) for t in sources])
     if function == "-" and len(positional) == 1:
         return [f"{target}-{_literal(positional[0])}"]
     if len(function) <= 2 and len(positional) == 2:  # an operator
@@ -169,7 +209,13 @@ class _Names(dict):
 def _identifiers(g) -> _Names:
     """A Python identifier for every layer, derived from its name when that is safe (tensors
     get theirs, x, x_1, ..., in the order the code makes them)."""
+    from . import custom
+
     found = _Names()
+    for spec in g.specs.values():  # the functions trusted Lambdas name keep their own names
+        kind = custom.get(spec.class_name)
+        if isinstance(kind, custom.TrustedLambda):
+            found.taken |= {v.__name__ for v in kind.code()[0].values() if callable(v)}
     for name, spec in g.specs.items():
         found[(name, 0, 0) if spec.is_input else name] = found.fresh(name)
     return found
@@ -229,7 +275,9 @@ def _model_block(model, target: str, fresh) -> list[str]:
         sources = [own[s] for s in w.calls[name][k]]
         if isinstance(kinds.get(cls), ops.OpKind):
             results = [own.setdefault((name, k, t), fresh("x")) for t in range(w.widths[(name, k)])]
-            lines += _op_call(kinds.get(cls), w.configs[name], sources, results)
+            lines += _op_call(kinds.get(cls), w.configs[name], sources, results, own[name],
+                              None if name in built else name)
+            built.add(name)
             continue
         if name not in built and cls not in nested.MODULES:
             lines += _assign(own[name], _constructor(cls), _layer_args(op))
@@ -255,8 +303,13 @@ def _layer_args(op) -> dict:
 def _unpacking(class_name: str, config, layer) -> str:
     """How a call's results are unpacked: "" (as they come), "tuple" (a list or tuple of tensors,
     possibly of one) or "flatten" (a nested structure: keras.tree.flatten first)."""
+    from . import custom
+
     if class_name == "Bidirectional" and config.get("merge_mode") is None:
         return "flatten"  # [forward, backward] + states
+    kind = custom.get(class_name)
+    if isinstance(kind, custom.CustomKind) and kind.n_outputs(config) > 1:
+        return "flatten"  # a tuple, list or dict of tensors: one port each, in flatten's order
     if class_name in nested.MODULES:
         from .importer import walk
 
@@ -281,6 +334,11 @@ def _call(layer: str, sources: list, listed: bool, results: list, unpacking: str
 
 def _arguments(spec) -> dict:
     """The layer's config minus what equals the class default (name always kept)."""
+    from . import custom
+
+    kind = custom.get(spec.class_name)
+    if isinstance(kind, custom.TrustedLambda):
+        return _lambda_arguments(kind, spec)
 
     config = json.loads(json.dumps(dict(spec.config)))  # tuples as lists, as in the defaults
     required = _required(spec.class_name, config)

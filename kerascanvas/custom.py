@@ -6,36 +6,61 @@ Keras modules already loaded, because they are Keras's code; a user's class is u
 kernel user hands the class object to `kc.register(MyLayer)` (or imports a model with
 `trust_custom=True`, which registers the classes it meets). Both become catalog-like kinds
 (`catalog.LayerKind`): slots from the call signature, a form from `__init__`, config checks.
+
+A Lambda runs whatever function it holds, so its class is never trusted: only one Lambda layer
+object the user hands to `kc.register(layer)`. Its box's config holds no code (name, trainable,
+dtype); the function comes from that object, so a file or the browser can name the box's kind
+but never bring a function in. Layers whose call returns several tensors get one port per
+tensor (`keras.tree.flatten` order): import counts them, `kc.register(cls, outputs=n)` says so.
 """
 
 from __future__ import annotations
 
 import functools
 import inspect
+import re
 import sys
+import weakref
+from dataclasses import dataclass
 from typing import Any
 
+from .catalog import LayerKind
 from .drawing import EditError
 
 _registered: dict[str, type] = {}  # drawing class name -> class, in registration order
 _list_called: set[str] = {"CustomScaleLayer"}  # called on a list, `layer([a, b])`
+_trusted: dict[str, Any] = {}  # drawing class name -> the one Lambda layer object trusted
+_outputs: dict[str, int] = {}  # drawing class name -> output tensors per call, where not 1
+_listeners: list = []  # weak references to callables told when what is offered changes
 
 
-def register(cls: type, name: str | None = None, list_input: bool = False) -> str:
+def register(cls: Any, name: str | None = None, list_input: bool = False,
+             outputs: int | None = None) -> str:
     """Make a user layer class usable in graphs: import, the palette's "custom" group, files.
     Returns the class name drawings use for it (the class's `__name__` unless `name` is given).
     list_input=True: the layer is called on a list of tensors, `layer([a, b])` (import finds
-    that out by itself from the model's calls)."""
+    that out by itself from the model's calls). outputs=n: its call returns n tensors (a tuple,
+    list or dict: one port each, in keras.tree.flatten order; import counts them itself).
+
+    `register(model.get_layer("scale"))`, given a Lambda layer *object*, trusts that very
+    object: a model holding it imports (its box is named "Lambda_scale" unless `name` says),
+    while any other Lambda stays refused."""
     import keras
 
+    if outputs is not None and not (type(outputs) is int and 1 <= outputs <= 1000):
+        raise TypeError(f"outputs is a number of tensors (1 to 1000), got {outputs!r:.40}.")
+    if isinstance(cls, keras.layers.Lambda):
+        return _trust_lambda(cls, name, list_input, outputs)
     if not (inspect.isclass(cls) and issubclass(cls, keras.layers.Layer)):
         raise TypeError(f"kc.register takes a keras.layers.Layer subclass, got {cls!r:.80}.")
     if issubclass(cls, keras.Model):
         raise TypeError(f"{cls.__name__} is a model: models come in by import "
                         "(Graph.from_model), as nested Functional or Sequential models.")
     if issubclass(cls, keras.layers.Lambda):
-        raise TypeError("Lambda runs whatever function it is given and cannot be registered; "
-                        "write the function as a Layer subclass and register that.")
+        raise TypeError("Lambda runs whatever function it is given and cannot be registered as "
+                        "a class; register one Lambda layer object instead "
+                        "(kc.register(model.get_layer(name))), or write the function as a Layer "
+                        "subclass and register that.")
     name = cls.__name__ if name is None else name
     if not (isinstance(name, str) and name.isidentifier()):
         raise TypeError(f"A registered class name is an identifier, got {name!r:.80}.")
@@ -45,27 +70,87 @@ def register(cls: type, name: str | None = None, list_input: bool = False) -> st
                         f"{cls.__module__}.{cls.__qualname__} under another name "
                         f"(kc.register(cls, name=...)).")
     _registered[name] = cls
+    _noted(name, list_input, outputs)
+    return name
+
+
+def _trust_lambda(layer, name: str | None, list_input: bool, outputs: int | None) -> str:
+    name = f"Lambda_{re.sub(r'[^0-9a-zA-Z_]', '_', layer.name)}" if name is None else name
+    if not (isinstance(name, str) and name.isidentifier()):
+        raise TypeError(f"A registered name is an identifier, got {name!r:.80}.")
+    taken = _trusted.get(name) or _taken_by(name)
+    if taken is not None and taken is not layer:
+        raise EditError(f"The name {name!r} is already used by {_where(taken)}: trust Lambda "
+                        f"{layer.name!r} under another name (kc.register(layer, name=...)).")
+    _trusted[name] = layer
+    _noted(name, list_input, outputs)
+    return name
+
+
+def _noted(name: str, list_input: bool = False, outputs: int | None = None) -> None:
     if list_input:
         _list_called.add(name)
-    _kind.cache_clear()
-    return name
+    if outputs is not None:
+        _outputs[name] = outputs
+    _changed()
 
 
 def called_on_a_list(name: str) -> None:
     """A class's calls take a list of tensors (seen in an imported model)."""
     if name not in _list_called:
         _list_called.add(name)
-        _kind.cache_clear()
+        _changed()
+
+
+def gives_outputs(name: str, n: int) -> None:
+    """A class's calls return n tensors (seen in an imported model)."""
+    if _outputs.get(name, 1) != n:
+        _outputs[name] = n
+        _changed()
 
 
 def unregister(name: str) -> None:
-    """Forget a registered class (drawings that use it stop loading)."""
+    """Forget a registered class or trusted Lambda (drawings that use it stop loading)."""
     _registered.pop(name, None)
-    _kind.cache_clear()
+    _trusted.pop(name, None)
+    _outputs.pop(name, None)
+    _changed()
 
 
 def registered() -> dict[str, type]:
     return dict(_registered)
+
+
+def trusted() -> dict[str, Any]:
+    """The Lambda layer objects the user trusted, by their drawing class names."""
+    return dict(_trusted)
+
+
+def trusted_name(layer) -> str | None:
+    """The drawing class name of this very Lambda object, if the user trusted it."""
+    return next((n for n, obj in _trusted.items() if obj is layer), None)
+
+
+def offered() -> list[str]:
+    """Registered classes and trusted Lambdas, in registration order: the "custom" group."""
+    return [*_registered, *_trusted]
+
+
+def observe(callback) -> None:
+    """Call `callback()` whenever registration changes what is offered (a canvas's palette).
+    Held weakly (a bound method through WeakMethod): a closed canvas is not kept alive."""
+    _listeners.append(weakref.WeakMethod(callback) if inspect.ismethod(callback)
+                      else weakref.ref(callback))
+
+
+def _changed() -> None:
+    _kind.cache_clear()
+    for ref in list(_listeners):
+        callback = ref()
+        if callback is None:
+            _listeners.remove(ref)
+        else:
+            callback()
 
 
 def registered_objects() -> dict[str, type]:
@@ -88,6 +173,8 @@ def _taken_by(name: str):
 
 
 def _where(thing: Any) -> str:
+    if not inspect.isclass(thing) and hasattr(thing, "name"):  # a trusted Lambda object
+        return f"the Lambda layer object {thing.name!r} trusted before"
     return f"{getattr(thing, '__module__', '?')}.{getattr(thing, '__qualname__', thing)}"
 
 
@@ -124,6 +211,11 @@ def class_name_of(cls: type) -> str | None:
     return next((n for n, c in _registered.items() if c is cls), None)
 
 
+def drawing_name(layer) -> str | None:
+    """The drawing class name of a layer object: a trusted Lambda's, else its class's."""
+    return trusted_name(layer) or class_name_of(type(layer))
+
+
 def get(class_name: Any):
     """The kind of a registered or Keras-own class, or None."""
     if not isinstance(class_name, str):
@@ -138,16 +230,115 @@ def _kind(class_name: str):
     cls, group = _registered.get(class_name), "custom"
     if cls is None:
         cls, group = keras_own().get(class_name), "keras"
+    source = _trusted.get(class_name)
+    if source is not None:
+        cls, group = type(source), "custom"
     if cls is None:
         return None
     slots = (catalog.Slots("list", (), 1, None) if class_name in _list_called
              else catalog._slots(class_name, cls))
-    return catalog.LayerKind(class_name, group, slots, cls)
+    if source is not None:
+        return TrustedLambda(class_name, group, slots, cls, source)
+    return CustomKind(class_name, group, slots, cls)
+
+
+@dataclass(frozen=True)
+class CustomKind(LayerKind):
+    """A registered or Keras-own class: the catalog's kind, with its outputs per call."""
+
+    def n_outputs(self, config: dict) -> int:
+        return _outputs.get(self.class_name, 1)
+
+
+@dataclass(frozen=True)
+class TrustedLambda(CustomKind):
+    """One Lambda object the user trusted: new boxes of it are Lambdas over the same
+    function, output_shape, mask and arguments; only name, trainable and dtype are set."""
+
+    source: Any = None
+
+    def schema(self) -> list[dict]:
+        return [{"name": "trainable", "type": "bool", "default": True, "required": False}]
+
+    def suggested_args(self) -> dict:
+        return {}
+
+    def build(self, **kwargs: Any):
+        import keras
+
+        unknown = sorted(set(kwargs) - LAMBDA_SETTINGS)
+        if unknown:
+            raise TypeError(f"{self.class_name} is the Lambda {self.source.name!r} you "
+                            "trusted: its function and arguments come from that object; "
+                            f"only {', '.join(sorted(LAMBDA_SETTINGS))} can be set, not "
+                            f"{', '.join(map(repr, unknown))}.")
+        s = self.source
+        return keras.layers.Lambda(s.function, output_shape=s._output_shape, mask=s.mask,
+                                   arguments=dict(s.arguments), **kwargs)
+
+    def create(self, config: dict):
+        return self.build(**self._checked(config))
+
+    def _checked(self, config: dict) -> dict:
+        if not isinstance(config, dict):
+            raise EditError(f"A {self.class_name} config is a dict, got {config!r:.120}.")
+        return dict(config)
+
+    def config_of(self, layer, given=None) -> dict:
+        import keras
+
+        return keras.layers.Layer.get_config(layer)  # no function: that is the object's
+
+    def make_config(self, **kwargs: Any) -> dict:
+        return self.config_of(self.build(**kwargs))
+
+    def code(self) -> tuple[dict, list[str]]:
+        """(constructor arguments but the name, the import lines its functions need) for code export;
+        EditError where the function cannot be named in code (a lambda expression)."""
+        s = self.source
+        args = {"": _named(s.function, s.name, "function")}
+        if s._output_shape is not None:
+            args["output_shape"] = _named(s._output_shape, s.name, "output_shape")
+        if s.mask is not None:
+            args["mask"] = _named(s.mask, s.name, "mask")
+        if s.arguments:
+            args["arguments"] = dict(s.arguments)
+        functions = [v for v in args.values() if callable(v) and not isinstance(v, type)]
+        return args, sorted({line for f in functions if (line := _function_import(f))})
+
+
+LAMBDA_SETTINGS = {"name", "trainable", "dtype"}
+
+
+def _named(value: Any, layer: str, what: str) -> Any:
+    """A Lambda's function as code can name it: a def'd function (module level or in the
+    notebook); a lambda expression or a nested function has no name code can use."""
+    if not callable(value):
+        return value
+    qualname = getattr(value, "__qualname__", "")
+    if not (inspect.isfunction(value) and value.__name__.isidentifier() and "<" not in qualname
+            and "." not in qualname):
+        shown = getattr(value, "__name__", type(value).__name__)[:60]
+        raise EditError(f"Layer {layer!r} is a Lambda whose {what} is {shown}, "
+                        "which code export cannot write (it has no name a module can import): "
+                        "define it with def at module level or in the notebook, make a Lambda "
+                        "over that and trust it (kc.register(layer)).", layer=layer)
+    return value
+
+
+def _function_import(function) -> str | None:
+    if function.__module__ in ("__main__", None):
+        return None  # defined in the notebook: the code runs beside it
+    return f"from {function.__module__} import {function.__name__}"
 
 
 def not_registered(class_name: Any, module: Any = None) -> str:
     """Why a class name is refused, and how to make it usable."""
     where = f" (from {module!r:.80})" if isinstance(module, str) and module else ""
+    if isinstance(class_name, str) and class_name.startswith("Lambda_"):  # a trusted Lambda's
+        return (f"{class_name!r:.80} is not a layer the canvas offers: if it is the box kind of "
+                "a Lambda trusted in another session, trust that Lambda layer object again from "
+                "Python (kc.register(model.get_layer(name))).")
     return (f"{class_name!r:.80}{where} is not a layer the canvas offers and no class of that "
             f"name is registered: {HOW_TO_REGISTER}")
 

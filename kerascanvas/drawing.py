@@ -80,6 +80,7 @@ class Drawing:
         self.output_order: tuple[Triple, ...] = ()
         self.outputs_only = False  # True: the model's outputs are exactly output_order (import)
         self.dict_inputs = False  # True: the model takes {input name: tensor} (as imported)
+        self.output_keys: tuple[str, ...] = ()  # dict outputs: output_order[i]'s key (sorted)
         self.name_counts: dict[str, int] = {}
         self._into: dict[CallKey, tuple[Edge, ...]] = {}  # dst call -> its edges
         self._out: dict[CallKey, tuple[Edge, ...]] = {}  # src call -> edges it feeds
@@ -95,7 +96,7 @@ class Drawing:
         d.layers, d.edges, d.pinned = dict(self.layers), list(self.edges), dict(self.pinned)
         d.output_order, d.name_counts = self.output_order, dict(self.name_counts)
         d.outputs_only, d.expanded = self.outputs_only, self.expanded
-        d.dict_inputs = self.dict_inputs
+        d.dict_inputs, d.output_keys = self.dict_inputs, self.output_keys
         d._into, d._out = dict(self._into), dict(self._out)
         d.touched, d.gone = (set(self.touched), set(self.gone)) if keep_marks else (set(), set())
         return d
@@ -150,8 +151,15 @@ class Drawing:
         del self.layers[name]
         self.pinned.pop(name, None)
         self.expanded = self.expanded - {name}
-        self.output_order = tuple(t for t in self.output_order if t[0] != name)
+        self._keep_outputs(lambda t: t[0] != name)
         self.gone.add(name)
+
+    def _keep_outputs(self, keep) -> None:
+        """Drop the outputs `keep` refuses, with their dict keys."""
+        kept = [i for i, t in enumerate(self.output_order) if keep(t)]
+        if self.output_keys:
+            self.output_keys = tuple(self.output_keys[i] for i in kept)
+        self.output_order = tuple(self.output_order[i] for i in kept)
 
     def rename(self, old: str, new: str) -> None:
         self.spec(old)
@@ -218,9 +226,9 @@ class Drawing:
         self.edges = kept
         self._reindex()
         self.layers[name] = replace(spec, calls=spec.calls - 1)
+        self._keep_outputs(lambda t: not (t[0] == name and t[1] == call))
         self.output_order = tuple(
-            (t[0], t[1] - (t[0] == name and t[1] > call), t[2]) for t in self.output_order
-            if not (t[0] == name and t[1] == call))
+            (t[0], t[1] - (t[0] == name and t[1] > call), t[2]) for t in self.output_order)
         self.touched.update((name, k) for k in range(call, spec.calls))  # the last one: to cut
 
     def connect(self, src: Triple, dst: tuple[str, int, int | None]) -> Edge:

@@ -299,9 +299,18 @@ class Graph:
         """Unpin every box and lay the drawing out again from its depth map."""
         self._edit(lambda d: d.pinned.clear(), network=False, view=True)
 
-    def set_outputs(self, outputs: Iterable[str | Triple], only: bool = False) -> None:
+    def set_outputs(self, outputs: Iterable[str | Triple] | Mapping[str, str | Triple],
+                    only: bool = False) -> None:
         """Order the model's outputs; outputs not listed follow in creation order, unless
-        only=True: then the model's outputs are exactly these (as an imported model's are)."""
+        only=True: then the model's outputs are exactly these (as an imported model's are).
+        A dict {key: port} makes `g.model` give a dict of exactly these outputs, as
+        `keras.Model(inputs, {"kind": k, "price": p})` does (kept in Keras's sorted-key order)."""
+        keys: tuple[str, ...] = ()
+        if isinstance(outputs, Mapping):
+            if not outputs or not all(isinstance(k, str) and k for k in outputs):
+                raise EditError(f"Dict outputs are keyed by non-empty strings, got {outputs!r:.120}.")
+            keys = tuple(sorted(check_text(k, "An output key") for k in outputs))
+            outputs, only = [outputs[k] for k in keys], True
         order = tuple(_triple(o) for o in outputs)
 
         def change(d: Drawing) -> None:
@@ -309,7 +318,7 @@ class Graph:
                 spec = d.spec(t[0])
                 if t[1] >= spec.calls or t[2] >= spec.n_outputs:
                     raise EditError(f"{t} is not an output port of {t[0]}.", layer=t[0])
-            d.output_order = order
+            d.output_order, d.output_keys = order, keys
             d.outputs_only = bool(only) and bool(order)
 
         self._edit(change, network=False)
@@ -324,6 +333,11 @@ class Graph:
             d.dict_inputs = on
 
         self._edit(change, network=False)
+
+    @property
+    def output_keys(self) -> tuple[str, ...]:
+        """The keys of dict outputs, one per `outputs` entry (sorted), or () for a list."""
+        return self._drawing.output_keys
 
     @property
     def dict_inputs(self) -> bool:
@@ -627,11 +641,13 @@ class Graph:
 
     # ----- code, import, files (codegen.py, importer.py, storage.py) -------------------------
 
-    def to_code(self) -> str:
-        """Python source (keras functional API) that rebuilds the same model."""
+    def to_code(self, op_names: bool = True) -> str:
+        """Python source (keras functional API) that rebuilds the same model. op_names=False
+        writes operations as `x + 3.0`, `keras.ops.mean(x, axis=1)` (Keras then names them
+        itself, so box names change on import); see codegen.to_code."""
         from .codegen import to_code
 
-        return to_code(self)
+        return to_code(self, op_names)
 
     @classmethod
     def from_model(cls, model: keras.Model, trust_custom: bool = False) -> Graph:
@@ -653,7 +669,8 @@ class Graph:
         """Draw a described drawing in one batch (one rebuild, one undo step): what a file holds
         and what import makes of a model. {"layers": [{"name", "class_name", "config", "calls"}],
         "edges": [[src triple, [dst, call, slot]]], and optionally "pinned": {name: [x, y]},
-        "expanded": [name], "outputs": [triple], "outputs_only": bool} (see storage.py)."""
+        "expanded": [name], "outputs": [triple], "outputs_only": bool, "dict_inputs": bool,
+        "output_keys": [key per output]} (see storage.py)."""
         from .storage import replay
 
         replay(self, description, as_given)
@@ -836,6 +853,10 @@ class Graph:
         try:
             if self._drawing.dict_inputs:
                 inputs = [dict(zip(self.inputs, inputs))]
+            if self._drawing.output_keys:  # the ports whose calls are built, with their keys
+                d, built = self._drawing, set(self.outputs)
+                outputs = [{k: net.records[t[:2]].outputs[t[2]] for t, k in
+                            zip(d.output_order, d.output_keys) if t in built}]
             return keras.Model(inputs=inputs[0] if len(inputs) == 1 else inputs,
                                outputs=outputs[0] if len(outputs) == 1 else outputs,
                                name=self.name)

@@ -57,7 +57,7 @@ def walk(model, trust_custom: bool = False) -> Walk:
 
     inputs = [t._keras_history.operation for t in functional.inputs]
     layers = [op for op in functional.operations if not isinstance(op, keras.layers.InputLayer)]
-    calls, widths, configs = {}, {}, {}
+    calls, widths, configs, per_class = {}, {}, {}, {}
     for op in layers:
         _check_offered(op, trust_custom)
         nodes = [n for n in op._inbound_nodes if id(n) in mine]
@@ -65,7 +65,7 @@ def walk(model, trust_custom: bool = False) -> Walk:
         slots = _slots(op, config, nodes)
         calls[op.name] = [[triple(t) for t in _slot_tensors(op, node, slots)] for node in nodes]
         widths.update({(op.name, k): len(node.output_tensors) for k, node in enumerate(nodes)})
-        _check_widths(op, config, nodes)
+        _check_widths(op, config, nodes, per_class)
     order = [(n.operation.name, local[id(n)]) for depth in sorted(depths, reverse=True)
              for n in depths[depth] if not isinstance(n.operation, keras.layers.InputLayer)]
     return Walk(functional, inputs, layers, calls, [triple(t) for t in functional.outputs], widths,
@@ -96,7 +96,8 @@ def from_model(model, graph_class, trust_custom: bool = False):
     if dict_inputs:
         _check_dict_keys(w.model)
     g.replay({"layers": layers, "edges": edges, "outputs": [list(t) for t in w.outputs],
-              "outputs_only": True, "dict_inputs": dict_inputs}, as_given=True)
+              "outputs_only": True, "dict_inputs": dict_inputs,
+              "output_keys": _output_keys(w.model)}, as_given=True)
     for op in w.layers:
         copy_weights(op, g.keras_layer(op.name))
     return g
@@ -117,12 +118,46 @@ def load_keras(path, graph_class, trust_custom: bool = False):
     path = Path(path)
     if not path.is_file():
         raise EditError(f"There is no file {str(path)!r}.")
+    lambdas = _lambdas_in(path)
+    if lambdas:
+        shown = ", ".join(map(repr, lambdas[:5]))
+        raise EditError(f"{str(path)!r} holds Lambda layer(s) {shown}: a Lambda never comes in "
+                        "from a file (its function would be code from the file). If you trust "
+                        "the file, load it yourself (keras.saving.load_model(path, "
+                        f"safe_mode=False)), trust the layer (kc.register(model.get_layer("
+                        f"{lambdas[0]!r}))) and import the model (kc.Graph.from_model(model)).",
+                        layer=lambdas[0])
     try:
         model = keras.saving.load_model(path, compile=False, safe_mode=True,
                                         custom_objects=custom.registered())
     except Exception as e:
         raise EditError(f"Keras could not load {str(path)!r}: {e}") from e
     return from_model(model, graph_class, trust_custom)
+
+
+def _lambdas_in(path: Path) -> list[str]:
+    """The names of the Lambda layers a .keras archive's config describes, at any depth (read
+    before Keras loads anything; a file that is no such archive is left to Keras)."""
+    import json
+    import zipfile
+
+    from . import limits
+
+    try:
+        with zipfile.ZipFile(path) as z:
+            limits.check_document(z.getinfo("config.json").file_size, repr(str(path)))
+            todo, found = [json.loads(z.read("config.json"))], []
+    except (zipfile.BadZipFile, KeyError, ValueError, OSError):
+        return []
+    while todo:
+        item = todo.pop()
+        if isinstance(item, dict):
+            if item.get("class_name") == "Lambda" and isinstance(item.get("config"), dict):
+                found.append(str(item["config"].get("name", "?"))[:80])
+            todo.extend(item.values())
+        elif isinstance(item, list):
+            todo.extend(item)
+    return sorted(found)
 
 
 def class_name(op) -> str:
@@ -132,7 +167,7 @@ def class_name(op) -> str:
         return type(op).__name__
     if not isinstance(op, keras.layers.Layer):
         return ops.name_of(op)
-    return custom.class_name_of(type(op)) or kinds.get(type(op).__name__).class_name
+    return custom.drawing_name(op) or kinds.get(type(op).__name__).class_name
 
 
 def _functional(model):
@@ -160,6 +195,17 @@ def _check_dict_keys(model) -> None:
                             f"{key!r}.", layer=name)
 
 
+def _output_keys(model) -> list[str]:
+    """The keys of a model's dict outputs in flattened (sorted) order, [] for other outputs."""
+    struct = model._outputs_struct
+    if not isinstance(struct, dict):
+        return []
+    if not all(isinstance(k, str) and isinstance(v, keras.KerasTensor) for k, v in struct.items()):
+        raise EditError(f"Model {model.name!r} gives a nested dict of outputs; a drawing holds a "
+                        "list or a flat {name: tensor} dict of outputs.")
+    return sorted(struct)
+
+
 def _check_unshared(model, seen: dict) -> None:
     """Each nested model is one box holding its own layers: a layer (or model) used both inside
     a nested model and outside it, or in two nested models, shares weights across boxes, which
@@ -182,7 +228,7 @@ def _check_offered(layer, trust_custom: bool = False) -> None:
         if ops.name_of(layer) is None:
             raise EditError(ops.refusal(layer), layer=layer.name)
         return
-    if custom.class_name_of(type(layer)) is not None:  # Keras's own or registered
+    if custom.drawing_name(layer) is not None:  # Keras's own, registered or a trusted Lambda
         return
     if isinstance(layer, keras.Model):
         if name not in nested.MODULES or type(layer).__module__.split(".")[0] != "keras":
@@ -192,9 +238,10 @@ def _check_offered(layer, trust_custom: bool = False) -> None:
         walk(layer)  # its own layers, checked the same way
         return
     if isinstance(layer, keras.layers.Lambda):
-        raise EditError(f"Layer {layer.name!r} is a Lambda, which runs code a drawing cannot hold: "
-                        "write its function as a Layer subclass and kc.register it.",
-                        layer=layer.name)
+        raise EditError(f"Layer {layer.name!r} is a Lambda, which runs code a drawing cannot hold "
+                        "unless you trust this very layer from Python: "
+                        f"kc.register(model.get_layer({layer.name!r})) (or write its function as a "
+                        "Layer subclass and kc.register that).", layer=layer.name)
     try:
         kind = catalog.get(name)
     except ValueError:
@@ -216,7 +263,8 @@ def _check_offered(layer, trust_custom: bool = False) -> None:
 def _box_config(op, nodes) -> dict:
     """What the box's config will be: get_config(), with an operation's call constants."""
     if isinstance(op, keras.layers.Layer):
-        return op.get_config()
+        kind = custom.get(custom.drawing_name(op))
+        return kind.config_of(op) if isinstance(kind, custom.TrustedLambda) else op.get_config()
     constants = [ops.node_arguments(op, node)[1] for node in nodes]
     if any(c != constants[0] for c in constants[1:]):
         raise EditError(f"Operation {op.name!r} is called with different constants in its calls, "
@@ -224,9 +272,18 @@ def _box_config(op, nodes) -> dict:
     return ops.config_of(op, constants[0] if constants else {})
 
 
-def _check_widths(op, config, nodes) -> None:
+def _check_widths(op, config, nodes, per_class: dict) -> None:
     if isinstance(op, keras.Model) or not nodes:
         return
+    name = custom.drawing_name(op)
+    if name is not None and isinstance(op, keras.layers.Layer):  # its calls say how many
+        width = len(nodes[0].output_tensors)
+        first = per_class.setdefault(name, (op.name, width))
+        if first[1] != width:
+            raise EditError(f"Layers {first[0]!r} and {op.name!r} of class {name} give {first[1]} "
+                            f"and {width} tensors per call; a drawing holds one count per class "
+                            "(register one of them as another class).", layer=op.name)
+        custom.gives_outputs(name, width)
     expected = kinds.get(class_name(op)).n_outputs(config)
     if any(len(n.output_tensors) != expected for n in nodes):
         raise EditError(f"Layer {op.name!r} ({type(op).__name__}) gives "
@@ -237,7 +294,7 @@ def _check_widths(op, config, nodes) -> None:
 def _slots(op, config, nodes=()):
     if not isinstance(op, keras.layers.Layer):
         return ops.get(ops.name_of(op)).slots_for(config)
-    name = custom.class_name_of(type(op))
+    name = custom.drawing_name(op)
     first = nodes[0].arguments.args if nodes else ()
     if name is not None and first and isinstance(first[0], (list, tuple)):
         custom.called_on_a_list(name)  # Sampling()([z_mean, z_log_var])

@@ -20,10 +20,18 @@ def get(class_name: str):
     except catalog.UnknownLayerError as e:
         found = ops.get(class_name) or custom.get(class_name)
         if found is None:
+            if class_name == "Lambda":  # the class is never trusted; one object may be
+                raise catalog.UnknownLayerError(LAMBDA_REFUSED) from e
             if isinstance(class_name, str) and class_name in catalog.DENIED:
                 raise
             raise catalog.UnknownLayerError(custom.not_registered(class_name)) from e
         return found
+
+
+LAMBDA_REFUSED = ("'Lambda' is not a layer the canvas offers: it runs whatever function it holds, "
+                  "which a file or the browser cannot bring in. Trust one Lambda layer object "
+                  "from Python with "
+                  "kc.register(model.get_layer(name)), then its box's kind (Lambda_<name>) loads.")
 
 
 def offered(class_name) -> bool:
@@ -32,7 +40,7 @@ def offered(class_name) -> bool:
     from . import catalog, custom, ops
 
     return isinstance(class_name, str) and (class_name in catalog.names() or ops.get(class_name)
-                                            is not None or class_name in custom.registered())
+                                            is not None or class_name in custom.offered())
 
 
 def config_of(kind, layer, given) -> dict:

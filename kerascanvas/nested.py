@@ -203,6 +203,11 @@ def _other_kind(entry: dict, where: str) -> bool:
     except ValueError:
         pass
     kind = custom.get(cls)
+    if cls == "Lambda":  # even a trusted one: its entry here would carry the function as code
+        raise EditError(f"{where} is a 'Lambda': inside a nested model it cannot come in, even "
+                        "trusted (the model's config would carry its function as code); call it "
+                        "in the outer model, or write its function as a Layer subclass and "
+                        "kc.register that.")
     if kind is None:
         raise EditError(f"{where} is a {cls!r:.80}, which the canvas does not offer and no "
                         f"class of that name is registered: {custom.HOW_TO_REGISTER}")

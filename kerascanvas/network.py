@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 
 import keras
 
-from . import kinds, limits
+from . import custom, kinds, limits
 from .drawing import CallKey, Drawing, EditError, LayerSpec
 
 _MISSING = object()
@@ -254,6 +254,11 @@ class Network:
                 list.__setitem__(op._outbound_nodes, slice(known[key], None),  # too)
                                  [n for n in added if n.operation is layer])
         out = tuple(keras.tree.flatten(out))
+        if isinstance(kinds.get(spec.class_name), custom.CustomKind) and len(out) != spec.n_outputs:
+            raise EditError(f"{spec.name} ({spec.class_name}) gives {len(out)} tensors per call, "
+                            f"but its box has {spec.n_outputs} output port(s): say how many with "
+                            f"kc.register(TheClass, outputs={len(out)}) (import counts them itself).",
+                            layer=spec.name, call=k)
         for t in out:
             limits.check_activation(f"{spec.name} call {k}", t.shape, layer=spec.name)
         return out

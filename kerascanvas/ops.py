@@ -128,6 +128,11 @@ class OpKind:
     def call(self, op, config: dict, inputs: tuple):
         """Call the operation on its slot tensors, constants in their places (positionally, as the
         keras.ops function does)."""
+        return op(*self.call_arguments(config, inputs))
+
+    def call_arguments(self, config: dict, inputs) -> list:
+        """The positional arguments of a call: slot tensors (`inputs`, in slot order) and
+        constants in their places, defaults for parameters skipped before a later constant."""
         args, tensors = [], list(inputs)
         last = max((i for i, p in enumerate(self.call_params) if p.name in config
                     or p.default is inspect.Parameter.empty), default=-1)
@@ -141,7 +146,12 @@ class OpKind:
                 tensors = []
             else:
                 args.append(tensors.pop(0))
-        return op(*args)
+        return args
+
+    def settings(self, config: dict) -> dict:
+        """The constructor settings a config holds that differ from the class's defaults."""
+        return {p.name: config[p.name] for p in self.init if p.name in config
+                and not (p.default is not inspect.Parameter.empty and p.default == config[p.name])}
 
     def code(self, config: dict, sources: list) -> tuple[str, list, dict]:
         """(function or operator, positional items, keyword items) for codegen; tensors are

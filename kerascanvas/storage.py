@@ -6,7 +6,8 @@ The file is a zip archive (format version 1):
                        "edges": [[[src, node_index, tensor_index], [dst, call, slot]], ...],
                        "pinned": {name: [x, y]}, "outputs": [[layer, node, tensor], ...],
                        "outputs_only": bool, "expanded": [name, ...] (optional),
-                       "dict_inputs": bool (optional)}
+                       "dict_inputs": bool (optional),
+                       "output_keys": [key, ...] (optional: dict outputs, one per output)}
     weights.npz       arrays "l<i>_<j>": weight j of layer i (the order of layer.weights),
                       read with allow_pickle=False.
 A layer entry is what `g.layers` shows: the catalog class name (or "InputLayer"; or "Functional" /
@@ -52,7 +53,7 @@ def save(g, path) -> None:
                 "pinned": {n: list(g.positions[n]) for n in g.pinned},
                 "expanded": sorted(g.expanded),
                 "outputs": [list(t) for t in g.output_order], "outputs_only": g.outputs_only,
-                "dict_inputs": g.dict_inputs}
+                "dict_inputs": g.dict_inputs, "output_keys": list(g.output_keys)}
     buffer = io.BytesIO()
     np.savez(buffer, **arrays)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
@@ -225,7 +226,13 @@ def replay(g, doc, as_given: bool = False) -> None:
             g.move(name, *point)
         for name in doc.get("expanded", []):  # optional: files from before it existed lack it
             g.expand(name)
-        if doc.get("outputs"):
+        keys = doc.get("output_keys") or []  # optional: older files lack it
+        if keys and not (isinstance(keys, list) and len(keys) == len(doc.get("outputs") or [])
+                         and len(set(map(str, keys))) == len(keys)):
+            raise EditError(f"'output_keys' must be one distinct key per output, got {keys!r:.80}.")
+        if keys:
+            g.set_outputs(dict(zip(keys, [tuple(t) for t in doc["outputs"]])))
+        elif doc.get("outputs"):
             g.set_outputs([tuple(t) for t in doc["outputs"]], only=doc.get("outputs_only", False))
         if doc.get("dict_inputs", False) is not False:  # optional: older files lack it
             g.set_dict_inputs(doc["dict_inputs"])

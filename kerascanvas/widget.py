@@ -22,7 +22,7 @@ from typing import Any
 import anywidget
 import traitlets
 
-from . import catalog, kinds, limits, placement
+from . import catalog, custom, kinds, limits, placement
 from .diffs import Tracker
 from .drawing import MAX_NAME_LENGTH, EditError
 from .graph import Graph
@@ -56,7 +56,8 @@ class Canvas(anywidget.AnyWidget):
     """The revision of the state the kernel last described (diffs count it up)."""
 
     palette = traitlets.List().tag(sync=True, echo_update=False)
-    """The catalog for the palette and the inspector's forms (`catalog.palette()`), sent once."""
+    """The catalog for the palette and the inspector's forms (`catalog.palette()`), sent again
+    when `kc.register` changes what is offered."""
 
     height = traitlets.Int(520).tag(sync=True)
     """Height of the drawing area in pixels."""
@@ -88,6 +89,12 @@ class Canvas(anywidget.AnyWidget):
         self._oversize: str | None = None  # why the last state push was too big to send
         self.graph = graph if graph is not None else Graph()
         self.on_msg(self._on_message)
+        custom.observe(self._offer_changed)  # held weakly: a closed canvas is not kept
+
+    def _offer_changed(self) -> None:
+        """A class was registered (or forgotten) after this canvas was made: its palette too."""
+        if self.comm is not None:  # (None once closed)
+            self.palette = catalog.palette()
 
     @property
     def graph(self) -> Graph:

@@ -198,8 +198,53 @@ def custom_scale():
     return keras.Model(inputs, layers.Dense(2)(x), name="custom")
 
 
+
+
+def halve(t):
+    """A Lambda's function: named, so exported code can import it."""
+    return t * 0.5
+
+
+def trusted_lambda():
+    """A Lambda layer the user trusts from Python (kc.register(model.get_layer("halve")))."""
+    inputs = keras.Input((6,), name="x")
+    x = layers.Dense(4)(inputs)
+    x = layers.Lambda(halve, name="halve")(x)
+    return keras.Model(inputs, layers.Dense(2)(x), name="lambda_model")
+
+
+@keras.saving.register_keras_serializable(package="corpus")
+class SplitHalves(layers.Layer):
+    """Returns a tuple: the first and second half of the last axis, each scaled by a weight."""
+
+    def build(self, input_shape):
+        self.gain = self.add_weight(shape=(input_shape[-1] // 2,), initializer="ones", name="gain")
+
+    def call(self, x):
+        half = x.shape[-1] // 2
+        return x[..., :half] * self.gain, x[..., half:] * 2.0
+
+
+@keras.saving.register_keras_serializable(package="corpus")
+class MinMax(layers.Layer):
+    """Returns a dict of two tensors (flattened in key order: "high", "low")."""
+
+    def call(self, x):
+        return {"low": ops.min(x, axis=-1, keepdims=True), "high": ops.max(x, axis=-1, keepdims=True)}
+
+
+def several_outputs():
+    """Custom layers whose calls return a tuple and a dict, under a model with dict outputs."""
+    inputs = keras.Input((8,), name="x")
+    left, right = SplitHalves(name="halves")(layers.Dense(8)(inputs))
+    stats = MinMax(name="stats")(right)
+    both = layers.Concatenate()([left, stats["low"], stats["high"]])
+    return keras.Model(inputs, {"score": layers.Dense(1, name="score")(both), "right": right,
+                                "low": stats["low"]}, name="several_outputs")
+
+
 HAND_WRITTEN = [unet, siamese, transformer_encoder, mlp_mixer, wide_and_deep, vae_encoder,
                 augmented_cnn, lstm_with_states, ops_direct, resnet_block, two_heads,
                 text_classifier, sequential_cnn, autoencoder, attention_seq, gated_linear_unit,
-                custom_scale]
-CUSTOM = [Sampling, Scale]
+                custom_scale, trusted_lambda, several_outputs]
+CUSTOM = [Sampling, Scale, SplitHalves, MinMax]
