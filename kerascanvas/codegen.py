@@ -26,15 +26,15 @@ WIDTH = 88
 RESERVED = {"keras", "layers", "model", "inputs", "outputs"}
 
 
-def to_code(g, op_names: bool = True) -> str:
+def to_code(g, op_names: bool = False) -> str:
     """Python source that builds `g.model` again (same config, same parameter count).
 
-    op_names=True: operation boxes are written as Keras's Operation classes made with their box's
-    name and then called, as layers are (`add_3 = keras.src.ops.numpy.Add(name="add_3")`,
-    `x_1 = add_3(x, 3.0)`), so that importing the code's
-    model gives the same box names: `x + 3.0` and `keras.ops.add` take no name, and the names
-    Keras gives them count up across the whole Python session. op_names=False: the natural form
-    (`x + 3.0`, `keras.ops.expand_dims(x, axis=1)`), whose operations Keras names itself."""
+    Operation boxes are written in the natural form (`x + 3.0`, `keras.ops.expand_dims(x,
+    axis=1)`); Keras names those operations itself, counting up across the Python session, so
+    importing the code's model gives them other box names. op_names=True keeps the box names:
+    each operation is made under its box's name and then called, as layers are
+    (`add_3 = keras.src.ops.numpy.Add(name="add_3")`, `x_1 = add_3(x, 3.0)`), at the cost of
+    naming Keras's internal classes."""
     model = g.model
     if model is None:
         raise EditError("The drawing is not a model yet: " + "; ".join(map(str, g.problems)))

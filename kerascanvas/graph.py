@@ -641,10 +641,10 @@ class Graph:
 
     # ----- code, import, files (codegen.py, importer.py, storage.py) -------------------------
 
-    def to_code(self, op_names: bool = True) -> str:
-        """Python source (keras functional API) that rebuilds the same model. op_names=False
-        writes operations as `x + 3.0`, `keras.ops.mean(x, axis=1)` (Keras then names them
-        itself, so box names change on import); see codegen.to_code."""
+    def to_code(self, op_names: bool = False) -> str:
+        """Python source (keras functional API) that rebuilds the same model. Operations are
+        written as `x + 3.0`, `keras.ops.mean(x, axis=1)` (Keras names them itself, so their box
+        names change on import); op_names=True keeps them; see codegen.to_code."""
         from .codegen import to_code
 
         return to_code(self, op_names)

@@ -138,7 +138,7 @@ def test_exported_ops_keep_their_box_names(tmp_path):
     g.rename(next(n for n in g.layers if n.startswith("mean")), "a_rather_long_name_for_an_average_"
              "that_makes_the_line_too_long")
     ok(g)
-    code = g.to_code()
+    code = g.to_code(op_names=True)
     assert 'keras.src.ops.numpy.ExpandDims(axis=1, name="unsqueeze")' in code
     for args in (["check"], ["format", "--check", "--diff"]):
         result = ruff(code, tmp_path, *args)

@@ -25,7 +25,7 @@ def test_an_op_box_is_a_keras_node_with_its_constant_in_the_config():
     ok(g)
     node = g.keras_layer("add")._inbound_nodes[0]
     assert node.arguments.args[1] == 3.0 and history(g, "add", 0, 0) == ("x", 0, 0)
-    assert "x_1 = x + 3.0" in g.to_code(op_names=False)
+    assert "x_1 = x + 3.0" in g.to_code()
     np.testing.assert_allclose(g.model(np.ones((1, 4), "float32")), 4.0)
 
 
@@ -37,7 +37,7 @@ def test_ops_import_draw_export_and_save(tmp_path):
     g = ok(kc.Graph.from_model(model))
     assert [g.layers[n]["class_name"] for n in g.layers][1:] == [
         "multiply", "expand_dims", "concatenate", "mean", "softmax", "subtract"]
-    code = g.to_code(op_names=False)  # the natural form; op names: test_import_more.py
+    code = g.to_code()  # the natural form; op names: test_import_more.py
     assert "keras.ops.expand_dims(x_1, axis=1)" in code and "= 1.0 - x_" in code
     assert "keras.ops.concatenate([x_2, x_2], axis=1)" in code
     batch = np.random.rand(2, 3, 4).astype("float32")
