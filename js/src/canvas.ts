@@ -841,6 +841,9 @@ export class CanvasView {
   private onDown(ev: PointerEvent): void {
     if (ev.button !== 0) return;
     this.quick.close();
+    // keys go to the canvas after any press on it (Ctrl+Z after a wire drag is the canvas's undo,
+    // not the notebook's); the gestures below preventDefault, which would keep the old focus
+    this.root.focus({ preventScroll: true });
     const p = this.local(ev);
     this.lastPointer = p;
     const w = toWorld(this.view, p);
