@@ -146,6 +146,9 @@ class Canvas(anywidget.AnyWidget):
         return self._trainer
 
     def _training_update(self, snapshot: dict) -> None:
+        status = snapshot.get("status")
+        if isinstance(status, dict) and isinstance(status.get("message"), str):  # shown on the canvas
+            snapshot = {**snapshot, "status": {**status, "message": canvas_words(status["message"])}}
         self.training = {**snapshot, "curve": self._trainer.curve[-500:]}
 
     def _sample(self):
@@ -473,6 +476,8 @@ def _input_dtype(dtype: Any) -> str:
 
 def _configure(g: Graph, m: dict) -> None:
     name, config = _name(m), _config(m)
+    if "name" in config:  # the inspector's name field sends a rename (Keras names are unique)
+        raise IntentError("Change the name in the name field (or Rename in the box's menu).")
     if name in g.inputs and "dtype" in config:  # the same dtypes as add_input
         _input_dtype(config["dtype"])
     g.configure(name, **config)
