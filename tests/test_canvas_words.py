@@ -201,3 +201,13 @@ def test_the_rules_leave_keras_and_plain_words_alone():
     assert python_in(keras_says) == []
     assert python_in("The drawing has no Input: add one with add_input().") == ["add_input()"]
     assert python_in("d call 0 already has its input; connect to call=1.") == ["call=1"]
+
+
+def test_a_blank_name_is_refused():
+    """Found by the fuzz above: a box renamed to " " showed no name and could not be found."""
+    rec = Recorder(kc.Canvas())
+    rec.intent(kind="add_input", shape=[4], name="a")
+    assert "visible character" in rec.intent(kind="rename", name="a", new_name="  ")["error"]
+    with pytest.raises(ValueError, match="visible character"):
+        rec.canvas.graph.add_layer("Dense", name=" ")
+    assert list(rec.canvas.graph.layers) == ["a"]
