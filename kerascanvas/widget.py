@@ -503,10 +503,18 @@ def _connect(g: Graph, m: dict, edit: Callable) -> None:
 def _remove(g: Graph, m: dict) -> None:
     names = _names(m)
     bridge = m.get("bridge", False) is True
-    with g.batch():
-        _freeze(g)
-        for name in names:
-            g.remove(name, bridge=bridge)
+    try:
+        with g.batch():
+            _freeze(g)
+            for name in names:
+                g.remove(name, bridge=bridge)
+    except EditError as e:
+        if not bridge or "Keras refused" not in str(e):
+            raise
+        # which gesture failed comes before Keras's reason, with the one that works
+        joined = ", ".join(names)
+        raise EditError(f"{joined} cannot be deleted keeping the chain joined (Delete alone "
+                        f"removes it and its edges): {e}") from e
 
 
 def _edge_end(m: dict, key: str, optional_slot: bool = False) -> tuple[str, int, int | None]:

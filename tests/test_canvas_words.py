@@ -211,3 +211,17 @@ def test_a_blank_name_is_refused():
     with pytest.raises(ValueError, match="visible character"):
         rec.canvas.graph.add_layer("Dense", name=" ")
     assert list(rec.canvas.graph.layers) == ["a"]
+
+
+def test_a_refused_bridge_says_which_gesture_failed_and_what_works():
+    rec = Recorder(kc.Canvas())
+    g = rec.canvas.graph
+    g.add_input((8,), name="vec")
+    g.add_layer("Reshape", target_shape=(2, 4), name="steps")
+    g.add_layer("LSTM", units=3, name="head")
+    g.connect("vec", "steps")
+    g.connect("steps", "head")
+    said = rec.intent(kind="remove", names=["steps"], bridge=True)["error"]
+    assert said.startswith("steps cannot be deleted keeping the chain joined (Delete alone")
+    assert "expected ndim=3" in said  # Keras's reason follows
+    assert "steps" in g.layers and len(g.edges) == 2

@@ -155,6 +155,7 @@ canvas"""])
     page.keyboard.press("Shift+Delete")
     toast = page.locator(".kc-toast.kc-show")
     toast.wait_for(timeout=20_000)
+    assert toast.text_content().startswith("steps cannot be deleted keeping the chain joined")
     assert edges(kernel) == before and "steps" in kernel.value("list(canvas.graph.layers)")
     assert kernel.value("canvas.graph.model is not None") is True
     screenshot(page, "editor-bridge-refused")
