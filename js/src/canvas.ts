@@ -318,7 +318,7 @@ export class CanvasView {
         const laneKey = e.src.join(":");
         const lane = lanes.get(laneKey) ?? lanes.size % 4;
         lanes.set(laneKey, lane);
-        r = route(a, b, obstacles, lane);
+        r = route(a, b, obstacles, lane, [rects.get(e.src[0]), rects.get(e.dst[0])].filter((q): q is Rect => !!q));
       } else r = { d: edgePath(a, b), points: [a, b] };
       this.routes[index] = r.points;
       const key = edgeKey(e);

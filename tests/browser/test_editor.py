@@ -252,3 +252,54 @@ def test_arrange_animates_then_fits_the_view(lab, page):
         assert _on_stage(page, box(page, name)), name
     screenshot(page, "editor-arranged")
     kernel.close()
+
+
+RESIDUAL = """import kerascanvas as kc
+g = kc.Graph()
+g.add_input((16,), name="x")
+g.add_layer("Dense", units=16, name="d1")
+g.add_layer("Dense", units=16, name="d2")
+g.add_layer("Add", name="add")
+g.add_layer("Dense", units=4, name="back")
+g.connect("x", "d1"); g.connect("d1", "d2"); g.connect("d2", "add"); g.connect("x", "add")
+g.connect("add", "back")
+g.move("back", g.positions["d1"][0] + 40, g.positions["x"][1])  # above its source: an edge going up
+canvas = kc.Canvas(g)
+canvas"""
+
+# For every edge: the points of its drawn path (world coordinates) that lie inside a box, other
+# than the stubs into its own ports.
+BEHIND = """() => {
+  const boxes = [...document.querySelectorAll('.kc-svg .kc-box')].map((g) => {
+    const m = /translate\\(([-\\d.]+),([-\\d.]+)\\)/.exec(g.getAttribute('transform'));
+    const r = g.querySelector('rect');
+    return { name: g.dataset.name, x: +m[1], y: +m[2], w: +r.getAttribute('width'), h: +r.getAttribute('height') };
+  });
+  const found = [];
+  for (const e of document.querySelectorAll('.kc-svg .kc-edge')) {
+    const [src, dst] = e.getAttribute('aria-label').replace('edge ', '').split(' to ').map((s) => s.split('.')[0]);
+    const path = e.querySelector('.kc-edge-line');
+    const n = path.getTotalLength();
+    for (let l = 12; l < n - 12; l += 3) {
+      const p = path.getPointAtLength(l);
+      for (const b of boxes) {
+        if (p.x > b.x + 1 && p.x < b.x + b.w - 1 && p.y > b.y + 1 && p.y < b.y + b.h - 1) found.push(`${src}->${dst} behind ${b.name}`);
+      }
+    }
+  }
+  return [...new Set(found)];
+}"""
+
+
+def test_skip_connections_and_edges_going_up_run_around_boxes(lab, page):
+    kernel = open_notebook(page, lab, "routes.ipynb", [RESIDUAL])
+    box(page, "back").wait_for(timeout=30_000)
+    page.wait_for_timeout(500)
+    assert len(edges(kernel)) == 5
+    assert page.evaluate(BEHIND) == []
+    # the back edge leaves add downward and comes into back from above
+    screenshot(page, "editor-routes")
+    set_theme(page, "JupyterLab Dark")
+    screenshot(page, "editor-routes-dark")
+    set_theme(page, "JupyterLab Light")
+    kernel.close()
