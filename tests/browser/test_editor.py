@@ -192,6 +192,16 @@ def test_the_minimap_viewport_drags_and_the_view_follows(lab, page):
     assert _on_stage(page, box(page, "d39"))
     assert centre(viewport)[1] > start[1]
     screenshot(page, "editor-minimap-dragged")
+    # taken by its edge, the viewport moves with the pointer: no jump to centre it there
+    v = viewport.bounding_box()
+    grab = (v["x"] + v["width"] / 2, v["y"] + 2)
+    page.mouse.move(*grab)
+    page.mouse.down()
+    page.mouse.move(grab[0], grab[1] - 30, steps=6)
+    page.wait_for_timeout(200)
+    moved = viewport.bounding_box()
+    page.mouse.up()
+    assert abs(moved["y"] - (v["y"] - 30)) <= 2, (v, moved)
     # the view is the browser's: the drawing in the kernel did not move
     assert kernel.value("sorted(canvas.graph.positions)") == sorted(["vec"] + [f"d{i}" for i in range(40)])
     set_theme(page, "JupyterLab Dark")
