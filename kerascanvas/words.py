@@ -26,7 +26,7 @@ _RULES = [
     (re.compile(r"Keras refused Input\(shape=(\(.*?\)), dtype='?(\w+)'?\)"),
      r"Keras refused an Input of shape \1 and dtype \2"),
     (re.compile(r"This canvas has no file: make it with kc\.Canvas\(path=\.\.\.\)\."),
-     "This canvas was made without a file, so it has no Save or Load."),
+     "This canvas has no file (it was made without one), so it cannot save or load."),
     (re.compile(r"\(raise it from Python with kerascanvas\.limits\.allow\((\w+)=\.\.\.\) if you mean it\)"),
      r"(a notebook cell can raise this limit, \1, with kerascanvas.limits.allow if you mean it)"),
     (re.compile(r"kerascanvas\.(?:catalog|ops)\.names\(\) lists them"), "the palette lists them"),
