@@ -820,6 +820,7 @@ export class CanvasView {
       ev.preventDefault();
       ev.stopPropagation();
       this.drag = { kind: "mini", grab: null };
+      this.root.focus({ preventScroll: true }); // keys (Ctrl+Z, Ctrl+F) go to the canvas after
       this.miniTo(ev);
     });
     document.addEventListener("pointerdown", (ev) => { if (!this.menu.contains(ev.target as Node)) this.menu.classList.remove("kc-show"); });

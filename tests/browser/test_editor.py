@@ -202,6 +202,8 @@ def test_the_minimap_viewport_drags_and_the_view_follows(lab, page):
     moved = viewport.bounding_box()
     page.mouse.up()
     assert abs(moved["y"] - (v["y"] - 30)) <= 2, (v, moved)
+    # and the keys go to the canvas afterwards, not to the notebook
+    assert page.evaluate("() => document.activeElement.classList.contains('kc-root')")
     # the view is the browser's: the drawing in the kernel did not move
     assert kernel.value("sorted(canvas.graph.positions)") == sorted(["vec"] + [f"d{i}" for i in range(40)])
     set_theme(page, "JupyterLab Dark")
