@@ -111,6 +111,8 @@ class Drawing:
         from .text import check_text  # (text imports this module)
 
         check_text(name, "A layer name")
+        if not name.strip():  # a box with an invisible name could not be told apart or found
+            raise EditError(f"A layer name needs a visible character, got {name!r}.")
         for char, why in FORBIDDEN_IN_NAMES.items():
             if char in name:
                 raise EditError(f"A layer name may not contain {char!r} ({why}), got {name!r}.")

@@ -15,6 +15,7 @@ from typing import Any
 
 from .inner import inner_view
 from .kinds import NESTED_MODEL_CLASSES as MODELS
+from .words import canvas_words  # the state is what the canvas shows
 
 STATE_VERSION = 1  # the shape of the state; `revision` (diffs.py) counts its changes
 
@@ -86,7 +87,7 @@ def _structure(g, p: Parts, previous: Parts | None) -> None:
     by_layer: dict[str, list[str]] = {}
     for pr in problems:
         if pr.layer is not None:
-            by_layer.setdefault(pr.layer, []).append(pr.message)
+            by_layer.setdefault(pr.layer, []).append(canvas_words(pr.message))
     old = previous.cache if previous is not None else {}
     old_layers = previous.layers if previous is not None else {}
     for name in g.specs:
@@ -108,7 +109,8 @@ def _structure(g, p: Parts, previous: Parts | None) -> None:
     p.top = max(g.depth.layer_depth.values(), default=0)
     p.scalars = {
         "name": g.name,
-        "problems": [{"message": pr.message, "layer": pr.layer, "call": pr.call, "slot": pr.slot}
+        "problems": [{"message": canvas_words(pr.message), "layer": pr.layer, "call": pr.call,
+                      "slot": pr.slot}
                      for pr in problems],
         # a model holds every drawn layer, each with its own weights (weights shared across
         # nested models are refused): its count is the boxes' sum, without walking Keras's

@@ -153,6 +153,9 @@ class Canvas(anywidget.AnyWidget):
         return self._trainer
 
     def _training_update(self, snapshot: dict) -> None:
+        status = snapshot.get("status")
+        if isinstance(status, dict) and isinstance(status.get("message"), str):  # shown on the canvas
+            snapshot = {**snapshot, "status": {**status, "message": canvas_words(status["message"])}}
         self.training = {**snapshot, "curve": self._trainer.curve[-500:]}
 
     def _sample(self):
@@ -463,6 +466,8 @@ def _input_dtype(dtype: Any) -> str:
 
 def _configure(g: Graph, m: dict) -> None:
     name, config = _name(m), _config(m)
+    if "name" in config:  # the inspector's name field sends a rename (Keras names are unique)
+        raise IntentError("Change the name in the name field (or Rename in the box's menu).")
     if name in g.inputs and "dtype" in config:  # the same dtypes as add_input
         _input_dtype(config["dtype"])
     g.configure(name, **config)
@@ -488,10 +493,18 @@ def _connect(g: Graph, m: dict, edit: Callable) -> None:
 def _remove(g: Graph, m: dict) -> None:
     names = _names(m)
     bridge = m.get("bridge", False) is True
-    with g.batch():
-        placement.freeze(g)
-        for name in names:
-            g.remove(name, bridge=bridge)
+    try:
+        with g.batch():
+            placement.freeze(g)
+            for name in names:
+                g.remove(name, bridge=bridge)
+    except EditError as e:
+        if not bridge or "Keras refused" not in str(e):
+            raise
+        # which gesture failed comes before Keras's reason, with the one that works
+        joined = ", ".join(names)
+        raise EditError(f"{joined} cannot be deleted keeping the chain joined (Delete alone "
+                        f"removes it and its edges): {e}") from e
 
 
 def _edge_end(m: dict, key: str, optional_slot: bool = False) -> tuple[str, int, int | None]:

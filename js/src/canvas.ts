@@ -8,6 +8,7 @@ import { edgeAt, insertPlacement } from "./edges";
 import { type Route, placeLabels, route } from "./router";
 import { QuickAdd, matchRank } from "./quickadd";
 import { placeMenu } from "./menu";
+import { miniGrab, miniView, miniWorld } from "./minimap";
 import { CodePanel } from "./codepanel";
 import { FAMILIES, family } from "./families";
 import { usefulMessage } from "./words";
@@ -26,7 +27,7 @@ type Drag =
   | { kind: "box"; name: string; from: Point; start: Point; moved: boolean }
   | { kind: "edge"; port: Port }
   | { kind: "rewire"; edge: EdgeState; from: Port }
-  | { kind: "mini" }
+  | { kind: "mini"; grab: Point | null }
   | { kind: "new"; className: string; ghost: HTMLElement; wire: number };
 
 const ANIMATE_MS = 250;
@@ -318,7 +319,7 @@ export class CanvasView {
         const laneKey = e.src.join(":");
         const lane = lanes.get(laneKey) ?? lanes.size % 4;
         lanes.set(laneKey, lane);
-        r = route(a, b, obstacles, lane);
+        r = route(a, b, obstacles, lane, [rects.get(e.src[0]), rects.get(e.dst[0])].filter((q): q is Rect => !!q));
       } else r = { d: edgePath(a, b), points: [a, b] };
       this.routes[index] = r.points;
       const key = edgeKey(e);
@@ -818,29 +819,32 @@ export class CanvasView {
     this.minimap.addEventListener("pointerdown", (ev) => {
       ev.preventDefault();
       ev.stopPropagation();
-      this.drag = { kind: "mini" };
+      this.drag = { kind: "mini", grab: null };
+      this.root.focus({ preventScroll: true }); // keys (Ctrl+Z, Ctrl+F) go to the canvas after
       this.miniTo(ev);
     });
     document.addEventListener("pointerdown", (ev) => { if (!this.menu.contains(ev.target as Node)) this.menu.classList.remove("kc-show"); });
   }
 
-  /** Centre the view on the world point under the pointer on the minimap. */
+  /** The view follows the pointer on the minimap: a press on the viewport drags it from where
+   * it was taken; a press beside it centres the view there. */
   private miniTo(ev: PointerEvent): void {
     const box = this.minimap.viewBox.baseVal;
     const r = this.minimap.getBoundingClientRect();
-    if (!box || !r.width) return;
-    // the viewBox is fitted inside the minimap keeping its aspect (xMidYMid meet)
-    const s = Math.min(r.width / box.width, r.height / box.height);
-    const ox = (r.width - box.width * s) / 2, oy = (r.height - box.height * s) / 2;
-    const w = { x: box.x + (ev.clientX - r.left - ox) / s, y: box.y + (ev.clientY - r.top - oy) / s };
+    if (!box || !r.width || this.drag?.kind !== "mini") return;
+    const w = miniWorld(box, r, { x: ev.clientX, y: ev.clientY });
     const st = this.stage.getBoundingClientRect();
-    this.view = { ...this.view, x: st.width / 2 - w.x * this.view.k, y: st.height / 2 - w.y * this.view.k };
+    this.drag.grab ??= miniGrab(this.view, st, w);
+    this.view = miniView(this.view, st, w, this.drag.grab);
     this.viewChanged();
   }
 
   private onDown(ev: PointerEvent): void {
     if (ev.button !== 0) return;
     this.quick.close();
+    // keys go to the canvas after any press on it (Ctrl+Z after a wire drag is the canvas's undo,
+    // not the notebook's); the gestures below preventDefault, which would keep the old focus
+    this.root.focus({ preventScroll: true });
     const p = this.local(ev);
     this.lastPointer = p;
     const w = toWorld(this.view, p);

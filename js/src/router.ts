@@ -28,6 +28,10 @@ export function curvePath(a: Point, b: Point): string {
   return `M${a.x},${a.y} C${a.x},${a.y + dy} ${b.x},${b.y - dy} ${b.x},${b.y}`;
 }
 
+function inside(p: Point, r: Rect): boolean {
+  return p.x >= r.x && p.x <= r.x + r.w && p.y >= r.y && p.y <= r.y + r.h;
+}
+
 function inflate(r: Rect, m: number): Rect {
   return { x: r.x - m, y: r.y - m, w: r.w + 2 * m, h: r.h + 2 * m };
 }
@@ -72,33 +76,64 @@ export function roundedPath(points: Point[], radius = RADIUS): string {
 /**
  * The route of an edge from `a` (an output port, on a box's bottom) to `b` (an input port, on a
  * box's top). `obstacles` are the other boxes; `lane` spreads edges that detour beside the same
- * boxes. Edges going up (the user put the consumer higher) keep the plain curve.
+ * boxes; `ends` are the boxes the edge joins (its source's and its consumer's).
+ *
+ * Downward, the plain curve is kept while it crosses no box; a skip connection goes around the
+ * boxes it skips in a lane beside them. An edge going up (or with no room to turn between the
+ * rows: boxes side by side) leaves its port downward, runs up in a lane beside every box in its
+ * span, its own two included, and comes into its port from above: never behind a box.
  */
-export function route(a: Point, b: Point, obstacles: Rect[], lane = 0): Route {
+export function route(a: Point, b: Point, obstacles: Rect[], lane = 0, ends: Rect[] = []): Route {
   const curve = curvePoints(a, b);
-  if (b.y - a.y < 2 * BEND + 4) return { d: curvePath(a, b), points: curve };
   const grown = obstacles.map((r) => inflate(r, MARGIN));
-  const hit = grown.filter((r) => polylineHits(curve, r));
-  if (!hit.length) return { d: curvePath(a, b), points: curve };
-  const y1 = a.y + BEND, y2 = b.y - BEND;
-  const inSpan = grown.filter((r) => r.y < y2 && r.y + r.h > y1);
-  // try a lane right and left of the boxes in the way; widen until the lane itself is clear
+  const down = b.y - a.y >= 2 * BEND + 4;
+  if (down) {
+    const hit = grown.filter((r) => polylineHits(curve, r));
+    if (!hit.length) return { d: curvePath(a, b), points: curve };
+    const best = detour(a, b, grown, hit, lane);
+    return best ? { d: roundedPath(best), points: best } : { d: curvePath(a, b), points: curve };
+  }
+  // up, or level: the lane clears the edge's own boxes too (the curve would run behind them)
+  const walls = [...grown, ...ends.map((r) => inflate(r, MARGIN))];
+  const lo = Math.min(a.y, b.y) - BEND, hi = Math.max(a.y, b.y) + BEND;
+  const span = walls.filter((r) => r.y < hi && r.y + r.h > lo);
+  const best = detour(a, b, walls, span.filter((r) => r.x < Math.max(a.x, b.x) && r.x + r.w > Math.min(a.x, b.x)), lane);
+  return best ? { d: roundedPath(best), points: best } : { d: curvePath(a, b), points: curve };
+}
+
+/**
+ * An orthogonal path a -> down BEND -> across to a lane -> along the lane -> across above b -> b,
+ * with the lane right or left of `blockers` (widened while it crosses more boxes), the shorter of
+ * the two that crosses no box in `walls`; null when neither side is clear.
+ */
+function detour(a: Point, b: Point, walls: Rect[], blockers: Rect[], lane: number): Point[] | null {
   const candidates: Point[][] = [];
   for (const side of [1, -1]) {
-    let blockers = hit;
-    for (let i = 0; i < 8; i++) {
-      const x = side > 0 ? Math.max(...blockers.map((r) => r.x + r.w)) + lane * LANE_GAP
-        : Math.min(...blockers.map((r) => r.x)) - lane * LANE_GAP;
+    let beside = blockers;
+    let y1 = a.y + BEND, y2 = b.y - BEND;
+    for (let i = 0; i < 12; i++) {
+      const edge = beside.length ? (side > 0 ? Math.max(...beside.map((r) => r.x + r.w)) : Math.min(...beside.map((r) => r.x)))
+        : (side > 0 ? Math.max(a.x, b.x) + MARGIN : Math.min(a.x, b.x) - MARGIN);
+      const x = edge + side * (1 + lane * LANE_GAP); // just outside: touching a margin counts as crossing
       const pts = [a, { x: a.x, y: y1 }, { x, y: y1 }, { x, y: y2 }, { x: b.x, y: y2 }, b];
-      const more = inSpan.filter((r) => !blockers.includes(r) && polylineHits(pts.slice(1, 5), r));
-      if (!more.length) { candidates.push(pts); break; }
-      blockers = [...blockers, ...more];
+      // the stems out of a and into b start inside their own boxes' margins: those do not count
+      const stems = walls.filter((r) => (!inside(a, r) && segmentHits(pts[0], pts[1], r))
+        || (!inside(b, r) && segmentHits(pts[4], pts[5], r)));
+      const across1 = walls.filter((r) => segmentHits(pts[1], pts[2], r));
+      const across2 = walls.filter((r) => segmentHits(pts[3], pts[4], r));
+      const lanes = walls.filter((r) => segmentHits(pts[2], pts[3], r));
+      if (!stems.length && !across1.length && !across2.length && !lanes.length) { candidates.push(pts); break; }
+      if (stems.length) break; // a box right under a or over b: this side has no way round
+      // a box across a horizontal run: that run moves past it (below it out of a, above it into b)
+      if (across1.length) y1 = Math.max(y1, ...across1.map((r) => r.y + r.h + 2));
+      if (across2.length) y2 = Math.min(y2, ...across2.map((r) => r.y - 2));
+      beside = [...beside, ...lanes.filter((r) => !beside.includes(r))];
     }
   }
-  if (!candidates.length) return { d: curvePath(a, b), points: curve };
-  const cost = (pts: Point[]) => Math.abs(pts[2].x - a.x) + Math.abs(pts[3].x - b.x);
-  const best = candidates.sort((p, q) => cost(p) - cost(q))[0];
-  return { d: roundedPath(best), points: best };
+  if (!candidates.length) return null;
+  const cost = (pts: Point[]) => Math.abs(pts[2].x - a.x) + Math.abs(pts[3].x - b.x)
+    + Math.abs(pts[1].y - a.y) + Math.abs(b.y - pts[4].y);
+  return candidates.sort((p, q) => cost(p) - cost(q))[0];
 }
 
 /** Evenly spaced points along a polyline, at fractions `ts` of its length. */
@@ -123,20 +158,39 @@ function overlaps(a: Rect, b: Rect): boolean {
 export interface LabelSpot { x: number; y: number; rect: Rect }
 
 /**
- * Places one label per route (text of `widths[i]` px, 12 px high): at the first spot along its
- * edge (middle first, then either side) that overlaps no box and no label placed before it;
- * null when every spot collides (the label is left out; the edge's tooltip still says it).
+ * Places one label per route (text of `widths[i]` px, `height` px high) at the first spot along
+ * its edge (middle first, then either side) where it overlaps no box, no label placed before it
+ * and no other edge: beside the edge where it runs down, above or below it where it runs across.
+ * Null when every spot collides: the label is left out (the edge's tooltip still says it).
+ * `x`, `y` of a spot are where the text's baseline starts.
  */
 export function placeLabels(routes: Point[][], widths: number[], boxes: Rect[], height = 12): (LabelSpot | null)[] {
   const placed: Rect[] = [];
   const ts = [0.5, 0.4, 0.6, 0.3, 0.7, 0.2, 0.8];
+  const extents = routes.map(extent);
+  const onAnEdge = (rect: Rect, own: number) =>
+    routes.some((pts, j) => j !== own && overlaps(extents[j], rect) && polylineHits(pts, rect));
   return routes.map((pts, i) => {
-    for (const p of along(pts, ts)) {
-      const rect = { x: p.x + 4, y: p.y - height + 2, w: widths[i], h: height };
-      if (boxes.some((b) => overlaps(b, rect)) || placed.some((q) => overlaps(q, rect))) continue;
-      placed.push(rect);
-      return { x: rect.x, y: p.y, rect };
+    const w = widths[i];
+    for (const t of ts) {
+      const [p, q, r] = along(pts, [t, Math.max(0, t - 0.02), Math.min(1, t + 0.02)]);
+      const across = Math.abs(r.x - q.x) > Math.abs(r.y - q.y);
+      const beside = [{ x: p.x + 4, y: p.y - height / 2 }, { x: p.x - 4 - w, y: p.y - height / 2 }];
+      const over = [{ x: p.x - w / 2, y: p.y - height - 3 }, { x: p.x - w / 2, y: p.y + 3 }];
+      for (const at of across ? [...over, ...beside] : [...beside, ...over]) {
+        const rect = { x: at.x, y: at.y, w, h: height };
+        if (boxes.some((b) => overlaps(b, rect)) || placed.some((o) => overlaps(o, rect)) || onAnEdge(rect, i)) continue;
+        placed.push(rect);
+        return { x: rect.x, y: rect.y + height - 2, rect };
+      }
     }
     return null;
   });
+}
+
+/** The bounding rectangle of a polyline. */
+function extent(points: Point[]): Rect {
+  const xs = points.map((p) => p.x), ys = points.map((p) => p.y);
+  const x = Math.min(...xs), y = Math.min(...ys);
+  return { x, y, w: Math.max(...xs) - x, h: Math.max(...ys) - y };
 }
