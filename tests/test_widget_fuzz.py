@@ -4,7 +4,8 @@ Every intent kind the front end sends (paste and mixed precision included) goes 
 `Canvas._handle_custom_msg`, the way ipywidgets delivers it, with `_send` mocked. After every
 step: each intent is answered with its id and never with an internal error, a refused intent
 changed nothing, DESIGN.md's invariants hold, and the state the browser gets encodes as UTF-8
-JSON. At the end, undo back to the start gives an empty drawing.
+JSON; Save then Load (a real file) gives the drawing back whole. At the end, undo goes back to
+an empty drawing, or to the one last loaded (a load starts a fresh history).
 
 The default suite runs about 3,000 steps; KC_FUZZ_STEPS=50000 runs that many (or see
 benchmarks/bench_fuzz.py, which records steps/s and memory growth).
@@ -14,9 +15,11 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 from unittest.mock import MagicMock
 
 import hypothesis.strategies as st
+import numpy as np
 from hypothesis import HealthCheck, settings
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 from support import DrawsFromGraph, fingerprint
@@ -49,7 +52,7 @@ GARBAGE = ["not a dict", ["list"], {"kind": "exec"}, {"kind": None}, {}, {"kind"
            {"kind": "connect", "src": ["x", -1, 0], "dst": ["d", 0, None]},
            {"kind": "move", "name": "x", "x": float("inf"), "y": 0},
            {"kind": "remove", "names": ["x"] * 500}, {"kind": "duplicate", "names": []},
-           {"kind": "load"}, {"kind": "train"}, {"kind": "expand", "name": "x", "open": "yes"}]
+           {"kind": "train"}, {"kind": "expand", "name": "x", "open": "yes"}]
 MUTATING = {"add_layer", "add_input", "connect", "disconnect", "remove", "rename", "configure",
             "add_call", "remove_call", "move", "arrange", "expand", "duplicate", "undo", "redo"}
 
@@ -57,10 +60,12 @@ MUTATING = {"add_layer", "add_input", "connect", "disconnect", "remove", "rename
 class WidgetIntents(DrawsFromGraph, RuleBasedStateMachine):
     def __init__(self):
         super().__init__()
-        self.canvas = kc.Canvas()
+        self.folder = tempfile.TemporaryDirectory()
+        self.canvas = kc.Canvas(path=os.path.join(self.folder.name, "drawing.kcanvas"))
         self.canvas._send = MagicMock()  # what ipywidgets would put on the wire
         self.mirror = self.canvas.snapshot
         self.next_id = 0
+        self.loaded = None  # (layers, edges) as last loaded: undo stops there
 
     # ----- sending ---------------------------------------------------------------------------
 
@@ -268,6 +273,24 @@ class WidgetIntents(DrawsFromGraph, RuleBasedStateMachine):
             message = {"kind": "add_layer", "class_name": "Dense", "config": config}
         self.send(message)
 
+    @rule()
+    def save_and_load(self):
+        """The Save and Load buttons: the drawing comes back whole (weights of boxes left pending
+        included) and the browser's copy follows the replaced graph."""
+        before = self.g
+        assert self.send({"kind": "save"}).get("ok")
+        assert self.send({"kind": "load"}).get("ok")
+        assert self.g is not before
+        assert {n: dict(v) for n, v in self.g.layers.items()} == \
+            {n: dict(v) for n, v in before.layers.items()}
+        assert self.g.edges == before.edges and self.g.pinned == before.pinned
+        for name in before.layers:
+            kept, saved = self.g.saved_weights(name), before.saved_weights(name)
+            assert len(kept) == len(saved)
+            assert all(np.array_equal(a, b) for a, b in zip(kept, saved))
+        assert not self.g.can_undo
+        self.loaded = (dict(self.g.layers), self.g.edges)
+
     @rule(message=st.sampled_from(GARBAGE))
     def garbage(self, message):
         reply = self.send(message)
@@ -298,9 +321,13 @@ class WidgetIntents(DrawsFromGraph, RuleBasedStateMachine):
             self.send({"kind": "undo"})
             steps += 1
             assert steps < 10_000
-        assert self.g.layers == {} and self.g.edges == () and violations(self.g) == []
-        assert self.canvas.state["layers"] == [] and self.canvas.state["edges"] == []
+        layers, edges = self.loaded or ({}, ())  # a load starts a fresh history
+        assert dict(self.g.layers) == layers and self.g.edges == edges
+        assert violations(self.g) == []
+        assert [b["name"] for b in self.canvas.state["layers"]] == list(layers)
+        assert len(self.canvas.state["edges"]) == len(edges)
         self.canvas.close()
+        self.folder.cleanup()
 
 
 WidgetIntents.TestCase.settings = settings(
