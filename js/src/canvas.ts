@@ -4,7 +4,8 @@ import {
   type Point, type Port, type Rect, type View, boxAt, boxHeight, boxWidth, boxesIn, bounds, centreOn, edgePath,
   fitsIn, portAt, readableFit, rectFrom, toScreen, toWorld, zoomAt,
 } from "./geometry";
-import { edgeAt, insertPlacement } from "./edges";
+import { edgeAt } from "./edges";
+import { type Intent, connectIntent, dropRewire, dropWire, insertIntent, keyIntent } from "./gestures";
 import { LABEL_SCALE, Scene, type SceneInput, edgeKey } from "./scene";
 import { Inspector } from "./inspector";
 import { QuickAdd, matchRank } from "./quickadd";
@@ -14,7 +15,7 @@ import { FAMILIES, family } from "./families";
 import { usefulMessage } from "./words";
 import { byName, problemLines, shapeText, summary } from "./mirror";
 import { type Explanation, INPUT_PRESETS, renderPalette } from "./panels";
-import { Client, type Model } from "./protocol";
+import { Client, type IntentKind, type Model } from "./protocol";
 import { exportPng, exportSvg } from "./exporting";
 import { type DepthStep, type ForwardStep, StepPlayer, depthStepText, forwardStepText } from "./teach";
 import { TrainingPanel } from "./training";
@@ -427,12 +428,12 @@ export class CanvasView {
   // ----- intents -------------------------------------------------------------------------------
 
   /** Send an intent; a refusal is shown next to `at` (a world point), else at the pointer. */
-  private async act(kind: string, fields: Record<string, unknown> = {}, at?: Point): Promise<boolean> {
+  private async act(kind: IntentKind, fields: Record<string, unknown> = {}, at?: Point): Promise<boolean> {
     return (await this.actResult(kind, fields, at)) !== FAILED;
   }
 
   /** Send an intent; its result, or FAILED (the refusal is shown). */
-  private async actResult(kind: string, fields: Record<string, unknown> = {}, at?: Point): Promise<unknown> {
+  private async actResult(kind: IntentKind, fields: Record<string, unknown> = {}, at?: Point): Promise<unknown> {
     const reply = await this.client.send(kind, fields);
     if (!reply.ok) {
       this.showError(reply.error ?? "refused", at);
@@ -534,9 +535,9 @@ export class CanvasView {
       if (onto) {
         const i = this.state.edges.findIndex((e) => edgeKey(e) === edgeKey(onto));
         const pts = this.routes[i];
-        const p = pts ? insertPlacement(world, pts, 180, 62) : world;
-        this.actResult("insert_layer", { class_name: className, src: onto.src, dst: onto.dst, x: p.x, y: p.y }, world)
-          .then((name) => this.selectNew(name));
+        const intent = insertIntent(className, onto, pts ?? [world], world);
+        const { kind, ...fields } = pts ? intent : { ...intent, x: world.x, y: world.y };
+        this.actResult(kind, fields, world).then((name) => this.selectNew(name));
       } else {
         const fields: Record<string, unknown> = { class_name: className, x: world.x - 90, y: world.y, view };
         if (wire) fields.src = [wire.layer, wire.call, wire.index];
@@ -864,9 +865,8 @@ export class CanvasView {
         const e = drag.wire >= 0 ? this.state.edges[drag.wire] : undefined;
         const pts = drag.wire >= 0 ? this.routes[drag.wire] : null;
         if (e && pts && !INPUT_PRESETS[drag.className]) {
-          const spot = insertPlacement(at, pts, 180, 62);
-          this.actResult("insert_layer", { class_name: drag.className, src: e.src, dst: e.dst, x: spot.x, y: spot.y }, at)
-            .then((name) => this.selectNew(name));
+          const { kind, ...fields } = insertIntent(drag.className, e, pts, at);
+          this.actResult(kind, fields, at).then((name) => this.selectNew(name));
         } else this.addLayer(drag.className, at);
       } else this.render();
       return;
@@ -897,38 +897,25 @@ export class CanvasView {
     } else if (drag.kind === "edge") {
       this.overlay.setAttribute("d", "");
       this.svgEl.classList.remove("kc-wiring");
-      const target = portAt(this.allPorts.filter((q) => q.kind === "in"), w, 14);
-      const box = target ? null : boxAt(this.placed(), w);
-      if (target) this.connect(drag.port, target);
-      else if (box && box.name !== drag.port.layer) {
-        // dropped on a box: its first free slot, as node editors do
-        const free = this.allPorts.find((q) => q.kind === "in" && q.layer === box.name
-          && !this.state.edges.some((e) => `in:${e.dst.join(":")}` === q.key));
-        if (free) this.connect(drag.port, free);
-        else this.render();
-      } else if (!box && Math.hypot(w.x - drag.port.at.x, w.y - drag.port.at.y) > 20) {
-        this.render();
-        this.openQuickAdd(p, drag.port); // empty space: the layers that accept this tensor
-      } else this.render();
+      const out = dropWire(drag.port, w, this.allPorts, this.placed(), this.state.edges);
+      this.render();
+      if (out && "intent" in out) this.perform(out.intent, out.at);
+      else if (out) this.openQuickAdd(p, out.search); // empty space: the layers that accept this tensor
     } else if (drag.kind === "rewire") {
       this.overlay.setAttribute("d", "");
-      const target = portAt(this.allPorts.filter((q) => q.kind === "in"), w, 14);
-      const e = drag.edge;
-      if (target && target.key === drag.from.key) { this.render(); return; }
-      if (target) {
-        const layer = this.state.layers.find((l) => l.name === target.layer);
-        const slot = layer?.slots.kind === "list" ? null : target.index;
-        this.act("rewire", { src: e.src, old: e.dst, new: [target.layer, target.call, slot] }, target.at);
-      } else if (Math.hypot(w.x - drag.from.at.x, w.y - drag.from.at.y) > 20) {
-        this.act("rewire", { src: e.src, old: e.dst, new: null }, drag.from.at); // unplugged
-      } else this.render();
+      const out = dropRewire(drag.edge, drag.from, w, this.allPorts, this.state.layers);
+      if (out && "intent" in out) this.perform(out.intent, out.at); else this.render();
     }
   };
 
   private connect(src: Port, dst: Port): void {
-    const layer = this.state.layers.find((l) => l.name === dst.layer);
-    const slot = layer?.slots.kind === "list" ? null : dst.index;
-    this.act("connect", { src: [src.layer, src.call, src.index], dst: [dst.layer, dst.call, slot] }, dst.at);
+    this.perform(connectIntent(src, dst, this.state.layers), dst.at);
+  }
+
+  /** Send a gesture's intent; a refusal is shown next to `at`. */
+  private perform(intent: Intent, at?: Point): Promise<boolean> {
+    const { kind, ...fields } = intent;
+    return this.act(kind, fields, at);
   }
 
   /** Keys the canvas handles stop here: JupyterLab's own shortcuts (Enter edits a cell, Z, C,
@@ -973,19 +960,16 @@ export class CanvasView {
       return true;
     }
     if (mod && key === "f") { ev.preventDefault(); this.openFind(); return true; }
-    if (mod && key === "z") { ev.preventDefault(); this.act(ev.shiftKey ? "redo" : "undo"); return true; }
-    if (mod && key === "y") { ev.preventDefault(); this.act("redo"); return true; }
+    const edit = keyIntent({ key: ev.key, ctrl: mod, shift: ev.shiftKey }, [...this.selected], this.selectedEdgeState());
+    if (edit) {
+      ev.preventDefault();
+      if (edit.kind === "disconnect") this.removeEdge(this.selectedEdgeState()!); // it also clears the selection
+      else this.perform(edit);
+      return true;
+    }
     if (mod && key === "c" && this.selected.size) { this.clipboard = [...this.selected]; this.notice(`Copied ${this.clipboard.length} layer(s)`); return true; }
     if (mod && key === "v" && this.clipboard.length) { ev.preventDefault(); this.paste(); return true; }
     if (mod && key === "a") { ev.preventDefault(); this.selected = new Set(this.state.layers.map((l) => l.name)); this.render(); return true; }
-    if ((ev.key === "Delete" || ev.key === "Backspace") && this.selected.size) {
-      ev.preventDefault();
-      // Shift+Delete keeps the chain joined (what fed the box feeds what it fed)
-      this.act("remove", { names: [...this.selected], ...(ev.shiftKey ? { bridge: true } : {}) });
-      return true;
-    }
-    const edge = this.selectedEdgeState();
-    if ((ev.key === "Delete" || ev.key === "Backspace") && edge) { ev.preventDefault(); this.removeEdge(edge); return true; }
     // Shift+A (Blender) always; Tab (Houdini, ComfyUI) while the pointer is over the drawing, so
     // that Tab still moves the keyboard focus from box to box for people without a mouse
     if (!mod && !ev.altKey && ((ev.key === "Tab" && !ev.shiftKey && this.pointerInside) || (ev.shiftKey && key === "a"))) {
