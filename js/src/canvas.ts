@@ -348,7 +348,10 @@ export class CanvasView {
     if (!b || layers.length < 2) return;
     const pad = 20;
     this.minimap.setAttribute("viewBox", `${b.x - pad} ${b.y - pad} ${b.w + 2 * pad} ${b.h + 2 * pad}`);
-    for (const l of layers) this.minimap.append(svg("rect", { x: l.x, y: l.y, width: boxWidth(l), height: boxHeight(l), class: "kc-mini-box" }));
+    // every box as one path: one element, not one per box (thousands on a big graph)
+    let d = "";
+    for (const l of layers) d += `M${l.x},${l.y}h${boxWidth(l)}v${boxHeight(l)}h${-boxWidth(l)}z`;
+    this.minimap.append(svg("path", { d, class: "kc-mini-box" }));
     this.miniView = svg("rect", { class: "kc-mini-view" });
     this.minimap.append(this.miniView);
     this.moveMiniView();
