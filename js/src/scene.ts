@@ -123,12 +123,21 @@ function morph(old: SVGGElement, fresh: SVGGElement): void {
   old.replaceChildren(...fresh.childNodes);
 }
 
+function sameRects(a: Map<string, Rect>, b: Map<string, Rect>): boolean {
+  if (a.size !== b.size) return false;
+  for (const [name, r] of b) {
+    const q = a.get(name);
+    if (!q || q.x !== r.x || q.y !== r.y || q.w !== r.w || q.h !== r.h) return false;
+  }
+  return true;
+}
+
 export class Scene {
   private boxes = new Map<string, BoxEntry>();
   private edges = new Map<string, EdgeEntry>();
   private portCache = new Map<string, PortCache>();
-  private routeCache = new Map<string, { a: Point; b: Point; r: Route }>();
-  private routedFor: { layers: LayerState[]; lane: number } | null = null;
+  private routeCache = new Map<string, { a: Point; b: Point; lane: number; r: Route }>();
+  private routedAround: Map<string, Rect> | null = null; // the boxes the cached routes avoid
   /** Every port of every box (drawn or culled), for hit tests; routes by edge index. */
   allPorts: Port[] = [];
   routes: (Point[] | null)[] = [];
@@ -311,10 +320,11 @@ export class Scene {
       rects.set(l.name, { x: p.x, y: p.y, w: boxWidth(l), h: boxHeight(l) });
     }
     const routing = edges.length <= ROUTE_LIMIT;
-    // routes stay valid while no box has moved: a selection or a hint redraws no path
-    const still = input.shown.size === 0 && this.routedFor?.layers === input.layers;
+    // routes stay valid while no box has moved or changed size: a selection, a hint, a new
+    // edge or a config change reroutes nothing that was routed
+    const still = input.shown.size === 0 && this.routedAround !== null && sameRects(this.routedAround, rects);
     if (!still) this.routeCache.clear();
-    this.routedFor = input.shown.size === 0 ? { layers: input.layers, lane: 0 } : null;
+    this.routedAround = input.shown.size === 0 ? rects : null;
     const seen = input.seen;
     const inView = (p: Point) => !seen || (p.x >= seen.x && p.x <= seen.x + seen.w && p.y >= seen.y && p.y <= seen.y + seen.h);
     const lanes = new Map<string, number>();
@@ -339,7 +349,7 @@ export class Scene {
       keep.add(key);
       let r: Route;
       const cached = this.routeCache.get(key);
-      if (cached && cached.a.x === a.x && cached.a.y === a.y && cached.b.x === b.x && cached.b.y === b.y) r = cached.r;
+      if (cached && cached.lane === lane && cached.a.x === a.x && cached.a.y === a.y && cached.b.x === b.x && cached.b.y === b.y) r = cached.r;
       else if (routing) {
         const x0 = Math.min(a.x, b.x) - 400, x1 = Math.max(a.x, b.x) + 400;
         const obstacles: Rect[] = [];
@@ -350,7 +360,7 @@ export class Scene {
         }
         r = route(a, b, obstacles, lane);
       } else r = { d: edgePath(a, b), points: [a, b] };
-      if (input.shown.size === 0) this.routeCache.set(key, { a, b, r });
+      if (input.shown.size === 0) this.routeCache.set(key, { a, b, lane, r });
       this.routes[index] = r.points;
       const cls = ["kc-edge"];
       if (!e.built) cls.push("kc-pending");
