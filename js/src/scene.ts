@@ -116,11 +116,21 @@ function setAttr(node: Element, name: string, value: string): void {
   if (node.getAttribute(name) !== value) node.setAttribute(name, value);
 }
 
-/** Makes `old` look like `fresh` (attributes, style and children) while staying the same node. */
-function morph(old: SVGGElement, fresh: SVGGElement): void {
+/** Makes `old` look like `fresh` (attributes, style and children) while staying the same node:
+ * children of the same shape are patched (a box whose depth changed gets one new text), others
+ * replaced. */
+function morph(old: Element, fresh: Element): void {
   for (const a of [...old.attributes]) if (!fresh.hasAttribute(a.name)) old.removeAttribute(a.name);
   for (const a of [...fresh.attributes]) setAttr(old, a.name, a.value);
-  old.replaceChildren(...fresh.childNodes);
+  const was = old.childNodes, now = fresh.childNodes;
+  let same = was.length === now.length;
+  for (let i = 0; same && i < was.length; i++) same = was[i].nodeName === now[i].nodeName;
+  if (!same) { old.replaceChildren(...now); return; }
+  for (let i = 0; i < was.length; i++) {
+    const a = was[i], b = now[i];
+    if (a.nodeType === Node.TEXT_NODE) { if (a.nodeValue !== b.nodeValue) a.nodeValue = b.nodeValue; }
+    else if (a.nodeType === Node.ELEMENT_NODE) morph(a as Element, b as Element);
+  }
 }
 
 function sameRects(a: Map<string, Rect>, b: Map<string, Rect>): boolean {
