@@ -22,7 +22,7 @@ from typing import Any
 import anywidget
 import traitlets
 
-from . import catalog, custom, kinds, limits, placement
+from . import catalog, custom, intents, kinds, limits, placement
 from .diffs import Tracker
 from .drawing import MAX_NAME_LENGTH, EditError
 from .graph import Graph
@@ -283,7 +283,10 @@ class Canvas(anywidget.AnyWidget):
         """Apply one intent (a dict from the browser) through the Graph; returns its result."""
         if not isinstance(message, dict):
             raise IntentError(f"An intent is an object, got {type(message).__name__}.")
-        kind = message.get("kind")
+        try:
+            kind = intents.check(message)  # a kind the description knows, its required fields
+        except ValueError as e:
+            raise IntentError(str(e)) from None
         if kind in ("save", "load"):
             return getattr(self, kind)()
         if kind == "train":
@@ -302,10 +305,7 @@ class Canvas(anywidget.AnyWidget):
             if model is not None:  # before any sample is made or read
                 limits.check_forward(model)
             return _forward_steps(self.graph, message, self._sample())
-        handler = _HANDLERS.get(kind) if isinstance(kind, str) else None
-        if handler is None:
-            raise IntentError(f"Unknown intent kind {kind!r:.80}.")
-        return handler(self.graph, message)
+        return _HANDLERS[kind](self.graph, message)
 
 
 # ----- validation of untrusted fields ---------------------------------------------------------

@@ -2,20 +2,21 @@
 import { clear, el, svg } from "./dom";
 import {
   type Point, type Port, type Rect, type View, boxAt, boxHeight, boxWidth, boxesIn, bounds, centreOn, edgePath,
-  fitsIn, portAt, ports, readableFit, rectFrom, toScreen, toWorld, zoomAt,
+  fitsIn, portAt, readableFit, rectFrom, toScreen, toWorld, zoomAt,
 } from "./geometry";
-import { edgeAt, insertPlacement } from "./edges";
-import { type Route, placeLabels, route } from "./router";
+import { edgeAt } from "./edges";
+import { type Intent, connectIntent, dropRewire, dropWire, insertIntent, keyIntent } from "./gestures";
+import { LABEL_SCALE, Scene, type SceneInput, edgeKey } from "./scene";
+import { Inspector } from "./inspector";
 import { QuickAdd, matchRank } from "./quickadd";
 import { placeMenu } from "./menu";
 import { miniGrab, miniView, miniWorld } from "./minimap";
 import { CodePanel } from "./codepanel";
 import { FAMILIES, family } from "./families";
 import { usefulMessage } from "./words";
-import { byName, edgeTitle, problemLines, shapeText, summary } from "./mirror";
-import { type Explanation, INPUT_PRESETS, renderExplanation, renderInspector, renderNodes, renderPalette } from "./panels";
-import { Client, type Model } from "./protocol";
-import { boxShape } from "./boxes";
+import { byName, problemLines, shapeText, summary } from "./mirror";
+import { type Explanation, INPUT_PRESETS, renderPalette } from "./panels";
+import { Client, type IntentKind, type Model } from "./protocol";
 import { exportPng, exportSvg } from "./exporting";
 import { type DepthStep, type ForwardStep, StepPlayer, depthStepText, forwardStepText } from "./teach";
 import { TrainingPanel } from "./training";
@@ -37,23 +38,8 @@ const PROBLEMS_SHOWN = 12; // lines in the problem list under the drawing
 const TOAST_MS = 8000;
 const DOUBLE_PRESS_MS = 400;
 const FAILED = Symbol("failed");
-const ROUTE_LIMIT = 600; // edges: beyond this, plain curves (routing costs a little per edge)
-const LABEL_SCALE = 1.2; // zoomed in at least this far: slot and port names are written by the ports
 
-/** A port's name for people: the slot's argument name (query, value, key), its list position,
- * or the output's number, and the call when there is more than one. */
-export function portName(layer: LayerState, port: { kind: "in" | "out"; call: number; index: number }): string {
-  const call = layer.calls.length > 1 || port.call > 0 ? ` · call ${port.call}` : "";
-  if (port.kind === "out") return (layer.n_outputs > 1 ? `output ${port.index}` : "output") + call;
-  const s = layer.slots;
-  if (s.kind === "args") return (s.names[port.index] ?? `argument ${port.index}`) + call;
-  if (s.kind === "list") return `${s.names[0] ?? "inputs"}[${port.index}]` + call;
-  return (s.names[0] ?? "inputs") + call;
-}
-
-function edgeKey(e: EdgeState): string {
-  return `${e.src.join(":")}>${e.dst.join(":")}`;
-}
+export { portName } from "./scene";
 
 export class CanvasView {
   readonly root: HTMLElement;
@@ -69,6 +55,11 @@ export class CanvasView {
   private toastAt: Point | null = null; // the world point a refusal message sits next to
   private toastTimer = 0;
   private inspector: HTMLElement;
+  private panel: Inspector;
+  private scene: Scene;
+  /** Every listener this view adds goes through it: destroy() removes them all at once. */
+  private readonly abort = new AbortController();
+  private readonly on = { signal: this.abort.signal };
   private toast: HTMLElement;
   private menu: HTMLElement;
   private client: Client;
@@ -83,7 +74,6 @@ export class CanvasView {
   private armed: Port | null = null;
   private drag: Drag | null = null;
   private shown = new Map<string, Point>();
-  private allPorts: Port[] = [];
   private inspectorError: string | null = null;
   private fitted = false;
   private lastPointer: Point = { x: 40, y: 40 };
@@ -108,6 +98,7 @@ export class CanvasView {
     this.portLayer = svg("g");
     this.overlay = svg("path", { class: "kc-temp-edge", d: "" });
     this.world.append(this.edgeLayer, this.boxLayer, this.portLayer, this.overlay);
+    this.scene = new Scene(this.boxLayer, this.portLayer, this.edgeLayer);
     this.svgEl.append(this.world);
     this.minimap = svg("svg", { class: "kc-minimap", "aria-label": "Minimap" });
     this.status = el("div", { class: "kc-status", role: "status" });
@@ -135,17 +126,7 @@ export class CanvasView {
     host.append(this.root);
     this.fitted = this.state.layers.length === 0; // an empty canvas keeps screen = world: drops land where dropped
     renderPalette(paletteHost, this.palette, (c, ev) => this.pickFromPalette(c, ev));
-    // Enter in a form field commits it (blur fires its change) and stays in the widget: in
-    // JupyterLab the key would otherwise reach the notebook, which cancels the change.
-    this.inspector.addEventListener("keydown", (ev) => {
-      const t = ev.target as HTMLElement;
-      if (ev.key === "Enter" && t.tagName === "INPUT") {
-        ev.preventDefault();
-        ev.stopPropagation();
-        (t as HTMLInputElement).blur();
-        this.root.focus({ preventScroll: true });
-      }
-    });
+    this.panel = new Inspector(this.inspector, this.client, this.abort.signal, () => this.root.focus({ preventScroll: true }));
     this.listen();
     this.render();
     // The widget is often drawn before it is on the page (zero size): fit the drawing to the view
@@ -155,12 +136,12 @@ export class CanvasView {
     // the training chart is drawn on a canvas: it follows a theme switch by being redrawn
     this.themed = new MutationObserver(() => this.training.retheme());
     this.themed.observe(document.body, { attributes: true, attributeFilter: ["data-jp-theme-name", "data-jp-theme-light"] });
-    this.findInput.addEventListener("input", () => this.find(false));
+    this.findInput.addEventListener("input", () => this.find(false), this.on);
     this.findInput.addEventListener("keydown", (ev) => {
       ev.stopPropagation();
       if (ev.key === "Enter") { ev.preventDefault(); this.find(true); }
       if (ev.key === "Escape") { ev.preventDefault(); this.closeFind(); }
-    });
+    }, this.on);
   }
 
   private themed: MutationObserver;
@@ -171,7 +152,9 @@ export class CanvasView {
   private findInput: HTMLInputElement;
   private findCount: HTMLElement;
   private findAt = 0;
-  private routes: (Point[] | null)[] = []; // each edge's drawn polyline (world), for hit tests
+  /** Each edge's drawn polyline (world), by edge index, and every port: for hit tests. */
+  private get routes(): (Point[] | null)[] { return this.scene.routes; }
+  private get allPorts(): Port[] { return this.scene.allPorts; }
   private hints: { key: string; accept: Set<string>; refuse: Set<string>; classes: string[] | null } | null = null;
   private pendingWire: Port | null = null;
   private pointerInside = false; // the mouse is over the drawing: Tab opens quick-add there
@@ -184,6 +167,11 @@ export class CanvasView {
   private onTraining: () => void;
 
   destroy(): void {
+    this.abort.abort();
+    window.clearTimeout(this.settle);
+    window.clearTimeout(this.toastTimer);
+    if (this.drag?.kind === "new") this.drag.ghost.remove();
+    this.drag = null;
     this.sized.disconnect();
     this.themed.disconnect();
     this.code.destroy();
@@ -194,7 +182,12 @@ export class CanvasView {
   }
 
   setState(state: GraphState): void {
-    const before = new Map(this.state.layers.map((l) => [l.name, { x: l.x, y: l.y }]));
+    // when the kernel's change reached this view (benchmarks/bench_canvas.py splits the time
+    // of an edit into kernel and drawing with it); one mark, replaced each time
+    performance.clearMarks?.("kerascanvas:state");
+    performance.mark?.("kerascanvas:state");
+    // where each box is seen now (a dropped box is where it was dropped): moves glide from there
+    const before = new Map(this.state.layers.map((l) => [l.name, this.pos(l)]));
     this.state = state;
     for (const name of [...this.selected]) if (!state.layers.some((l) => l.name === name)) this.selected.delete(name);
     if (this.selectedEdgeKey && !state.edges.some((e) => edgeKey(e) === this.selectedEdgeKey)) this.clearEdge();
@@ -249,38 +242,53 @@ export class CanvasView {
       if (r.width > 0) { this.view = readableFit(layers, r.width, r.height); this.fitted = true; }
     }
     this.applyView();
-    clear(this.boxLayer);
-    clear(this.portLayer);
-    clear(this.edgeLayer);
-    // Big graphs: draw only what is near the viewport, and no text when zoomed far out.
-    const big = layers.length > BIG_GRAPH;
-    const detail = !big || this.view.k >= 0.5;
-    const seen = big ? this.visibleRect() : null;
-    const inView = (p: Point) => !seen || (p.x >= seen.x && p.x <= seen.x + seen.w && p.y >= seen.y && p.y <= seen.y + seen.h);
-    this.allPorts = [];
-    this.portLabels = [];
-    for (const layer of layers) {
-      const visible = !seen || (layer.x + boxWidth(layer) >= seen.x && layer.x <= seen.x + seen.w
-        && layer.y + boxHeight(layer) >= seen.y && layer.y <= seen.y + seen.h);
-      if (visible) this.drawBox(layer, detail);
-      for (const port of ports(layer, this.state.edges)) {
-        this.allPorts.push(port);
-        if (visible && detail) this.drawPort(port, layer);
-      }
+    this.scene.update(this.sceneInput());
+    // the panels under the drawing change with the state, not with the selection or a gesture
+    if (this.panelsFor !== this.state) {
+      this.panelsFor = this.state;
+      this.drawLegend();
+      this.status.textContent = summary(this.state);
+      this.drawProblems();
     }
-    this.drawEdges(layers, detail, inView);
-    this.drawLegend();
-    this.status.textContent = summary(this.state);
-    this.drawProblems();
-    this.drawMinimap(layers);
-    const current = this.state.layers.find((l) => this.selected.has(l.name)) ?? null;
-    if (this.selectedEdgeKey !== null && this.edgeExplanation && !this.selected.size) {
-      renderExplanation(this.inspector, this.edgeExplanation);
-    } else renderInspector(this.inspector, this.selected.size === 1 ? current : null,
-      this.palette.find((p) => p.class_name === current?.class_name), this.inspectorError,
-      (config) => current && this.act("configure", { name: current.name, config }),
-      (name) => current && name !== current.name && this.act("rename", { name: current.name, new_name: name }));
-    if (this.selected.size === 1 && current) this.explain(current.name);
+    if (this.minimapFor !== this.state.layers || this.shown.size) {
+      this.minimapFor = this.shown.size ? null : this.state.layers;
+      this.drawMinimap(layers);
+    } else this.minimapSoon();
+    this.showInspector();
+  }
+
+  private panelsFor: GraphState | null = null;
+  private minimapFor: LayerState[] | null = null;
+
+  /** The inspector: the one selected layer's form, or the selected edge's tensor. */
+  private showInspector(): void {
+    const current = this.selected.size === 1 ? this.state.layers.find((l) => this.selected.has(l.name)) ?? null : null;
+    const edge = this.selectedEdgeKey !== null && this.edgeExplanation && !this.selected.size
+      ? { key: this.selectedEdgeKey, explanation: this.edgeExplanation } : null;
+    this.panel.show({ layer: current, entry: this.palette.find((p) => p.class_name === current?.class_name),
+      error: this.inspectorError, edge, edgeCount: this.state.edges.length,
+      onChange: (config) => current && this.act("configure", { name: current.name, config }),
+      onRename: (name) => current && name !== current.name && this.act("rename", { name: current.name, new_name: name }) });
+  }
+
+  /** What the scene draws: the state, the boxes on the move, the selection, the gesture. */
+  private sceneInput(): SceneInput {
+    const big = this.state.layers.length > BIG_GRAPH;
+    const hints = this.drag?.kind === "edge" ? this.hints : null;
+    return {
+      layers: this.state.layers, edges: this.state.edges, shown: this.shown,
+      seen: big ? this.visibleRect() : null,
+      look: {
+        selected: this.selected, highlighted: this.highlighted, armed: this.armed?.key ?? null,
+        hint: (port) => !hints ? "" : hints.accept.has(port.key) ? " kc-port-ok" : hints.refuse.has(port.key) ? " kc-port-dim" : "",
+        selectedEdge: this.selectedEdgeKey, dropWire: this.dropWire, k: this.view.k, detail: !big || this.view.k >= 0.5,
+      },
+    };
+  }
+
+  /** A frame of a drag or an animation: only `moving` boxes and their edges are drawn again. */
+  private drawMoving(moving: Set<string>): void {
+    this.scene.move(this.sceneInput(), moving);
   }
 
   /** The world rectangle on screen, with half a screen of margin on every side. */
@@ -290,58 +298,6 @@ export class CanvasView {
     return { x: tl.x, y: tl.y, w: (2 * r.width) / this.view.k, h: (2 * r.height) / this.view.k };
   }
 
-  private drawBox(layer: LayerState, detail = true): void {
-    this.boxLayer.append(boxShape(layer, { selected: this.selected.has(layer.name), highlighted: this.highlighted === layer.name, detail }));
-  }
-
-  /** Edges routed around the boxes they do not join, labels where they collide with nothing. */
-  private drawEdges(layers: LayerState[], detail: boolean, inView: (p: Point) => boolean): void {
-    const at = new Map(this.allPorts.map((p) => [p.key, p.at]));
-    const rects = new Map(layers.map((l) => [l.name, { x: l.x, y: l.y, w: boxWidth(l), h: boxHeight(l) }]));
-    const routing = this.state.edges.length <= ROUTE_LIMIT;
-    const lanes = new Map<string, number>();
-    this.routes = [];
-    const drawn: { g: SVGGElement; points: Point[]; text: string }[] = [];
-    for (const [index, e] of this.state.edges.entries()) {
-      const a = at.get(`out:${e.src.join(":")}`);
-      const b = at.get(`in:${e.dst.join(":")}`);
-      this.routes.push(null);
-      if (!a || !b || !(inView(a) || inView(b))) continue;
-      let r: Route;
-      if (routing) {
-        const x0 = Math.min(a.x, b.x) - 400, x1 = Math.max(a.x, b.x) + 400;
-        const obstacles: Rect[] = [];
-        for (const [name, q] of rects) {
-          if (name === e.src[0] || name === e.dst[0]) continue;
-          if (q.x + q.w < x0 || q.x > x1 || q.y + q.h < Math.min(a.y, b.y) || q.y > Math.max(a.y, b.y)) continue;
-          obstacles.push(q);
-        }
-        const laneKey = e.src.join(":");
-        const lane = lanes.get(laneKey) ?? lanes.size % 4;
-        lanes.set(laneKey, lane);
-        r = route(a, b, obstacles, lane, [rects.get(e.src[0]), rects.get(e.dst[0])].filter((q): q is Rect => !!q));
-      } else r = { d: edgePath(a, b), points: [a, b] };
-      this.routes[index] = r.points;
-      const key = edgeKey(e);
-      const cls = ["kc-edge"];
-      if (!e.built) cls.push("kc-pending");
-      if (this.selectedEdgeKey === key) cls.push("kc-edge-selected");
-      if (this.dropWire === index) cls.push("kc-edge-drop");
-      const g = svg("g", { class: cls.join(" "), "data-edge": index, "data-edge-key": key, tabindex: 0, role: "button",
-        "aria-label": `edge ${e.src.join(".")} to ${e.dst.join(".")}` });
-      g.append(svg("path", { d: r.d, class: "kc-edge-hit" }), svg("path", { d: r.d, class: "kc-edge-line" }),
-        svg("title", {}, edgeTitle(e)));
-      this.edgeLayer.append(g);
-      drawn.push({ g, points: r.points, text: shapeText(e.shape) });
-    }
-    if (!detail) return;
-    const spots = placeLabels(drawn.map((d) => d.points), drawn.map((d) => d.text.length * 5.6), [...rects.values(), ...this.portLabels]);
-    spots.forEach((spot, i) => {
-      if (spot) drawn[i].g.append(svg("text", { x: spot.x, y: spot.y, class: "kc-edge-label" }, drawn[i].text));
-    });
-  }
-
-  private portLabels: Rect[] = []; // where slot/port names are written (edge labels avoid them)
   private dropWire = -1; // the wire a palette drag would insert into
 
   /** Families present in the drawing, with their colour: the legend under the toolbar. */
@@ -358,30 +314,6 @@ export class CanvasView {
     }
   }
 
-  private drawPort(port: Port, layer: LayerState): void {
-    const armed = this.armed?.key === port.key;
-    const name = portName(layer, port);
-    let hint = "";
-    if (this.hints && this.drag?.kind === "edge" && port.kind === "in") {
-      hint = this.hints.accept.has(port.key) ? " kc-port-ok" : this.hints.refuse.has(port.key) ? " kc-port-dim" : "";
-    }
-    const c = svg("circle", { cx: port.at.x, cy: port.at.y, r: 6, tabindex: 0, role: "button",
-      class: `kc-port kc-port-${port.kind}${armed ? " kc-armed" : ""}${hint}`, "aria-label": port.label, "data-port": port.key });
-    c.append(svg("title", {}, `${layer.name}: ${name}`));
-    this.portLayer.append(c);
-    // zoomed in, or where the name says something (several slots, a second call), it is written
-    const telling = layer.slots.kind === "args" || layer.slots.kind === "list" || layer.calls.length > 1 || layer.n_outputs > 1;
-    // written short where only the call tells ports apart ("call 1"); the tooltip says it all
-    const plain = port.kind === "in" ? layer.slots.kind === "single" : layer.n_outputs === 1;
-    if (telling && !(plain && layer.calls.length <= 1) && this.view.k >= (layer.slots.kind === "args" ? 0.8 : LABEL_SCALE)) {
-      const y = port.kind === "in" ? port.at.y - 9 : port.at.y + 17;
-      const text = plain ? `call ${port.call}` : name;
-      this.portLayer.append(svg("text", { x: port.at.x, y, "text-anchor": "middle", class: "kc-port-label" }, text));
-      const w = text.length * 5; // edge labels keep clear of it
-      this.portLabels.push({ x: port.at.x - w / 2, y: y - 9, w, h: 11 });
-    }
-  }
-
   /** The drawing's problems in words under it; a click on one goes to its box. */
   private drawProblems(): void {
     clear(this.problemList);
@@ -393,8 +325,8 @@ export class CanvasView {
         item.setAttribute("tabindex", "0");
         item.setAttribute("role", "button");
         const go = () => { this.selected = new Set([name]); this.render(); this.focusBox(name); };
-        item.addEventListener("click", go);
-        item.addEventListener("keydown", (ev) => { if (ev.key === "Enter") { ev.stopPropagation(); go(); } });
+        item.addEventListener("click", go, this.on);
+        item.addEventListener("keydown", (ev) => { if (ev.key === "Enter") { ev.stopPropagation(); go(); } }, this.on);
       }
       this.problemList.append(item);
     }
@@ -421,7 +353,10 @@ export class CanvasView {
     if (!b || layers.length < 2) return;
     const pad = 20;
     this.minimap.setAttribute("viewBox", `${b.x - pad} ${b.y - pad} ${b.w + 2 * pad} ${b.h + 2 * pad}`);
-    for (const l of layers) this.minimap.append(svg("rect", { x: l.x, y: l.y, width: boxWidth(l), height: boxHeight(l), class: "kc-mini-box" }));
+    // every box as one path: one element, not one per box (thousands on a big graph)
+    let d = "";
+    for (const l of layers) d += `M${l.x},${l.y}h${boxWidth(l)}v${boxHeight(l)}h${-boxWidth(l)}z`;
+    this.minimap.append(svg("path", { d, class: "kc-mini-box" }));
     this.miniView = svg("rect", { class: "kc-mini-view" });
     this.minimap.append(this.miniView);
     this.moveMiniView();
@@ -479,6 +414,11 @@ export class CanvasView {
       this.render();
       return;
     }
+    // the new state drawn once with the moving boxes where they were; then each frame moves
+    // only them and their edges, and the last draws everything where the state says
+    for (const l of moving) this.shown.set(l.name, before.get(l.name)!);
+    this.render();
+    const names = new Set(moving.map((l) => l.name));
     const start = performance.now();
     const step = (now: number) => {
       const t = Math.min(1, (now - start) / ANIMATE_MS);
@@ -487,8 +427,7 @@ export class CanvasView {
         const b = before.get(l.name)!;
         this.shown.set(l.name, { x: b.x + (l.x - b.x) * ease, y: b.y + (l.y - b.y) * ease });
       }
-      if (t >= 1) this.shown.clear();
-      this.render();
+      if (t >= 1) { this.shown.clear(); this.render(); } else this.drawMoving(names);
       if (t < 1) this.frame = requestAnimationFrame(step);
     };
     this.frame = requestAnimationFrame(step);
@@ -497,12 +436,12 @@ export class CanvasView {
   // ----- intents -------------------------------------------------------------------------------
 
   /** Send an intent; a refusal is shown next to `at` (a world point), else at the pointer. */
-  private async act(kind: string, fields: Record<string, unknown> = {}, at?: Point): Promise<boolean> {
+  private async act(kind: IntentKind, fields: Record<string, unknown> = {}, at?: Point): Promise<boolean> {
     return (await this.actResult(kind, fields, at)) !== FAILED;
   }
 
   /** Send an intent; its result, or FAILED (the refusal is shown). */
-  private async actResult(kind: string, fields: Record<string, unknown> = {}, at?: Point): Promise<unknown> {
+  private async actResult(kind: IntentKind, fields: Record<string, unknown> = {}, at?: Point): Promise<unknown> {
     const reply = await this.client.send(kind, fields);
     if (!reply.ok) {
       this.showError(reply.error ?? "refused", at);
@@ -512,22 +451,6 @@ export class CanvasView {
     this.inspectorError = null;
     this.hideToast(); // an old refusal no longer applies
     return reply.result;
-  }
-
-  private explained: { key: string; nodes: Explanation[]; layer?: Explanation } | null = null;
-
-  /** Show the selected layer's nodes under the config form (asked of the kernel once per change). */
-  private async explain(name: string): Promise<void> {
-    const layer = this.state.layers.find((l) => l.name === name);
-    const key = `${name}:${JSON.stringify(layer?.calls)}:${this.state.edges.length}`;
-    if (this.explained?.key === key) { renderNodes(this.inspector, this.explained.nodes, this.explained.layer); return; }
-    this.explained = { key, nodes: [] };
-    const reply = await this.client.send("explain", { name });
-    if (!reply.ok || this.explained?.key !== key) return;
-    const result = reply.result as { nodes: Explanation[]; layer: Explanation };
-    this.explained.nodes = result.nodes;
-    this.explained.layer = result.layer;
-    if (this.selected.has(name)) renderNodes(this.inspector, this.explained.nodes, this.explained.layer);
   }
 
   private highlighted: string | null = null;
@@ -558,7 +481,7 @@ export class CanvasView {
     if (!reply.ok) { this.showError(reply.error ?? "refused"); return; }
     if (this.selectedEdgeKey !== key) return;
     this.edgeExplanation = reply.result as Explanation;
-    if (!this.selected.size) renderExplanation(this.inspector, this.edgeExplanation);
+    if (!this.selected.size) this.showInspector();
   }
 
   private focusEdge(key: string): void {
@@ -620,9 +543,9 @@ export class CanvasView {
       if (onto) {
         const i = this.state.edges.findIndex((e) => edgeKey(e) === edgeKey(onto));
         const pts = this.routes[i];
-        const p = pts ? insertPlacement(world, pts, 180, 62) : world;
-        this.actResult("insert_layer", { class_name: className, src: onto.src, dst: onto.dst, x: p.x, y: p.y }, world)
-          .then((name) => this.selectNew(name));
+        const intent = insertIntent(className, onto, pts ?? [world], world);
+        const { kind, ...fields } = pts ? intent : { ...intent, x: world.x, y: world.y };
+        this.actResult(kind, fields, world).then((name) => this.selectNew(name));
       } else {
         const fields: Record<string, unknown> = { class_name: className, x: world.x - 90, y: world.y, view };
         if (wire) fields.src = [wire.layer, wire.call, wire.index];
@@ -715,7 +638,7 @@ export class CanvasView {
         text.textContent = more;
         details.remove();
         window.clearTimeout(this.toastTimer);
-      });
+      }, this.on);
       this.toast.append(details);
     }
     this.toastAt = at ?? toWorld(this.view, this.lastPointer);
@@ -790,31 +713,31 @@ export class CanvasView {
 
   private listen(): void {
     const svgEl = this.svgEl;
-    svgEl.addEventListener("pointerdown", (ev) => this.onDown(ev));
-    svgEl.addEventListener("pointermove", (ev) => { this.lastPointer = this.local(ev); this.pointerInside = true; });
-    this.stage.addEventListener("pointerleave", () => { this.pointerInside = false; });
-    window.addEventListener("pointermove", this.onMove);
-    window.addEventListener("pointerup", this.onUp);
+    svgEl.addEventListener("pointerdown", (ev) => this.onDown(ev), this.on);
+    svgEl.addEventListener("pointermove", (ev) => { this.lastPointer = this.local(ev); this.pointerInside = true; }, this.on);
+    this.stage.addEventListener("pointerleave", () => { this.pointerInside = false; }, this.on);
+    window.addEventListener("pointermove", this.onMove, this.on);
+    window.addEventListener("pointerup", this.onUp, this.on);
     svgEl.addEventListener("wheel", (ev) => {
       ev.preventDefault();
       this.view = zoomAt(this.view, this.local(ev), Math.exp(-ev.deltaY * 0.0015));
       this.viewChanged();
-    }, { passive: false });
+    }, { passive: false, ...this.on });
     // the canvas's menu, never JupyterLab's on top of it (it listens further up: stop here)
     this.stage.addEventListener("contextmenu", (ev) => {
       if (this.quick.root.contains(ev.target as Node) || this.findBar.contains(ev.target as Node)) { ev.stopPropagation(); return; }
       ev.preventDefault();
       ev.stopPropagation();
       if (this.svgEl.contains(ev.target as Node)) this.onMenu(ev);
-    });
-    this.root.addEventListener("keydown", (ev) => this.onKey(ev));
+    }, this.on);
+    this.root.addEventListener("keydown", (ev) => this.onKey(ev), this.on);
     // After the event: JupyterLab's notebook handles this focusin too, and takes the focus to
     // its cell if the target has left the page by then (a redraw replaces it).
     this.svgEl.addEventListener("focusin", (ev) => {
       if (this.restoring) return;
       const target = ev.target as Element;
       requestAnimationFrame(() => this.reveal(target));
-    });
+    }, this.on);
     // the minimap: press or drag anywhere on it and the view follows
     this.minimap.addEventListener("pointerdown", (ev) => {
       ev.preventDefault();
@@ -822,8 +745,8 @@ export class CanvasView {
       this.drag = { kind: "mini", grab: null };
       this.root.focus({ preventScroll: true }); // keys (Ctrl+Z, Ctrl+F) go to the canvas after
       this.miniTo(ev);
-    });
-    document.addEventListener("pointerdown", (ev) => { if (!this.menu.contains(ev.target as Node)) this.menu.classList.remove("kc-show"); });
+    }, this.on);
+    document.addEventListener("pointerdown", (ev) => { if (!this.menu.contains(ev.target as Node)) this.menu.classList.remove("kc-show"); }, this.on);
   }
 
   /** The view follows the pointer on the minimap: a press on the viewport drags it from where
@@ -923,7 +846,7 @@ export class CanvasView {
       const x = drag.start.x + w.x - drag.from.x;
       const y = drag.start.y + w.y - drag.from.y;
       drag.moved = drag.moved || Math.abs(w.x - drag.from.x) + Math.abs(w.y - drag.from.y) > 3;
-      if (drag.moved) { this.shown.set(drag.name, { x, y }); this.render(); }
+      if (drag.moved) { this.shown.set(drag.name, { x, y }); this.drawMoving(new Set([drag.name])); }
     } else if (drag.kind === "edge") {
       if (!this.svgEl.classList.contains("kc-wiring")) { this.svgEl.classList.add("kc-wiring"); this.render(); }
       this.overlay.setAttribute("d", edgePath(drag.port.at, w));
@@ -953,9 +876,8 @@ export class CanvasView {
         const e = drag.wire >= 0 ? this.state.edges[drag.wire] : undefined;
         const pts = drag.wire >= 0 ? this.routes[drag.wire] : null;
         if (e && pts && !INPUT_PRESETS[drag.className]) {
-          const spot = insertPlacement(at, pts, 180, 62);
-          this.actResult("insert_layer", { class_name: drag.className, src: e.src, dst: e.dst, x: spot.x, y: spot.y }, at)
-            .then((name) => this.selectNew(name));
+          const { kind, ...fields } = insertIntent(drag.className, e, pts, at);
+          this.actResult(kind, fields, at).then((name) => this.selectNew(name));
         } else this.addLayer(drag.className, at);
       } else this.render();
       return;
@@ -973,42 +895,38 @@ export class CanvasView {
       this.drawMinimap(this.placed());
     } else if (drag.kind === "box" && drag.moved) {
       const at = this.shown.get(drag.name);
-      if (at) this.act("move", { name: drag.name, x: Math.round(at.x), y: Math.round(at.y) }).then(() => { this.shown.delete(drag.name); this.render(); });
+      if (at) {
+        const x = Math.round(at.x), y = Math.round(at.y);
+        this.shown.set(drag.name, { x, y });
+        this.render(); // routes and labels around the box where it was dropped
+        // the box stays where it was dropped until the state says so (or the move was refused)
+        this.act("move", { name: drag.name, x, y }).then((ok) => {
+          const l = this.state.layers.find((q) => q.name === drag.name);
+          if (this.shown.get(drag.name) !== undefined && (!ok || !l || (l.x === x && l.y === y))) { this.shown.delete(drag.name); this.render(); }
+        });
+      }
     } else if (drag.kind === "edge") {
       this.overlay.setAttribute("d", "");
       this.svgEl.classList.remove("kc-wiring");
-      const target = portAt(this.allPorts.filter((q) => q.kind === "in"), w, 14);
-      const box = target ? null : boxAt(this.placed(), w);
-      if (target) this.connect(drag.port, target);
-      else if (box && box.name !== drag.port.layer) {
-        // dropped on a box: its first free slot, as node editors do
-        const free = this.allPorts.find((q) => q.kind === "in" && q.layer === box.name
-          && !this.state.edges.some((e) => `in:${e.dst.join(":")}` === q.key));
-        if (free) this.connect(drag.port, free);
-        else this.render();
-      } else if (!box && Math.hypot(w.x - drag.port.at.x, w.y - drag.port.at.y) > 20) {
-        this.render();
-        this.openQuickAdd(p, drag.port); // empty space: the layers that accept this tensor
-      } else this.render();
+      const out = dropWire(drag.port, w, this.allPorts, this.placed(), this.state.edges);
+      this.render();
+      if (out && "intent" in out) this.perform(out.intent, out.at);
+      else if (out) this.openQuickAdd(p, out.search); // empty space: the layers that accept this tensor
     } else if (drag.kind === "rewire") {
       this.overlay.setAttribute("d", "");
-      const target = portAt(this.allPorts.filter((q) => q.kind === "in"), w, 14);
-      const e = drag.edge;
-      if (target && target.key === drag.from.key) { this.render(); return; }
-      if (target) {
-        const layer = this.state.layers.find((l) => l.name === target.layer);
-        const slot = layer?.slots.kind === "list" ? null : target.index;
-        this.act("rewire", { src: e.src, old: e.dst, new: [target.layer, target.call, slot] }, target.at);
-      } else if (Math.hypot(w.x - drag.from.at.x, w.y - drag.from.at.y) > 20) {
-        this.act("rewire", { src: e.src, old: e.dst, new: null }, drag.from.at); // unplugged
-      } else this.render();
+      const out = dropRewire(drag.edge, drag.from, w, this.allPorts, this.state.layers);
+      if (out && "intent" in out) this.perform(out.intent, out.at); else this.render();
     }
   };
 
   private connect(src: Port, dst: Port): void {
-    const layer = this.state.layers.find((l) => l.name === dst.layer);
-    const slot = layer?.slots.kind === "list" ? null : dst.index;
-    this.act("connect", { src: [src.layer, src.call, src.index], dst: [dst.layer, dst.call, slot] }, dst.at);
+    this.perform(connectIntent(src, dst, this.state.layers), dst.at);
+  }
+
+  /** Send a gesture's intent; a refusal is shown next to `at`. */
+  private perform(intent: Intent, at?: Point): Promise<boolean> {
+    const { kind, ...fields } = intent;
+    return this.act(kind, fields, at);
   }
 
   /** Keys the canvas handles stop here: JupyterLab's own shortcuts (Enter edits a cell, Z, C,
@@ -1053,19 +971,16 @@ export class CanvasView {
       return true;
     }
     if (mod && key === "f") { ev.preventDefault(); this.openFind(); return true; }
-    if (mod && key === "z") { ev.preventDefault(); this.act(ev.shiftKey ? "redo" : "undo"); return true; }
-    if (mod && key === "y") { ev.preventDefault(); this.act("redo"); return true; }
+    const edit = keyIntent({ key: ev.key, ctrl: mod, shift: ev.shiftKey }, [...this.selected], this.selectedEdgeState());
+    if (edit) {
+      ev.preventDefault();
+      if (edit.kind === "disconnect") this.removeEdge(this.selectedEdgeState()!); // it also clears the selection
+      else this.perform(edit);
+      return true;
+    }
     if (mod && key === "c" && this.selected.size) { this.clipboard = [...this.selected]; this.notice(`Copied ${this.clipboard.length} layer(s)`); return true; }
     if (mod && key === "v" && this.clipboard.length) { ev.preventDefault(); this.paste(); return true; }
     if (mod && key === "a") { ev.preventDefault(); this.selected = new Set(this.state.layers.map((l) => l.name)); this.render(); return true; }
-    if ((ev.key === "Delete" || ev.key === "Backspace") && this.selected.size) {
-      ev.preventDefault();
-      // Shift+Delete keeps the chain joined (what fed the box feeds what it fed)
-      this.act("remove", { names: [...this.selected], ...(ev.shiftKey ? { bridge: true } : {}) });
-      return true;
-    }
-    const edge = this.selectedEdgeState();
-    if ((ev.key === "Delete" || ev.key === "Backspace") && edge) { ev.preventDefault(); this.removeEdge(edge); return true; }
     // Shift+A (Blender) always; Tab (Houdini, ComfyUI) while the pointer is over the drawing, so
     // that Tab still moves the keyboard focus from box to box for people without a mouse
     if (!mod && !ev.altKey && ((ev.key === "Tab" && !ev.shiftKey && this.pointerInside) || (ev.shiftKey && key === "a"))) {
@@ -1121,10 +1036,10 @@ export class CanvasView {
     clear(this.menu);
     for (const [label, run] of entries) {
       const b = el("button", { role: "menuitem", class: "kc-menu-item" }, label);
-      b.addEventListener("click", () => { this.menu.classList.remove("kc-show"); run(); });
+      b.addEventListener("click", () => { this.menu.classList.remove("kc-show"); run(); }, this.on);
       b.addEventListener("keydown", (ev) => {
         if (ev.key === "Escape") { ev.stopPropagation(); this.menu.classList.remove("kc-show"); back(); }
-      });
+      }, this.on);
       this.menu.append(b);
     }
     this.menu.style.left = `${at.x}px`;
@@ -1189,7 +1104,7 @@ export class CanvasView {
     const bar = el("div", { class: "kc-toolbar", role: "toolbar" });
     const button = (label: string, title: string, run: () => void) => {
       const b = el("button", { class: "kc-button jp-ToolbarButtonComponent", "aria-label": label, title }, label);
-      b.addEventListener("click", run);
+      b.addEventListener("click", run, this.on);
       bar.append(b);
     };
     const gap = () => bar.append(el("span", { class: "kc-toolbar-gap" }));

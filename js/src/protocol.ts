@@ -1,10 +1,21 @@
-// Intents to the kernel: {kind, id, ...}, answered {id, ok, result} or {id, error}.
+// Intents to the kernel: {kind, id, ...}, answered {id, ok, result} or {id, error}. Their kinds
+// and fields come from one description, kerascanvas/intents.json, which the kernel reads too.
+import type { AnyModel } from "@anywidget/types";
+import description from "../../kerascanvas/intents.json";
 
-export interface Model {
-  get(name: string): any;
-  on(event: string, cb: (...args: any[]) => void): void;
-  off(event?: string | null, cb?: ((...args: any[]) => void) | null): void;
-  send(content: any): void;
+/** The widget's model as anywidget gives it (the traits are read loosely: the kernel owns them). */
+export type Model = Pick<AnyModel, "get" | "on" | "off" | "send">;
+
+export type IntentKind = keyof typeof description.kinds;
+
+/** The fields an intent of `kind` requires and may have, with their types' names. */
+export function intentFields(kind: IntentKind): { required: Record<string, string>; optional: Record<string, string> } {
+  return description.kinds[kind];
+}
+
+/** Whether a string names an intent the kernel takes. */
+export function isIntentKind(kind: unknown): kind is IntentKind {
+  return typeof kind === "string" && Object.prototype.hasOwnProperty.call(description.kinds, kind);
 }
 
 export interface Reply { ok: boolean; result?: unknown; error?: string }
@@ -24,7 +35,7 @@ export class Client {
     model.on("msg:custom", this.onMessage);
   }
 
-  send(kind: string, fields: Record<string, unknown> = {}): Promise<Reply> {
+  send(kind: IntentKind, fields: Record<string, unknown> = {}): Promise<Reply> {
     const id = this.next++;
     return new Promise((resolve) => {
       this.waiting.set(id, resolve);

@@ -1,0 +1,173 @@
+"""Keyed rendering and listener clean-up in a real Chromium (issue 11): the drawing keeps its
+elements across edits and drags, and a destroyed view leaves no listener behind."""
+
+import http.server
+import json
+import shutil
+import tempfile
+import threading
+from pathlib import Path
+
+import pytest
+
+import kerascanvas as kc
+from kerascanvas import catalog
+
+from .conftest import open_notebook, screenshot
+
+pytestmark = pytest.mark.browser
+
+STATIC = Path(kc.__file__).parent / "static" / "widget.js"
+
+GRAPH = """import kerascanvas as kc
+g = kc.Graph()
+g.add_input((8,), name="vec")
+g.add_layer("Dense", units=4, name="first")
+g.add_layer("Dense", units=3, name="second")
+g.connect("vec", "first")
+g.connect("first", "second")
+g.arrange()
+canvas = kc.Canvas(g)
+canvas"""
+
+MARK = """([name, mark]) => {
+  const el = document.querySelector(`.kc-svg [data-name="${name}"]`);
+  el.kcMark = mark;
+  const form = document.querySelector('.kc-inspector [aria-label="layer name"]');
+  if (form) form.kcMark = mark;
+}"""
+SAME = """([name, mark]) => {
+  const el = document.querySelector(`.kc-svg [data-name="${name}"]`);
+  const form = document.querySelector('.kc-inspector [aria-label="layer name"]');
+  return {box: !!el && el.kcMark === mark && el.isConnected, form: !!form && form.kcMark === mark};
+}"""
+
+
+def box(page, name):
+    return page.locator(f'.kc-svg [data-name="{name}"]')
+
+
+def test_edits_and_drags_keep_the_drawn_elements(lab, page):
+    kernel = open_notebook(page, lab, "keyed.ipynb", [GRAPH])
+    box(page, "second").wait_for(timeout=30_000)
+    box(page, "first").click()  # selected: its form is in the inspector
+    page.locator('.kc-inspector [aria-label="layer name"]').wait_for()
+    page.evaluate(MARK, ["first", 1])
+    page.evaluate("name => { document.querySelector(`.kc-svg [data-name=\"${name}\"]`).kcMark = 2; }", "vec")
+
+    # kernel edits elsewhere: another box moves, a layer is added
+    x, y = kernel.value("canvas.graph.positions['second']")
+    kernel.run(f"canvas.graph.move('second', {x + 200}, {y + 40})")
+    page.wait_for_function(
+        f"""() => document.querySelector('.kc-svg [data-name="second"]').getAttribute('transform')
+            .replace(/\\s/g, '') === 'translate({x + 200:g},{y + 40:g})'""", timeout=20_000)
+    kernel.run("canvas.graph.add_layer('Dropout', rate=0.5, name='extra')")
+    box(page, "extra").wait_for(timeout=20_000)
+    page.wait_for_timeout(400)  # past any animation frame
+    assert page.evaluate(SAME, ["first", 1]) == {"box": True, "form": True}
+    assert page.evaluate(SAME, ["vec", 2])["box"]
+
+    # a drag of the marked box: the element under the pointer is the marked one all along
+    before = kernel.value("canvas.graph.positions['first']")
+    b = box(page, "first").bounding_box()
+    page.mouse.move(b["x"] + 30, b["y"] + 20)
+    page.mouse.down()
+    under = []
+    for i in range(1, 8):
+        page.mouse.move(b["x"] + 30 + 15 * i, b["y"] + 20 + 10 * i)
+        under.append(page.evaluate(f"""() => {{
+            const hit = document.elementFromPoint({b["x"] + 30 + 15 * i}, {b["y"] + 20 + 10 * i});
+            const g = hit && hit.closest('[data-name]');
+            return !!g && g.kcMark === 1;
+        }}"""))
+    page.mouse.up()
+    assert all(under), under
+    for _ in range(50):  # the move reaches the kernel
+        if kernel.value("canvas.graph.positions['first']") != before:
+            break
+        page.wait_for_timeout(100)
+    assert kernel.value("canvas.graph.positions['first']") != before
+    page.wait_for_timeout(400)
+    assert page.evaluate(SAME, ["first", 1]) == {"box": True, "form": True}
+    screenshot(page, "scene-keyed-after-drag")
+
+
+# A plain page with a stand-in anywidget model: every listener the widget's module registers is
+# wrapped to count its runs, so a listener of a destroyed view that still runs is seen.
+PAGE = """<!doctype html><html><body><div id="host"></div><script type="module">
+window.runs = 0;
+const add = EventTarget.prototype.addEventListener;
+EventTarget.prototype.addEventListener = function (type, listener, options) {
+  // only the widget's own listeners (Playwright injects some of its own)
+  if (typeof listener !== "function" || !new Error().stack.includes("widget.js")) return add.call(this, type, listener, options);
+  const where = (this.className?.baseVal ?? this.className ?? this.constructor.name) + " " + type;
+  const wrapped = listener.kcWrapped ??= function (...args) { window.runs++; (window.ran ??= []).push(where); return listener.apply(this, args); };
+  return add.call(this, type, wrapped, options);
+};
+const remove = EventTarget.prototype.removeEventListener;
+EventTarget.prototype.removeEventListener = function (type, listener, options) {
+  return remove.call(this, type, listener?.kcWrapped ?? listener, options);
+};
+import("./widget.js").then(async ({ default: widget }) => {
+  const data = await (await fetch("./data.json")).json();
+  const handlers = {};
+  const model = { get: (k) => data[k], set: (k, v) => { data[k] = v; }, on: (e, cb) => { handlers[e] = cb; },
+    off: () => {}, send: () => {}, save_changes: () => {} };
+  const host = document.getElementById("host");
+  window.destroy = widget.render({ model, el: host });
+  window.ready = true;
+});
+</script></body></html>"""
+
+POKE = """() => {
+  const svg = document.querySelector('.kc-svg');
+  const r = svg.getBoundingClientRect();
+  const at = {clientX: r.left + 200, clientY: r.top + 200, bubbles: true, cancelable: true, button: 0};
+  svg.dispatchEvent(new PointerEvent('pointerdown', at));
+  window.dispatchEvent(new PointerEvent('pointermove', at));
+  window.dispatchEvent(new PointerEvent('pointerup', at));
+  document.dispatchEvent(new PointerEvent('pointerdown', at));
+  svg.dispatchEvent(new WheelEvent('wheel', {...at, deltaY: 40}));
+  svg.dispatchEvent(new KeyboardEvent('keydown', {key: 'Escape', bubbles: true}));
+  svg.dispatchEvent(new MouseEvent('contextmenu', at));
+  document.querySelector('.kc-inspector').dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter', bubbles: true}));
+}"""
+
+
+@pytest.fixture
+def plain_page(browser):
+    g = kc.Graph()
+    g.add_input((8,), name="vec")
+    g.add_layer("Dense", units=4, name="first")
+    g.connect("vec", "first")
+    folder = Path(tempfile.mkdtemp())
+    shutil.copy(STATIC, folder / "widget.js")
+    (folder / "index.html").write_text(PAGE)
+    (folder / "data.json").write_text(json.dumps({"state": g.state(), "palette": catalog.palette(),
+                                                  "height": 400}))
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def __init__(self, *a):
+            super().__init__(*a, directory=str(folder))
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Quiet)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    page = browser.new_page(viewport={"width": 1200, "height": 800})
+    page.goto(f"http://127.0.0.1:{server.server_port}/index.html")
+    page.wait_for_function("() => window.ready === true", timeout=30_000)
+    yield page
+    page.close()
+    server.shutdown()
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_no_listener_of_a_destroyed_view_runs(plain_page):
+    page = plain_page
+    page.evaluate(POKE)
+    assert page.evaluate("window.runs") > 0  # the view listens while it is shown
+    page.evaluate("() => { window.destroy(); window.runs = 0; window.ran = []; }")
+    page.evaluate(POKE)  # the old elements are still there: nothing of the view may answer
+    assert page.evaluate("window.runs") == 0, page.evaluate("window.ran")
