@@ -227,7 +227,11 @@ export class CanvasView {
 
   private refocus(selector: string): void {
     const target = this.svgEl.querySelector(selector) as SVGElement | null;
-    if (!target || target === document.activeElement) return;
+    if (!target) { // the focused box or edge is gone (deleted): keys stay with the canvas
+      if (!this.root.contains(document.activeElement)) this.root.focus({ preventScroll: true });
+      return;
+    }
+    if (target === document.activeElement) return;
     this.restoring = true; // not a move of the user's focus: the view stays where it is
     try { target.focus({ preventScroll: true }); } finally { this.restoring = false; }
   }
