@@ -129,6 +129,24 @@ def test_a_tiny_message_cannot_amplify_into_a_huge_state_push():
     assert vocabulary  # (kept for the reader: a 2 MB config duplicated 200 times was 384 MB)
 
 
+def test_small_edits_that_grow_the_whole_state_past_the_cap_are_refused():
+    """The whole state is not encoded after every edit (it is bounded by the diffs since it was
+    last measured): edits that each send little must still stop where the whole passes the cap."""
+    c = canvas()
+    intent(c, kind="add_input", id=1, shape=[4], name="x")
+    cap = len(json.dumps(c.state, ensure_ascii=False).encode("utf-8")) + 3000
+    with limits.allow(state_bytes=cap):
+        for i in range(2, 200):
+            reply = intent(c, kind="add_layer", id=i, class_name="Dense", config={"units": 2})
+            assert len(json.dumps(c.state, ensure_ascii=False).encode("utf-8")) <= cap
+            if "error" in reply:
+                assert "bytes to send to the browser; the cap is" in reply["error"]
+                break
+        else:
+            pytest.fail("200 layers never passed the cap")
+    assert 2 < i < 200 and len(c.graph.layers) == i - 1
+
+
 def test_undo_history_drops_its_oldest_steps_past_the_cap_and_says_so():
     g = kc.Graph()
     g.add_input((100,), name="x")
