@@ -1,0 +1,69 @@
+"""Kernel time of canvas edits on a big drawing, through `Canvas.handle` as the browser's intents
+arrive (recorded in benchmarks/RESULTS.md; not a timed test).
+
+    .venv/bin/python benchmarks/bench_intents.py [--layers 2000] [--rounds 3]
+
+A chain of Dense layers; each round drops a Dense, connects the chain's end to it and moves it.
+Printed with Python's garbage collector on (as a kernel runs) and off (to tell its pauses apart).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import kerascanvas as kc
+
+
+def chain(layers: int) -> kc.Graph:
+    g = kc.Graph()
+    g.add_input((8,), name="x")
+    with g.batch():
+        previous = "x"
+        for i in range(layers):
+            g.add_layer("Dense", units=8, name=f"d{i}")
+            g.connect(previous, f"d{i}")
+            previous = f"d{i}"
+    return g
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--layers", type=int, default=2000)
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    g = chain(args.layers)
+    end = f"d{args.layers - 1}"
+    canvas = kc.Canvas(g)
+    canvas._send = lambda *a, **k: None  # nothing listens: only the kernel's time counts
+    _ = canvas.state
+    for collector in ("on", "off"):
+        if collector == "off":
+            gc.collect()
+            gc.disable()
+        for _ in range(args.rounds):
+            times = {}
+            t = time.perf_counter()
+            canvas.handle({"kind": "add_layer", "class_name": "Dense", "config": {"units": 4},
+                           "x": 0, "y": 0})
+            times["add_layer"] = time.perf_counter() - t
+            new = list(g.layers)[-1]
+            t = time.perf_counter()
+            canvas.handle({"kind": "connect", "src": [end, 0, 0], "dst": [new, 0, None]})
+            times["connect"] = time.perf_counter() - t
+            t = time.perf_counter()
+            canvas.handle({"kind": "move", "name": new, "x": 5, "y": 7})
+            times["move"] = time.perf_counter() - t
+            print(f"collector {collector}: " + ", ".join(f"{k} {v * 1000:.0f} ms"
+                                                      for k, v in times.items()))
+    gc.enable()
+    canvas.close()
+
+
+if __name__ == "__main__":
+    main()
