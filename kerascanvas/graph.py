@@ -277,6 +277,18 @@ class Graph:
 
         self._edit(change, network=False, view=True)
 
+    def move_many(self, points: Mapping[str, tuple[float, float]]) -> None:
+        """`move` for several boxes at once: one edit and one undo step (the canvas pins every
+        shown box before a structural edit; one `move` each copied the drawing each time)."""
+        checked = {name: _check_point(*point) for name, point in points.items()}
+
+        def change(d: Drawing) -> None:
+            for name in checked:
+                d.spec(name)
+            d.pinned.update(checked)
+
+        self._edit(change, network=False, view=True)
+
     def expand(self, name: str, open: bool = True) -> None:
         """Show a nested model's box with its own graph inside (open=False: as one box again).
         A view change, like `move`: it is saved with the drawing and undone by `undo`."""

@@ -30,9 +30,10 @@ def freeze(g: Graph) -> None:
     """Pin every box where it is shown (inside a batch, before a structural edit from the
     canvas): the edit then moves only what it must, never the boxes the user is looking at."""
     positions, pinned = g.positions, g.pinned  # (g.pinned is a new frozenset at each read)
-    for name in g.layers:
-        if name not in pinned and name in positions:
-            g.move(name, *positions[name])
+    unpinned = {name: positions[name] for name in g.layers
+                if name not in pinned and name in positions}
+    if unpinned:
+        g.move_many(unpinned)
 
 
 def place(g: Graph, name: str, at: tuple[float, float], view: Rect | None) -> None:

@@ -3,6 +3,7 @@ never touches Keras: g.model, the depth map and the Trainer's compiled model all
 
 import keras
 import numpy as np
+import pytest
 from support import ok
 
 import kerascanvas as kc
@@ -187,3 +188,21 @@ def test_canvas_edits_pin_the_shown_boxes_which_leave_with_them_and_arrange_unpi
         fresh.connect(src, name)
     fresh.remove("b")
     assert not fresh.pinned and g.positions == fresh.positions
+
+
+def test_move_many_pins_several_boxes_as_one_undo_step_and_a_bad_point_changes_nothing():
+    g = kc.Graph()
+    g.add_input((4,), name="x")
+    g.add_layer("Dense", units=2, name="d")
+    g.connect("x", "d")
+    model = g.model
+    g.move_many({"x": (10, 20), "d": (30, 140)})
+    assert g.pinned == {"x", "d"} and g.positions["d"] == (30.0, 140.0)
+    assert g.model is model  # a view edit
+    for bad in ({"x": (1, float("nan"))}, {"x": (0, 0), "nobody": (0, 0)}):
+        with pytest.raises(kc.EditError):
+            g.move_many(bad)
+        assert g.positions["x"] == (10.0, 20.0) and g.pinned == {"x", "d"}
+    g.undo()
+    assert g.pinned == frozenset()
+    ok(g)
