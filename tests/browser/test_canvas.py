@@ -25,10 +25,15 @@ def drop(page, class_name, x, y):
 
 
 def drag_edge(page, out_label, in_label):
+    # both ends on screen first, as a person would scroll the notebook to them (focusing boxes
+    # with the keyboard scrolls it; a press outside the window lands on JupyterLab instead)
+    port(page, in_label).scroll_into_view_if_needed()
+    port(page, out_label).scroll_into_view_if_needed()
     a = port(page, out_label).bounding_box()
-    b = port(page, in_label).bounding_box()
     page.mouse.move(a["x"] + a["width"] / 2, a["y"] + a["height"] / 2)
     page.mouse.down()
+    page.mouse.move(a["x"] + a["width"] / 2 + 4, a["y"] + a["height"] / 2 + 4)
+    b = port(page, in_label).bounding_box()  # aimed once the press is in, as a person does
     page.mouse.move(b["x"] + b["width"] / 2, b["y"] + b["height"] / 2, steps=10)
     page.mouse.up()
 
