@@ -17,19 +17,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench_edits import build  # the same chain: Input -> Dense x n
+
 import kerascanvas as kc
-
-
-def chain(layers: int) -> kc.Graph:
-    g = kc.Graph()
-    g.add_input((8,), name="x")
-    with g.batch():
-        previous = "x"
-        for i in range(layers):
-            g.add_layer("Dense", units=8, name=f"d{i}")
-            g.connect(previous, f"d{i}")
-            previous = f"d{i}"
-    return g
 
 
 def main() -> None:
@@ -37,7 +27,7 @@ def main() -> None:
     parser.add_argument("--layers", type=int, default=2000)
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
-    g = chain(args.layers)
+    g = build(args.layers)
     end = f"d{args.layers - 1}"
     canvas = kc.Canvas(g)
     canvas._send = lambda *a, **k: None  # nothing listens: only the kernel's time counts

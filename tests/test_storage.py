@@ -192,18 +192,24 @@ def test_a_file_nested_too_deeply_for_json_fails_clearly(tmp_path):
         kc.Graph.load(path)
 
 
+def _chain_cut_after_a(units):
+    """x (4,) -> a Dense(3) -> b Dense(units), built: b holds weights for a (3,) input."""
+    g = kc.Graph()
+    g.add_input((4,), name="x")
+    g.add_layer("Dense", units=3, name="a")
+    g.add_layer("Dense", units=units, name="b")
+    g.connect("x", "a")
+    g.connect("a", "b")
+    return g
+
+
 def test_a_box_left_pending_keeps_its_trained_weights_through_save_and_load(tmp_path):
     """A box whose input was removed keeps its weights in the kernel; saving it wrote them, but
     loading refused the file ("the weights of 'b' are missing or do not match its layer"). Now
     the file loads, and the weights go to the box's layer when it is called again."""
     import numpy as np
 
-    g = kc.Graph()
-    g.add_input((4,), name="x")
-    g.add_layer("Dense", units=3, name="a")
-    g.add_layer("Dense", units=2, name="b")
-    g.connect("x", "a")
-    g.connect("a", "b")
+    g = _chain_cut_after_a(units=2)
     trained = g.keras_layer("b").get_weights()
     g.remove("a")
     g.save(tmp_path / "one.kcanvas")
@@ -223,12 +229,7 @@ def test_a_box_left_pending_keeps_its_trained_weights_through_save_and_load(tmp_
 
 
 def test_pending_weights_that_do_not_fit_the_new_input_are_dropped(tmp_path):
-    g = kc.Graph()
-    g.add_input((4,), name="x")
-    g.add_layer("Dense", units=3, name="a")
-    g.add_layer("Dense", units=2, name="b")
-    g.connect("x", "a")
-    g.connect("a", "b")
+    g = _chain_cut_after_a(units=2)
     g.remove("a")
     g.save(tmp_path / "m.kcanvas")
     h = kc.Graph.load(tmp_path / "m.kcanvas")
@@ -243,12 +244,7 @@ def test_pending_weights_that_do_not_fit_the_new_input_are_dropped(tmp_path):
 
 
 def test_pending_weights_in_a_file_are_capped(tmp_path):
-    g = kc.Graph()
-    g.add_input((4,), name="x")
-    g.add_layer("Dense", units=3, name="a")
-    g.add_layer("Dense", units=64, name="b")
-    g.connect("x", "a")
-    g.connect("a", "b")
+    g = _chain_cut_after_a(units=64)
     g.remove("a")
     g.save(tmp_path / "m.kcanvas")
     with kc.limits.allow(pending_weight_bytes=100), pytest.raises(kc.EditError,
