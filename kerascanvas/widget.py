@@ -12,6 +12,8 @@ State: the full state goes once (`snapshot`); after that each change is a custom
 
 from __future__ import annotations
 
+import asyncio
+import gc
 import json
 import logging
 import math
@@ -204,26 +206,43 @@ class Canvas(anywidget.AnyWidget):
         return self._tracker.full()
 
     def _push(self, graph: Graph) -> None:
-        change = self._tracker.update()
+        """After an edit: its diff goes out before Keras builds the model (a new keras.Model is
+        most of a structural edit's time on a big drawing), then a second diff if building it
+        changed what shows (Keras refused a model kerascanvas's own checks pass)."""
         self._oversize = None
+        self._send_diff(self._tracker.update(quick=True))
+        if not graph.model_checked:
+            _when_drawn(self._check_model)
+
+    def _check_model(self) -> None:
+        """Keras's answer for the structure shown (the model built or refused), and what it
+        changed on the canvas: usually nothing."""
+        if self.comm is None:  # closed meanwhile
+            return
+        _ = self.graph.model
+        self._send_diff(self._tracker.update())
+
+    def _send_diff(self, change: dict | None) -> None:
         if change is None:
             return
-        self._oversize, size = _wire_check(change)
-        if self._oversize is None and "layers" in change:  # the structure grew or changed: the
-            self._check_whole(size)  # whole must still fit (a reload sends it)
-        if self._oversize is None:  # the diff first: the revision tells late views to catch up
+        why, size = _wire_check(change)
+        if why is None and "layers" in change:  # the structure grew or changed: the whole
+            why = self._check_whole(size)  # must still fit (a reload sends it)
+        if why is None:  # the diff first: the revision tells late views to catch up
             self.send({"diff": change})
+        self._oversize = self._oversize or why
         self.revision = change["revision"]  # a diff not sent: the browser asks for the state
 
-    def _check_whole(self, diff_bytes: int) -> None:
-        """Whether the whole state still fits, without encoding it after every edit (30 ms at
-        2,000 layers): it takes at most its size when last measured plus every diff since, so it
-        is measured again only when that bound passes the cap."""
+    def _check_whole(self, diff_bytes: int) -> str | None:
+        """Why the whole state no longer fits, or None, without encoding it after every edit (30
+        ms at 2,000 layers): it takes at most its size when last measured plus every diff since,
+        so it is measured again only when that bound passes the cap."""
         if self._whole_bytes is not None:
             self._whole_bytes += diff_bytes
             if self._whole_bytes <= limits.STATE_BYTES:
-                return
-        self._oversize, self._whole_bytes = _wire_check(self._tracker.full())
+                return None
+        why, self._whole_bytes = _wire_check(self._tracker.full())
+        return why
 
     def _full_state(self) -> dict:
         """The whole state for the browser, or a stub that says why when it is too big to send."""
@@ -262,6 +281,13 @@ class Canvas(anywidget.AnyWidget):
     # ----- messages ------------------------------------------------------------------------
 
     def _on_message(self, _widget: Any, content: Any, _buffers: Any = None) -> None:
+        _hold_collector()
+        try:
+            self._answer(content)
+        finally:
+            _when_drawn(_release_collector)
+
+    def _answer(self, content: Any) -> None:
         ident = content.get("id") if isinstance(content, dict) else None
         if not (isinstance(ident, int) and not isinstance(ident, bool)) and not (
                 isinstance(ident, str) and len(ident) <= 64):
@@ -317,6 +343,41 @@ class Canvas(anywidget.AnyWidget):
                 limits.check_forward(model)
             return _forward_steps(self.graph, message, self._sample())
         return _HANDLERS[kind](self.graph, message)
+
+
+DRAWING_TIME = 0.1  # seconds: an edit's diff reaches the page and is drawn (bench_canvas.py (4))
+
+
+def _when_drawn(work: Callable[[], None]) -> None:
+    """Run `work` once an edit's diff has had time to reach the page and be drawn, when a kernel's
+    event loop runs this code (at once where none does: a script, a test). Work left for then
+    (Keras's check of the model, Python's garbage collection) would otherwise compete with the
+    diff's way out and its drawing for the machine's cores."""
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        work()
+        return
+    loop.call_later(DRAWING_TIME, work)
+
+
+_collector = {"holds": 0, "was_on": True}
+
+
+def _hold_collector() -> None:
+    """Python's cyclic garbage collector waits while intents are answered and drawn: on a big
+    drawing a full collection over Keras's objects takes 350-600 ms and fell inside about one edit
+    in five. A user's own gc.disable() is kept."""
+    if _collector["holds"] == 0:
+        _collector["was_on"] = gc.isenabled()
+        gc.disable()
+    _collector["holds"] += 1
+
+
+def _release_collector() -> None:
+    _collector["holds"] -= 1
+    if _collector["holds"] == 0 and _collector["was_on"]:
+        gc.enable()
 
 
 # ----- validation of untrusted fields ---------------------------------------------------------

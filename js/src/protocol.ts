@@ -37,6 +37,9 @@ export class Client {
 
   send(kind: IntentKind, fields: Record<string, unknown> = {}): Promise<Reply> {
     const id = this.next++;
+    // when the intent left the page (benchmarks/bench_canvas.py times an edit's parts with it)
+    performance.clearMarks?.(`kerascanvas:intent:${kind}`);
+    performance.mark?.(`kerascanvas:intent:${kind}`);
     return new Promise((resolve) => {
       this.waiting.set(id, resolve);
       this.model.send({ ...fields, kind, id });
