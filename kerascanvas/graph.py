@@ -12,6 +12,7 @@ import contextlib
 import re
 import sys
 import warnings
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from types import MappingProxyType
@@ -74,6 +75,7 @@ class Graph:
         self.history_dropped = 0  # undo steps dropped to keep history under limits.HISTORY_BYTES
         self._batch_view = True  # no structural edit in the batch so far
         self._structure_revision = 0
+        self._size_of: dict[str, tuple] = {}  # name -> (spec, filled slots per call, box size)
         self._forget()
 
     # ----- building ---------------------------------------------------------------------------
@@ -601,10 +603,16 @@ class Graph:
     def box_sizes(self) -> dict[str, tuple[float, float]]:
         """(width, height) of every box, as the layout places it and the canvas draws it."""
         d = self._drawing
-        if self._plain_sizes is None:  # depend on the structure
-            self._plain_sizes = {name: box_size(spec, [len(d.filled((name, k)))
-                                                       for k in range(spec.calls)])
-                                 for name, spec in d.layers.items()}
+        if self._plain_sizes is None:  # depend on the structure: a box's spec and filled slots
+            into = Counter(e.dst[:2] for e in d.edges)
+            made, old = {}, self._size_of
+            for name, spec in d.layers.items():
+                filled = [into[(name, k)] for k in range(spec.calls)]
+                was = old.get(name)
+                made[name] = was if was is not None and was[0] is spec and was[1] == filled \
+                    else (spec, filled, box_size(spec, filled))
+            self._size_of = made  # kept across edits: an edit sizes only the boxes it changed
+            self._plain_sizes = {name: entry[2] for name, entry in made.items()}
         if self._sizes is None or self._sizes_expanded != d.expanded:
             self._sizes = dict(self._plain_sizes)
             for name in d.expanded:  # a view choice: as big as its inside

@@ -10,11 +10,10 @@ import os
 import random
 from pathlib import Path
 
+import keras
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-import keras
 
 import kerascanvas as kc
 from kerascanvas.diffs import Tracker, apply
