@@ -141,16 +141,25 @@ def browser():
         b.close()
 
 
+# What the front end says on the console when it sends an intent that kerascanvas/intents.json
+# refuses (js/src/protocol.ts): a test that made one fails, whatever else it asserts.
+MISTYPED_INTENT = "kerascanvas: an intent the description"
+
+
 @pytest.fixture
 def page(browser, lab):
-    """A fresh page (own cookies, storage, downloads); `page.dialogs` collects alert texts."""
+    """A fresh page (own cookies, storage, downloads); `page.dialogs` collects alert texts.
+    Every intent the canvas sends during the test must agree with the intents' description."""
     context = browser.new_context(viewport={"width": 1500, "height": 1000})
     page = context.new_page()
     page.dialogs = []
     page.on("dialog", lambda d: (page.dialogs.append(d.message), d.dismiss()))
+    mistyped = []
+    page.on("console", lambda m: m.text.startswith(MISTYPED_INTENT) and mistyped.append(m.text))
     yield page
     context.close()
     lab.shut_down_kernels()
+    assert not mistyped, mistyped
 
 
 class Kernel:
