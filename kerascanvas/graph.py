@@ -19,7 +19,7 @@ from typing import Any
 
 import keras
 
-from . import catalog, kinds, limits
+from . import catalog, folds, kinds, limits
 from .boxes import box_size
 from .depth import DepthMap, depth_map
 from .drawing import FORBIDDEN_IN_NAMES, INPUT_CLASS, Drawing, EditError, LayerSpec, NoSlots, Triple
@@ -27,6 +27,7 @@ from .inner import inner_view
 from .layout import Placer
 from .layout import rows as layout_rows
 from .network import Journal, Network, SavedWeights
+from .repeats import Repeat, repeated_blocks
 from .text import check_strings, check_text
 
 if keras.backend.backend() == "torch":  # torch modules cannot name a parameter with a "."
@@ -51,7 +52,7 @@ class _Step:
     before: Drawing
     after: Drawing
     journal: Journal
-    view: bool = False  # only positions, pins or expanded boxes changed: Keras is not involved
+    view: bool = False  # only positions, pins, expanded boxes or folds changed: Keras is not involved
     held: int = 0  # bytes of weights only this step keeps alive (limits.HISTORY_BYTES)
 
 
@@ -306,6 +307,68 @@ class Graph:
     def expanded(self) -> frozenset[str]:
         """The nested-model boxes shown with their inside."""
         return self._drawing.expanded
+
+    def fold(self, name: str, folded: bool = True) -> None:
+        """Show a run of repeated blocks (one of `g.repeats`: ResNet's identity blocks in a
+        stage, Dense-Dropout pairs) as one box labelled with its block's classes and "×N";
+        folded=False shows its layers again. `name` is any layer of the run; `g.folded` names
+        the run by its first layer. Edges into and out of the run attach to that box and the
+        layout places it as one box. A view change, like `expand`: `g.model`, the depth map and
+        every Keras object stay as they are, `undo` takes it back and files keep it. An edit that
+        breaks the run (a copy changed or removed) drops its fold: its layers show again."""
+        if not isinstance(folded, bool):
+            raise TypeError(f"folded must be True or False, got {folded!r:.80}.")
+
+        def change(d: Drawing) -> None:
+            d.spec(name)
+            head = folds.index(self._repeats_for(d))[0].get(name)
+            if head is None:
+                raise EditError(f"{name!r} is not part of a run of repeated blocks: only copies "
+                                "of one block, one after another, fold into one box.", layer=name)
+            d.folded = d.folded | {head} if folded else d.folded - {head}
+
+        self._edit(change, network=False, view=True)
+
+    def fold_all(self, folded: bool = True) -> None:
+        """`fold` every run of repeated blocks (folded=False: unfold them all), as one undo step."""
+        if not isinstance(folded, bool):
+            raise TypeError(f"folded must be True or False, got {folded!r:.80}.")
+
+        def change(d: Drawing) -> None:
+            d.folded = frozenset(folds.index(self._repeats_for(d))[1]) if folded else frozenset()
+
+        self._edit(change, network=False, view=True)
+
+    @property
+    def folded(self) -> frozenset[str]:
+        """The runs of repeated blocks shown as one box, each named by its first layer."""
+        return self._drawing.folded
+
+    @property
+    def repeats(self) -> tuple[Repeat, ...]:
+        """The runs of repeated blocks the drawing holds (kerascanvas/repeats.py), in graph
+        order: what `fold` can fold. Found again after each structural change."""
+        if self._repeats is None:
+            self._repeats = _find_repeats(self._drawing)
+            self._run_index = folds.index(self._repeats)
+        return self._repeats
+
+    def run_head(self, name: str) -> str | None:
+        """The first layer of the run of repeated blocks that `name` belongs to, or None."""
+        _ = self.repeats
+        return self._run_index[0].get(name)
+
+    def _repeats_for(self, d: Drawing) -> tuple[Repeat, ...]:
+        """The runs of `d`: the graph's own (cached) outside a batch, where `d` is a copy of the
+        drawing being edited; found afresh inside one, whose drawing may differ."""
+        return self.repeats if self._batch is None else _find_repeats(d)
+
+    def _hidden(self) -> dict[str, str]:
+        """{layer: head of its folded run} for the layers folded runs hide."""
+        if not self._drawing.folded:
+            return {}
+        _ = self.repeats
+        return folds.hidden(self._run_index[1], self._drawing.folded)
 
     def arrange(self) -> None:
         """Unpin every box and lay the drawing out again from its depth map."""
@@ -571,14 +634,25 @@ class Graph:
                 self._plain_sizes = {name: box_size(spec, [len(d.filled((name, k)))
                                                            for k in range(spec.calls)])
                                      for name, spec in d.layers.items()}
-            if self._placer is None or self._placer_expanded != d.expanded:
+            hidden = self._hidden()  # layers of folded runs, but their heads: not placed
+            if self._placer is None or self._placer_key != (d.expanded, d.folded):
                 self._sizes = dict(self._plain_sizes)
                 for name in d.expanded:  # a view choice: as big as its inside
                     inside = self.inner(name)
                     if inside is not None:
                         self._sizes[name] = box_size(d.layers[name], [], inside)
-                self._placer, self._placer_expanded = Placer(self._rows, self._sizes, GAP), d.expanded
-            self._positions = self._placer.place(d.pinned)
+                rows = self._rows
+                if hidden:  # a folded run is one box in one row: the rows it emptied go
+                    for head in set(hidden.values()):
+                        self._sizes[head] = folds.size()
+                    rows = [kept for kept in ([n for n in row if n not in hidden] for row in rows) if kept]
+                self._placer, self._placer_key = Placer(rows, self._sizes, GAP), (d.expanded, d.folded)
+            if hidden:
+                placed = self._placer.place({n: p for n, p in d.pinned.items() if n not in hidden})
+                placed.update((n, placed[head]) for n, head in hidden.items())  # where they are
+                self._positions = placed
+            else:
+                self._positions = self._placer.place(d.pinned)
         return self._positions
 
     @property
@@ -822,6 +896,8 @@ class Graph:
         elif drawing is not self._drawing:  # a weights-only step keeps the model (and its compile)
             self._forget()
         self._drawing = drawing
+        if not view and drawing.folded:  # a fold whose run an edit broke goes; nothing else does
+            drawing.folded = drawing.folded & folds.index(self.repeats)[1].keys()
         for callback in list(self._observers):
             callback(self)
 
@@ -834,6 +910,8 @@ class Graph:
         self._rows: list[list[str]] | None = None
         self._placer = None  # places those rows again after each move
         self._sizes: dict[str, tuple[float, float]] = {}
+        self._repeats: tuple[Repeat, ...] | None = None
+        self._run_index: tuple[dict, dict] = ({}, {})
         self._forget_view()
 
     def _forget_view(self) -> None:
@@ -881,6 +959,11 @@ class Graph:
 
 _UNSET = object()
 GAP = (60.0, 40.0)  # between boxes in a row, between rows
+
+
+def _find_repeats(d: Drawing) -> tuple[Repeat, ...]:
+    layers = {n: {"class_name": s.class_name, "config": s.config} for n, s in d.layers.items()}
+    return tuple(repeated_blocks(layers, [(e.src, e.dst) for e in d.edges]))
 
 
 def _made(make, name: str, class_name: str, args: Mapping[str, Any]):

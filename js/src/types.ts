@@ -32,7 +32,12 @@ export interface LayerState {
   inner_layers: number | null;   // a nested model: how many layers it holds
   expanded: boolean;             // a nested model shown with its inside
   inner: InnerView | null;       // that inside, while expanded
+  run?: string | null;           // the run of repeated blocks it is part of (its first layer)
+  fold?: FoldInfo | null;        // on a run's first layer while the run is folded into one box
 }
+
+/** What a folded run's box shows (kerascanvas/folds.py `info`). */
+export interface FoldInfo { copies: number; layers: number; last: string; classes: string; members: number }
 
 /** The inside of an expanded nested model (kerascanvas/inner.py): read-only boxes and edges,
  * coordinates relative to the outer box. */
