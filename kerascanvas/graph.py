@@ -27,7 +27,7 @@ from .inner import inner_view
 from .layout import Placer
 from .layout import rows as layout_rows
 from .network import Journal, Network, SavedWeights
-from .repeats import Repeat, repeated_blocks
+from .repeats import Repeat, config_text, repeated_blocks
 from .text import check_strings, check_text
 
 if keras.backend.backend() == "torch":  # torch modules cannot name a parameter with a "."
@@ -75,6 +75,7 @@ class Graph:
         self.history_dropped = 0  # undo steps dropped to keep history under limits.HISTORY_BYTES
         self._batch_view = True  # no structural edit in the batch so far
         self._structure_revision = 0
+        self._config_texts: dict = {}  # what repeats compare, per unchanged layer spec
         self._forget()
 
     # ----- building ---------------------------------------------------------------------------
@@ -321,13 +322,45 @@ class Graph:
 
         def change(d: Drawing) -> None:
             d.spec(name)
-            head = folds.index(self._repeats_for(d))[0].get(name)
+            head_of, runs = folds.index(self._repeats_for(d))
+            head = head_of.get(name)
             if head is None:
                 raise EditError(f"{name!r} is not part of a run of repeated blocks: only copies "
                                 "of one block, one after another, fold into one box.", layer=name)
+            if (head in d.folded) != folded and self._batch is None:
+                self._make_room(d, runs[head], folded)
             d.folded = d.folded | {head} if folded else d.folded - {head}
 
         self._edit(change, network=False, view=True)
+
+    def _make_room(self, d: Drawing, run: Repeat, folding: bool) -> None:
+        """Where boxes are pinned (the canvas pins what it shows before an edit), the pinned
+        boxes below a run move up by what folding saves, or down by what unfolding needs; an
+        unfolded run's layers are pinned around its box as the layout would place them."""
+        members = [n for block in run.blocks for n in block]
+        inside = set(members)
+        others = [n for n in d.pinned if n not in inside]
+        if not others:
+            return  # nothing pinned: the layout places everything
+        head, (hx, hy) = members[0], self.positions[members[0]]
+        plain = {**self._plain_sizes, **{n: self._sizes[n] for n in d.expanded if n in self._sizes}}
+        folded_h = folds.size()[1]
+        if folding:
+            pos = self.positions
+            edge = max(pos[m][1] + plain[m][1] for m in members)
+            delta = hy + folded_h - edge  # < 0: up
+        else:
+            natural = Placer(self._rows, plain, GAP).place({})
+            nx, ny = natural[head]
+            for m in members[1:]:
+                d.pinned[m] = (hx + natural[m][0] - nx, hy + natural[m][1] - ny)
+            edge = hy + folded_h
+            delta = max(d.pinned.get(m, (hx, hy))[1] + plain[m][1] for m in members) - edge
+        d.pinned[head] = (hx, hy)
+        for n in others:
+            x, y = d.pinned[n]
+            if y >= edge - 1:
+                d.pinned[n] = (x, y + delta)
 
     def fold_all(self, folded: bool = True) -> None:
         """`fold` every run of repeated blocks (folded=False: unfold them all), as one undo step."""
@@ -349,7 +382,7 @@ class Graph:
         """The runs of repeated blocks the drawing holds (kerascanvas/repeats.py), in graph
         order: what `fold` can fold. Found again after each structural change."""
         if self._repeats is None:
-            self._repeats = _find_repeats(self._drawing)
+            self._repeats = _find_repeats(self._drawing, self._config_texts)
             self._run_index = folds.index(self._repeats)
         return self._repeats
 
@@ -362,6 +395,12 @@ class Graph:
         """The runs of `d`: the graph's own (cached) outside a batch, where `d` is a copy of the
         drawing being edited; found afresh inside one, whose drawing may differ."""
         return self.repeats if self._batch is None else _find_repeats(d)
+
+    @property
+    def folded_layers(self) -> Mapping[str, str]:
+        """The layers folded runs hide, each with the first layer of its run (whose box they
+        are drawn as); their positions are that box's."""
+        return MappingProxyType(self._hidden())
 
     def _hidden(self) -> dict[str, str]:
         """{layer: head of its folded run} for the layers folded runs hide."""
@@ -961,8 +1000,19 @@ _UNSET = object()
 GAP = (60.0, 40.0)  # between boxes in a row, between rows
 
 
-def _find_repeats(d: Drawing) -> tuple[Repeat, ...]:
-    layers = {n: {"class_name": s.class_name, "config": s.config} for n, s in d.layers.items()}
+def _find_repeats(d: Drawing, texts: dict | None = None) -> tuple[Repeat, ...]:
+    """The runs of `d`. texts: {id(spec): (spec, config text)} kept between calls (specs are
+    immutable and an edit keeps the unchanged ones), updated to `d`'s specs."""
+    known = texts if texts is not None else {}
+    fresh = {}
+    for spec in d.layers.values():
+        hit = known.get(id(spec))
+        fresh[id(spec)] = hit if hit is not None and hit[0] is spec else (spec, config_text(spec.config))
+    if texts is not None:
+        texts.clear()
+        texts.update(fresh)
+    layers = {n: {"class_name": s.class_name, "config": s.config, "config_text": fresh[id(s)][1]}
+              for n, s in d.layers.items()}
     return tuple(repeated_blocks(layers, [(e.src, e.dst) for e in d.edges]))
 
 

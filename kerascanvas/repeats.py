@@ -16,6 +16,7 @@ side by side (an Inception module) has no cut points inside it, so it is one str
 
 from __future__ import annotations
 
+import bisect
 import heapq
 import json
 from collections.abc import Iterable, Mapping
@@ -41,7 +42,8 @@ def repeated_blocks(layers: Mapping[str, Mapping[str, Any]], edges: Iterable[Edg
                     min_layers: int = 2, max_layers: int = MAX_BLOCK_LAYERS) -> list[Repeat]:
     """Runs of identical blocks, in graph order. `layers` is {name: {"class_name", "config"}} in
     creation order and `edges` [((src, node_index, tensor_index), (dst, call, slot)), ...], as
-    `Graph.layers` and `Graph.edges` give them. Blocks have `min_layers` to `max_layers` layers."""
+    `Graph.layers` and `Graph.edges` give them (a layer may carry "config_text", its
+    `config_text(config)` made before). Blocks have `min_layers` to `max_layers` layers."""
     edges = [(tuple(s), tuple(d)) for s, d in edges]
     order = _topological(layers, edges)
     stretches = _stretches(order, edges)
@@ -61,6 +63,10 @@ def repeated_blocks(layers: Mapping[str, Mapping[str, Any]], edges: Iterable[Edg
     for j in range(len(signatures) - 2, -1, -1):
         if signatures[j] is not None and signatures[j] == signatures[j + 1]:
             same[j] = same[j + 1] + 1
+    where: dict[int, list[int]] = {}  # signature -> the positions that have it, in order
+    for j, sig in enumerate(signatures):
+        if sig is not None:
+            where.setdefault(sig, []).append(j)
     found: list[Repeat] = []
     i = 0
     def copies_at(start: int, period: int) -> int:
@@ -77,12 +83,13 @@ def repeated_blocks(layers: Mapping[str, Mapping[str, Any]], edges: Iterable[Edg
 
     while i < len(stretches):
         best: tuple[int, int] | None = None  # (period in stretches, copies)
-        for period in range(1, (len(stretches) - i) // 2 + 1):
+        for period in _periods(i, signatures, where, same):
+            if period > (len(stretches) - i) // 2:
+                break
             size = sizes[i + period] - sizes[i]
             if size > max_layers:
                 break  # blocks longer than that are not looked for (it keeps big drawings fast)
-            if size < min_layers or signatures[i] != signatures[i + period] or (
-                    period > 1 and same[i] >= 2 * period):  # (copies of one stretch, not of `period`)
+            if size < min_layers:
                 continue
             copies = copies_at(i, period)
             if copies >= 2 and (best is None or copies * period > best[0] * best[1]):
@@ -99,6 +106,20 @@ def repeated_blocks(layers: Mapping[str, Mapping[str, Any]], edges: Iterable[Edg
         found.append(Repeat(blocks, tuple(layers[n]["class_name"] for n in blocks[0])))
         i += period * copies
     return found
+
+
+def _periods(i: int, signatures: list, where: dict[int, list[int]], same: list[int]):
+    """The periods worth trying at position i, in increasing order: a copy starts where the
+    same signature comes again; periods p > 1 with 2p equal stretches from i are copies of one
+    stretch, not of p (so only p = 1 and p > same[i] // 2 are tried)."""
+    sig = signatures[i]
+    if sig is None:
+        return
+    if i + 1 < len(signatures) and signatures[i + 1] == sig:
+        yield 1
+    positions = where[sig]
+    for j in positions[bisect.bisect_right(positions, max(i + 1, i + same[i] // 2)):]:
+        yield j - i
 
 
 def _calls(layers: Mapping[str, Any], edges: list[EdgeLike]) -> dict[str, int]:
@@ -153,6 +174,13 @@ def _stretches(order: list[Node], edges: list[EdgeLike]) -> list[list[Node]]:
     return stretches
 
 
+def config_text(config: Mapping[str, Any] | None) -> str:
+    """A config as compared between copies: names aside, as sorted JSON. A caller may pass it
+    precomputed as a layer's "config_text" (the Graph keeps it per unchanged layer)."""
+    config = {k: v for k, v in dict(config or {}).items() if k != "name"}
+    return json.dumps(config, sort_keys=True, default=repr)
+
+
 def _signature(stretch: list[Node], index: int, stretches: list[list[Node]],
                layers: Mapping[str, Mapping[str, Any]], into: Mapping[Node, list[EdgeLike]],
                calls: dict[str, int]) -> tuple | None:
@@ -165,8 +193,7 @@ def _signature(stretch: list[Node], index: int, stretches: list[list[Node]],
     parts: list[Any] = []
     for name, _ in stretch:
         spec = layers[name]
-        config = {k: v for k, v in dict(spec.get("config") or {}).items() if k != "name"}
-        parts.append((spec["class_name"], json.dumps(config, sort_keys=True, default=repr)))
+        parts.append((spec["class_name"], spec.get("config_text") or config_text(spec.get("config"))))
     wires = []
     for (s, n, t), (d, k, slot) in (e for v in stretch for e in into.get(v, ())):
         src = where.get((s, n), before.get((s, n)))

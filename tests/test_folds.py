@@ -200,3 +200,36 @@ def test_resnet50_opens_folded_and_much_shorter():
     assert height() > 1.5 * short and g.model is model
     g.fold("conv3_block3_2_bn")
     assert g.folded == {"conv3_block2_1_conv"}
+
+
+def test_with_every_box_pinned_folding_moves_the_boxes_below_up_and_unfolding_puts_them_back():
+    from kerascanvas import placement
+
+    g = drawn()
+    placement.freeze(g)  # as the canvas does before a structural edit: every shown box pinned
+    before = dict(g.positions)
+    g.fold("b0_a")
+    pos, sizes = g.positions, g.box_sizes
+    assert pos["b0_a"] == before["b0_a"] and pos["stem"] == before["stem"]
+    folded_bottom = pos["b0_a"][1] + sizes["b0_a"][1]
+    assert folded_bottom < pos["head"][1] < before["head"][1]  # moved up under the folded box
+    assert pos["head"][1] - folded_bottom == before["head"][1] - (before["b2_out"][1] + sizes["b2_out"][1])
+    g.fold("b0_a", folded=False)
+    assert g.positions == before  # the run's layers around its box again, the rest back down
+    ok(g)
+
+
+def test_the_canvas_pins_no_hidden_layer_and_unfolding_places_the_run_around_its_box():
+    from kerascanvas import placement
+
+    g = drawn()
+    g.fold("b0_a")
+    placement.freeze(g)  # a structural edit from the canvas while folded
+    assert not set(MEMBERS[1:]) & g.pinned and {"stem", "b0_a", "head"} <= g.pinned
+    g.fold("b0_a", folded=False)
+    pos, sizes = g.positions, g.box_sizes
+    boxes = [(n, *pos[n], *sizes[n]) for n in g.layers]
+    for i, (a, ax, ay, aw, ah) in enumerate(boxes):  # no two boxes overlap
+        for b, bx, by, bw, bh in boxes[i + 1:]:
+            assert ax + aw <= bx or bx + bw <= ax or ay + ah <= by or by + bh <= ay, (a, b)
+    assert pos["b1_a"][1] > pos["b0_out"][1] and pos["head"][1] > pos["b2_out"][1]

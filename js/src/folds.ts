@@ -82,9 +82,9 @@ export function foldTexts(layer: LayerState): { title: string; count: string; co
   const f = layer.fold;
   if (!f) return null;
   return {
-    title: `${layer.name} … ${f.last}`,
+    title: layer.name,
     count: `×${f.copies}`,
-    copies: `${f.copies} copies of a ${f.layers}-layer block · ${f.members} layers`,
+    copies: `${f.copies} blocks of ${f.layers} layers, to ${f.last}`,
     classes: f.classes,
   };
 }
@@ -123,5 +123,5 @@ export function drawFolded(g: SVGGElement, layer: LayerState, detail: boolean): 
   const open = svg("g", { class: "kc-toggle", transform: `translate(${w - 22},6)`, tabindex: 0, role: "button",
     "aria-expanded": "false", "data-toggle": layer.name, "aria-label": `unfold ${layer.name}` });
   open.append(svg("rect", { width: 16, height: 16, rx: 3 }), svg("text", { x: 8, y: 12, "text-anchor": "middle" }, "+"));
-  g.append(open, svg("title", {}, `${t.copies}: ${t.classes}. Double-click or press + to unfold.`));
+  g.append(open, svg("title", {}, `${t.title}: ${t.copies} (${t.classes}). Double-click or press + to unfold.`));
 }

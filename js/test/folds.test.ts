@@ -63,8 +63,8 @@ describe("folded runs", () => {
 
   it("the box says what it holds and offers to unfold; a box in a run offers to fold", () => {
     const { layers } = drawing(true);
-    expect(foldTexts(layers[1])).toEqual({ title: "a0 … add1", count: "×2",
-      copies: "2 copies of a 2-layer block · 4 layers", classes: "Dense, Add" });
+    expect(foldTexts(layers[1])).toEqual({ title: "a0", count: "×2",
+      copies: "2 blocks of 2 layers, to add1", classes: "Dense, Add" });
     expect(foldMenu(layers[1])).toEqual({ label: "Unfold (show its 4 layers)", folded: false });
     expect(foldMenu(drawing(false).layers[3])).toEqual({ label: "Fold repeated blocks into one box", folded: true });
     expect(foldMenu(layers[0])).toBeNull();
