@@ -608,7 +608,7 @@ export class CanvasView {
   }
 
   private showFound(name: string): void {
-    const hit = this.placed().find((l) => l.name === name);
+    const hit = this.state.layers.find((l) => l.name === name); // where it goes (it may still glide there)
     if (!hit) return;
     this.clearEdge();
     this.selected = new Set([name]);
