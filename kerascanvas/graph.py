@@ -794,7 +794,8 @@ class Graph:
         """Draw a described drawing in one batch (one rebuild, one undo step): what a file holds
         and what import makes of a model. {"layers": [{"name", "class_name", "config", "calls"}],
         "edges": [[src triple, [dst, call, slot]]], and optionally "pinned": {name: [x, y]},
-        "expanded": [name], "outputs": [triple], "outputs_only": bool, "dict_inputs": bool,
+        "expanded": [name], "folded": [first layer of a run], "outputs": [triple],
+        "outputs_only": bool, "dict_inputs": bool,
         "output_keys": [key per output]} (see storage.py)."""
         from .storage import replay
 
