@@ -328,16 +328,16 @@ class Graph:
                 raise EditError(f"{name!r} is not part of a run of repeated blocks: only copies "
                                 "of one block, one after another, fold into one box.", layer=name)
             if (head in d.folded) != folded and self._batch is None:
-                self._make_room(d, runs[head], folded)
+                self._make_room(d, [n for block in runs[head].blocks for n in block], folded)
             d.folded = d.folded | {head} if folded else d.folded - {head}
 
         self._edit(change, network=False, view=True)
 
-    def _make_room(self, d: Drawing, run: Repeat, folding: bool) -> None:
+    def _make_room(self, d: Drawing, members: list[str], folding: bool) -> None:
         """Where boxes are pinned (the canvas pins what it shows before an edit), the pinned
-        boxes below a run move up by what folding saves, or down by what unfolding needs; an
-        unfolded run's layers are pinned around its box as the layout would place them."""
-        members = [n for block in run.blocks for n in block]
+        boxes below a run (`members`, its first layer first) move up by what folding saves, or
+        down by what unfolding needs; an unfolded run's layers are pinned around its box as the
+        layout would place them. `d` is the drawing `self.positions` describes."""
         inside = set(members)
         others = [n for n in d.pinned if n not in inside]
         if not others:
@@ -931,13 +931,21 @@ class Graph:
         self._apply(drawing, not view, predecessors, view)
 
     def _commit(self, drawing: Drawing, view: bool = False) -> None:
+        old_runs = self._run_index[1] if self._drawing.folded else {}  # (before _forget)
         if view:
             self._forget_view()
         elif drawing is not self._drawing:  # a weights-only step keeps the model (and its compile)
             self._forget()
         self._drawing = drawing
         if not view and drawing.folded:  # a fold whose run an edit broke goes; nothing else does
-            drawing.folded = drawing.folded & folds.index(self.repeats)[1].keys()
+            runs = folds.index(self.repeats)[1]
+            dropped = drawing.folded - runs.keys()
+            drawing.folded = drawing.folded & runs.keys()
+            for head in dropped & old_runs.keys() & drawing.layers.keys():
+                # its layers show again, around its box, the pinned boxes below making room
+                members = [n for block in old_runs[head].blocks for n in block if n in drawing.layers]
+                self._make_room(drawing, members, folding=False)
+                self._forget_view()
         for callback in list(self._observers):
             callback(self)
 

@@ -233,3 +233,18 @@ def test_the_canvas_pins_no_hidden_layer_and_unfolding_places_the_run_around_its
         for b, bx, by, bw, bh in boxes[i + 1:]:
             assert ax + aw <= bx or bx + bw <= ax or ay + ah <= by or by + bh <= ay, (a, b)
     assert pos["b1_a"][1] > pos["b0_out"][1] and pos["head"][1] > pos["b2_out"][1]
+
+
+def test_a_fold_an_edit_breaks_in_a_pinned_drawing_shows_its_layers_around_its_box():
+    from kerascanvas import placement
+
+    g = drawn()
+    placement.freeze(g)
+    before = dict(g.positions)
+    g.fold("b0_a")
+    with g.batch():  # as the canvas edits: shown boxes pinned, then the edit
+        placement.freeze(g)
+        g.configure("b0_a", units=8, use_bias=False)  # the first block is no copy any more
+    assert g.folded == frozenset()
+    assert g.positions == before  # every layer where it was before the fold
+    ok(g)
