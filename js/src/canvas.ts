@@ -10,7 +10,7 @@ import { LABEL_SCALE, Scene, type SceneInput, edgeKey } from "./scene";
 import { Inspector } from "./inspector";
 import { QuickAdd, matchRank } from "./quickadd";
 import { placeMenu } from "./menu";
-import { drawnEdges, foldMenu, hiddenLayers, shownLayers } from "./folds";
+import { drawnEdges, foldAllMenu, foldMenu, hiddenLayers, shownLayers } from "./folds";
 import { miniGrab, miniView, miniWorld } from "./minimap";
 import { CodePanel } from "./codepanel";
 import { FAMILIES, family } from "./families";
@@ -1107,6 +1107,7 @@ export class CanvasView {
     if (this.clipboard.length) entries.push(["Paste", () => this.paste()]);
     entries.push(["Fit (show the drawing)", () => this.fit()]);
     entries.push(["Find a layer… (Ctrl+F)", () => this.openFind()]);
+    for (const f of foldAllMenu(this.state.layers)) entries.push([f.label, () => this.act("fold_all", { folded: f.folded })]);
     this.showMenu(at, entries, () => this.root.focus({ preventScroll: true }));
   }
 

@@ -96,6 +96,20 @@ export function foldMenu(layer: LayerState): { label: string; folded: boolean } 
   return null;
 }
 
+/** The drawing's menu: fold every run of repeated blocks, or unfold every folded one. */
+export function foldAllMenu(layers: LayerState[]): { label: string; folded: boolean }[] {
+  const heads = new Set<string>();
+  let folded = 0;
+  for (const l of layers) {
+    if (l.run) heads.add(l.run);
+    if (l.fold) folded++;
+  }
+  const out: { label: string; folded: boolean }[] = [];
+  if (heads.size > folded) out.push({ label: `Fold repeated blocks (${heads.size - folded} run${heads.size - folded > 1 ? "s" : ""})`, folded: true });
+  if (folded) out.push({ label: "Unfold all repeated blocks", folded: false });
+  return out;
+}
+
 function line(x: number, y: number, cls: string, text: string, charWidth: number, width: number): SVGTextElement {
   const fit = fitText(text, charWidth, width);
   const node = svg("text", { x, y, class: cls }, fit.text);

@@ -1,6 +1,6 @@
 // Folded runs of repeated blocks: which boxes are drawn and where the edges go.
 import { describe, expect, it } from "vitest";
-import { drawnEdges, foldMenu, foldOf, foldTexts, hiddenLayers, shownLayers } from "../src/folds";
+import { drawnEdges, foldAllMenu, foldMenu, foldOf, foldTexts, hiddenLayers, shownLayers } from "../src/folds";
 import type { EdgeState, LayerState } from "../src/types";
 
 function layer(name: string, over: Partial<LayerState> = {}): LayerState {
@@ -69,5 +69,11 @@ describe("folded runs", () => {
     expect(foldMenu(drawing(false).layers[3])).toEqual({ label: "Fold repeated blocks into one box", folded: true });
     expect(foldMenu(layers[0])).toBeNull();
     expect(foldTexts(layers[0])).toBeNull();
+  });
+
+  it("the drawing's menu folds every run or unfolds every folded one", () => {
+    expect(foldAllMenu(drawing(false).layers)).toEqual([{ label: "Fold repeated blocks (1 run)", folded: true }]);
+    expect(foldAllMenu(drawing(true).layers)).toEqual([{ label: "Unfold all repeated blocks", folded: false }]);
+    expect(foldAllMenu([layer("solo")])).toEqual([]);
   });
 });

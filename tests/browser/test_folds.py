@@ -85,4 +85,11 @@ def test_resnet50_opens_folded_and_a_run_unfolds_and_folds_again(lab, page):
     # undo folds it again (a view step like any other)
     kernel.run("canvas.graph.undo()")
     page.wait_for_function("() => !document.querySelector('.kc-svg [data-name=\"conv4_block3_2_conv\"]')", timeout=20_000)
+
+    # the drawing's menu (right click on empty space) unfolds every run at once
+    page.locator('[aria-label="find layer"]').press("Escape")
+    page.locator(".kc-stage").click(button="right", position={"x": 20, "y": 300})
+    page.locator(".kc-menu.kc-show .kc-menu-item", has_text="Unfold all repeated blocks").click()
+    box(page, "conv5_block3_out").wait_for(state="attached", timeout=20_000)
+    assert kernel.value("sorted(canvas.graph.folded)") == []
     kernel.close()
