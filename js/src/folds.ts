@@ -59,7 +59,7 @@ export function drawnEdges(edges: EdgeState[], layers: LayerState[]): EdgeState[
     const src: [string, number, number] = from === undefined ? e.src : [from, 0, 0];
     const dst: [string, number, number] = to === undefined ? e.dst : [to, 0, 0];
     if (src[0] === dst[0]) continue; // inside the run
-    const wire = { ...e, src, dst };
+    const wire = { ...e, src, dst, real: { src: e.src, dst: e.dst } };
     const k = key(wire);
     if (seen.has(k)) continue;
     seen.add(k);

@@ -44,7 +44,8 @@ export interface FoldInfo { copies: number; layers: number; last: string; classe
 export interface InnerBox { name: string; class_name: string; x: number; y: number; w: number; h: number; nested: boolean; output: boolean; shape: (number | null)[] | null }
 export interface InnerView { layers: InnerBox[]; edges: [string, string][]; width: number; height: number }
 
-export interface EdgeState { src: Triple; dst: Target; shape: (number | null)[] | null; dtype: string | null; built: boolean }
+export interface EdgeState { src: Triple; dst: Target; shape: (number | null)[] | null; dtype: string | null; built: boolean;
+  real?: { src: Triple; dst: Target } } // a wire drawn to or from a folded run's box (folds.ts): the edge it stands for
 export interface Problem { message: string; layer: string | null; call: number | null; slot: number | null }
 
 export interface GraphState {

@@ -1,6 +1,7 @@
 // Folded runs of repeated blocks: which boxes are drawn and where the edges go.
 import { describe, expect, it } from "vitest";
 import { drawnEdges, foldAllMenu, foldMenu, foldOf, foldTexts, hiddenLayers, shownLayers } from "../src/folds";
+import { edgeTitle } from "../src/mirror";
 import type { EdgeState, LayerState } from "../src/types";
 
 function layer(name: string, over: Partial<LayerState> = {}): LayerState {
@@ -51,6 +52,8 @@ describe("folded runs", () => {
     // add1 -> head comes out of the folded box
     expect(added).toEqual(["a0:0:0>head:0:0"]);
     expect(drawn[edges.length].shape).toEqual([null, 8]); // the tensor that leaves the run
+    expect(drawn[edges.length].real).toEqual({ src: ["add1", 0, 0], dst: ["head", 0, 0] });
+    expect(edgeTitle(drawn[edges.length])).toBe('("add1", node_index=0, tensor_index=0) → head call 0 slot 0 (into or out of a folded run)');
     expect(drawnEdges(edges, layers)).toBe(drawn); // made once per state
   });
 
