@@ -65,7 +65,8 @@ class LayerSpec:
 
 
 class Drawing:
-    """Layers (creation order), edges (creation order), pinned positions, expanded boxes.
+    """Layers (creation order), edges (creation order), pinned positions, expanded boxes, folded
+    runs.
 
     Two indexes (edges into a call, edges out of a call) are kept up to date by every edit, and
     each edit notes the calls it touched and the layers it took away, so that the network rebuild
@@ -77,6 +78,7 @@ class Drawing:
         self.edges: list[Edge] = []
         self.pinned: dict[str, tuple[float, float]] = {}
         self.expanded: frozenset[str] = frozenset()  # nested-model boxes shown with their inside
+        self.folded: frozenset[str] = frozenset()  # runs of repeated blocks shown as one box (first layers)
         self.output_order: tuple[Triple, ...] = ()
         self.outputs_only = False  # True: the model's outputs are exactly output_order (import)
         self.dict_inputs = False  # True: the model takes {input name: tensor} (as imported)
@@ -95,7 +97,7 @@ class Drawing:
         d = Drawing.__new__(Drawing)
         d.layers, d.edges, d.pinned = dict(self.layers), list(self.edges), dict(self.pinned)
         d.output_order, d.name_counts = self.output_order, dict(self.name_counts)
-        d.outputs_only, d.expanded = self.outputs_only, self.expanded
+        d.outputs_only, d.expanded, d.folded = self.outputs_only, self.expanded, self.folded
         d.dict_inputs, d.output_keys = self.dict_inputs, self.output_keys
         d._into, d._out = dict(self._into), dict(self._out)
         d.touched, d.gone = (set(self.touched), set(self.gone)) if keep_marks else (set(), set())
@@ -181,6 +183,8 @@ class Drawing:
             self.pinned[new] = self.pinned.pop(old)
         if old in self.expanded:
             self.expanded = self.expanded - {old} | {new}
+        if old in self.folded:
+            self.folded = self.folded - {old} | {new}
         self.output_order = tuple(swap(t) for t in self.output_order)
         self.gone.add(old)
         self.touched.update((new, k) for k in range(renamed.calls))

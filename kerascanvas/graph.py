@@ -20,7 +20,7 @@ from typing import Any
 
 import keras
 
-from . import catalog, kinds, limits
+from . import catalog, folds, kinds, limits
 from .boxes import box_size
 from .depth import DepthMap, depth_map
 from .drawing import FORBIDDEN_IN_NAMES, INPUT_CLASS, Drawing, EditError, LayerSpec, NoSlots, Triple
@@ -28,6 +28,7 @@ from .inner import inner_view
 from .layout import Placer
 from .layout import rows as layout_rows
 from .network import Journal, Network, SavedWeights
+from .repeats import Repeat, config_text, repeated_blocks
 from .text import check_strings, check_text
 
 if keras.backend.backend() == "torch":  # torch modules cannot name a parameter with a "."
@@ -52,7 +53,7 @@ class _Step:
     before: Drawing
     after: Drawing
     journal: Journal
-    view: bool = False  # only positions, pins or expanded boxes changed: Keras is not involved
+    view: bool = False  # only positions, pins, expanded boxes or folds changed: Keras is not involved
     held: int = 0  # bytes of weights only this step keeps alive (limits.HISTORY_BYTES)
 
 
@@ -76,6 +77,7 @@ class Graph:
         self._batch_view = True  # no structural edit in the batch so far
         self._structure_revision = 0
         self._size_of: dict[str, tuple] = {}  # name -> (spec, filled slots per call, box size)
+        self._config_texts: dict = {}  # what repeats compare, per unchanged layer spec
         self._forget()
 
     # ----- building ---------------------------------------------------------------------------
@@ -308,6 +310,106 @@ class Graph:
     def expanded(self) -> frozenset[str]:
         """The nested-model boxes shown with their inside."""
         return self._drawing.expanded
+
+    def fold(self, name: str, folded: bool = True) -> None:
+        """Show a run of repeated blocks (one of `g.repeats`: ResNet's identity blocks in a
+        stage, Dense-Dropout pairs) as one box labelled with its block's classes and "×N";
+        folded=False shows its layers again. `name` is any layer of the run; `g.folded` names
+        the run by its first layer. Edges into and out of the run attach to that box and the
+        layout places it as one box. A view change, like `expand`: `g.model`, the depth map and
+        every Keras object stay as they are, `undo` takes it back and files keep it. An edit that
+        breaks the run (a copy changed or removed) drops its fold: its layers show again."""
+        if not isinstance(folded, bool):
+            raise TypeError(f"folded must be True or False, got {folded!r:.80}.")
+
+        def change(d: Drawing) -> None:
+            d.spec(name)
+            head_of, runs = folds.index(self._repeats_for(d))
+            head = head_of.get(name)
+            if head is None:
+                raise EditError(f"{name!r} is not part of a run of repeated blocks: only copies "
+                                "of one block, one after another, fold into one box.", layer=name)
+            if (head in d.folded) != folded and self._batch is None:
+                self._make_room(d, [n for block in runs[head].blocks for n in block], folded)
+            d.folded = d.folded | {head} if folded else d.folded - {head}
+
+        self._edit(change, network=False, view=True)
+
+    def _make_room(self, d: Drawing, members: list[str], folding: bool) -> None:
+        """Where boxes are pinned (the canvas pins what it shows before an edit), the pinned
+        boxes below a run (`members`, its first layer first) move up by what folding saves, or
+        down by what unfolding needs; an unfolded run's layers are pinned around its box as the
+        layout would place them. `d` is the drawing `self.positions` describes."""
+        inside = set(members)
+        others = [n for n in d.pinned if n not in inside]
+        if not others:
+            return  # nothing pinned: the layout places everything
+        head, (hx, hy) = members[0], self.positions[members[0]]
+        plain = {**self._plain_sizes, **{n: self._sizes[n] for n in d.expanded if n in self._sizes}}
+        folded_h = folds.size()[1]
+        if folding:
+            pos = self.positions
+            edge = max(pos[m][1] + plain[m][1] for m in members)
+            delta = hy + folded_h - edge  # < 0: up
+        else:
+            natural = Placer(self._layout_rows(), plain, GAP).place({})
+            nx, ny = natural[head]
+            for m in members[1:]:
+                d.pinned[m] = (hx + natural[m][0] - nx, hy + natural[m][1] - ny)
+            edge = hy + folded_h
+            delta = max(d.pinned.get(m, (hx, hy))[1] + plain[m][1] for m in members) - edge
+        d.pinned[head] = (hx, hy)
+        for n in others:
+            x, y = d.pinned[n]
+            if y >= edge - 1:
+                d.pinned[n] = (x, y + delta)
+
+    def fold_all(self, folded: bool = True) -> None:
+        """`fold` every run of repeated blocks (folded=False: unfold them all), as one undo step."""
+        if not isinstance(folded, bool):
+            raise TypeError(f"folded must be True or False, got {folded!r:.80}.")
+
+        def change(d: Drawing) -> None:
+            d.folded = frozenset(folds.index(self._repeats_for(d))[1]) if folded else frozenset()
+
+        self._edit(change, network=False, view=True)
+
+    @property
+    def folded(self) -> frozenset[str]:
+        """The runs of repeated blocks shown as one box, each named by its first layer."""
+        return self._drawing.folded
+
+    @property
+    def repeats(self) -> tuple[Repeat, ...]:
+        """The runs of repeated blocks the drawing holds (kerascanvas/repeats.py), in graph
+        order: what `fold` can fold. Found again after each structural change."""
+        if self._repeats is None:
+            self._repeats = _find_repeats(self._drawing, self._config_texts)
+            self._run_index = folds.index(self._repeats)
+        return self._repeats
+
+    def run_head(self, name: str) -> str | None:
+        """The first layer of the run of repeated blocks that `name` belongs to, or None."""
+        _ = self.repeats
+        return self._run_index[0].get(name)
+
+    def _repeats_for(self, d: Drawing) -> tuple[Repeat, ...]:
+        """The runs of `d`: the graph's own (cached) outside a batch, where `d` is a copy of the
+        drawing being edited; found afresh inside one, whose drawing may differ."""
+        return self.repeats if self._batch is None else _find_repeats(d)
+
+    @property
+    def folded_layers(self) -> Mapping[str, str]:
+        """The layers folded runs hide, each with the first layer of its run (whose box they
+        are drawn as); their positions are that box's."""
+        return MappingProxyType(self._hidden())
+
+    def _hidden(self) -> dict[str, str]:
+        """{layer: head of its folded run} for the layers folded runs hide."""
+        if not self._drawing.folded:
+            return {}
+        _ = self.repeats
+        return folds.hidden(self._run_index[1], self._drawing.folded)
 
     def arrange(self) -> None:
         """Unpin every box and lay the drawing out again from its depth map."""
@@ -587,17 +689,31 @@ class Graph:
         if self._positions is None:
             d = self._drawing
             sizes = self.box_sizes
-            if d.layers.keys() <= d.pinned.keys():  # as after any edit from the canvas: no
-                # layout to make (its rows cost most of a structural edit on a big drawing)
-                self._positions = {name: d.pinned[name] for name in d.layers}
+            hidden = self._hidden()  # layers of folded runs, but their heads: not placed
+            if all(n in d.pinned or n in hidden for n in d.layers):  # as after any edit from
+                # the canvas: no layout to make (its rows cost most of a structural edit)
+                placed = {n: d.pinned[n] for n in d.layers if n not in hidden}
             else:
-                if self._rows is None:  # the row order depends on the structure
-                    links = [(e.src[0], e.dst[0]) for e in d.edges]
-                    self._rows = layout_rows(self.depth.layer_depth, links, list(d.layers))
                 if self._placer is None:
-                    self._placer = Placer(self._rows, sizes, GAP)
-                self._positions = self._placer.place(d.pinned)
+                    rows = self._layout_rows()
+                    if hidden:  # a folded run is one box in one row: the rows it emptied go
+                        rows = [kept for kept in ([n for n in row if n not in hidden]
+                                                  for row in rows) if kept]
+                    self._placer = Placer(rows, sizes, GAP)
+                placed = self._placer.place(
+                    {n: p for n, p in d.pinned.items() if n not in hidden} if hidden else d.pinned)
+            if hidden:
+                placed.update((n, placed[head]) for n, head in hidden.items())  # where they are
+            self._positions = placed
         return self._positions
+
+    def _layout_rows(self) -> list[list[str]]:
+        """The depth layout's rows of box names (made once per structure)."""
+        if self._rows is None:
+            d = self._drawing
+            links = [(e.src[0], e.dst[0]) for e in d.edges]
+            self._rows = layout_rows(self.depth.layer_depth, links, list(d.layers))
+        return self._rows
 
     @property
     def box_sizes(self) -> dict[str, tuple[float, float]]:
@@ -613,13 +729,15 @@ class Graph:
                     else (spec, filled, box_size(spec, filled))
             self._size_of = made  # kept across edits: an edit sizes only the boxes it changed
             self._plain_sizes = {name: entry[2] for name, entry in made.items()}
-        if self._sizes is None or self._sizes_expanded != d.expanded:
+        if self._sizes is None or self._sizes_key != (d.expanded, d.folded):
             self._sizes = dict(self._plain_sizes)
             for name in d.expanded:  # a view choice: as big as its inside
                 inside = self.inner(name)
                 if inside is not None:
                     self._sizes[name] = box_size(d.layers[name], [], inside)
-            self._sizes_expanded, self._placer = d.expanded, None
+            for head in set(self._hidden().values()):  # a folded run: one box
+                self._sizes[head] = folds.size()
+            self._sizes_key, self._placer = (d.expanded, d.folded), None
         return self._sizes
 
     def inner(self, name: str) -> dict | None:
@@ -716,7 +834,8 @@ class Graph:
         """Draw a described drawing in one batch (one rebuild, one undo step): what a file holds
         and what import makes of a model. {"layers": [{"name", "class_name", "config", "calls"}],
         "edges": [[src triple, [dst, call, slot]]], and optionally "pinned": {name: [x, y]},
-        "expanded": [name], "outputs": [triple], "outputs_only": bool, "dict_inputs": bool,
+        "expanded": [name], "folded": [first layer of a run], "outputs": [triple],
+        "outputs_only": bool, "dict_inputs": bool,
         "output_keys": [key per output]} (see storage.py)."""
         from .storage import replay
 
@@ -852,11 +971,21 @@ class Graph:
         self._apply(drawing, not view, predecessors, view)
 
     def _commit(self, drawing: Drawing, view: bool = False) -> None:
+        old_runs = self._run_index[1] if self._drawing.folded else {}  # (before _forget)
         if view:
             self._forget_view()
         elif drawing is not self._drawing:  # a weights-only step keeps the model (and its compile)
             self._forget()
         self._drawing = drawing
+        if not view and drawing.folded:  # a fold whose run an edit broke goes; nothing else does
+            runs = folds.index(self.repeats)[1]
+            dropped = drawing.folded - runs.keys()
+            drawing.folded = drawing.folded & runs.keys()
+            for head in dropped & old_runs.keys() & drawing.layers.keys():
+                # its layers show again, around its box, the pinned boxes below making room
+                members = [n for block in old_runs[head].blocks for n in block if n in drawing.layers]
+                self._make_room(drawing, members, folding=False)
+                self._forget_view()
         for callback in list(self._observers):
             callback(self)
 
@@ -871,8 +1000,10 @@ class Graph:
         self._placer = None  # places those rows again after each move
         self._plain_sizes: dict[str, tuple[float, float]] | None = None
         self._sizes: dict[str, tuple[float, float]] | None = None  # with expanded boxes' insides
-        self._sizes_expanded: frozenset[str] = frozenset()
+        self._sizes_key: tuple = ()  # the (expanded, folded) boxes these sizes are for
         self._outputs: list[Triple] | None = None
+        self._repeats: tuple[Repeat, ...] | None = None
+        self._run_index: tuple[dict, dict] = ({}, {})
         self._forget_view()
 
     def _forget_view(self) -> None:
@@ -920,6 +1051,22 @@ class Graph:
 
 _UNSET = object()
 GAP = (60.0, 40.0)  # between boxes in a row, between rows
+
+
+def _find_repeats(d: Drawing, texts: dict | None = None) -> tuple[Repeat, ...]:
+    """The runs of `d`. texts: {id(spec): (spec, config text)} kept between calls (specs are
+    immutable and an edit keeps the unchanged ones), updated to `d`'s specs."""
+    known = texts if texts is not None else {}
+    fresh = {}
+    for spec in d.layers.values():
+        hit = known.get(id(spec))
+        fresh[id(spec)] = hit if hit is not None and hit[0] is spec else (spec, config_text(spec.config))
+    if texts is not None:
+        texts.clear()
+        texts.update(fresh)
+    layers = {n: {"class_name": s.class_name, "config": s.config, "config_text": fresh[id(s)][1]}
+              for n, s in d.layers.items()}
+    return tuple(repeated_blocks(layers, [(e.src, e.dst) for e in d.edges]))
 
 
 def _made(make, name: str, class_name: str, args: Mapping[str, Any]):

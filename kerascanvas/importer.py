@@ -19,6 +19,7 @@ from keras.src.models.functional import Functional
 
 from . import catalog, custom, kinds, nested, ops
 from .drawing import EditError
+from .repeats import repeated_blocks
 
 Triple = tuple[str, int, int]
 
@@ -95,9 +96,12 @@ def from_model(model, graph_class, trust_custom: bool = False):
     dict_inputs = isinstance(w.model._inputs_struct, dict)
     if dict_inputs:
         _check_dict_keys(w.model)
+    # a big model opens readable: its runs of repeated blocks folded (g.fold_all(False) opens them)
+    runs = repeated_blocks({layer["name"]: layer for layer in layers}, edges)
     g.replay({"layers": layers, "edges": edges, "outputs": [list(t) for t in w.outputs],
               "outputs_only": True, "dict_inputs": dict_inputs,
-              "output_keys": _output_keys(w.model)}, as_given=True)
+              "output_keys": _output_keys(w.model),
+              "folded": [run.blocks[0][0] for run in runs]}, as_given=True)
     for op in w.layers:
         copy_weights(op, g.keras_layer(op.name))
     return g

@@ -30,8 +30,9 @@ def freeze(g: Graph) -> None:
     """Pin every box where it is shown (inside a batch, before a structural edit from the
     canvas): the edit then moves only what it must, never the boxes the user is looking at."""
     positions, pinned = g.positions, g.pinned  # (g.pinned is a new frozenset at each read)
+    hidden = g.folded_layers  # not shown: drawn as their folded run's box, placed on unfolding
     unpinned = {name: positions[name] for name in g.layers
-                if name not in pinned and name in positions}
+                if name not in pinned and name in positions and name not in hidden}
     if unpinned:
         g.move_many(unpinned)
 

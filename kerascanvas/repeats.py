@@ -16,6 +16,7 @@ side by side (an Inception module) has no cut points inside it, so it is one str
 
 from __future__ import annotations
 
+import bisect
 import heapq
 import json
 from collections.abc import Iterable, Mapping
@@ -24,6 +25,8 @@ from typing import Any
 
 Node = tuple[str, int]  # (layer, call)
 EdgeLike = tuple[tuple[str, int, int], tuple[str, int, int]]
+
+MAX_BLOCK_LAYERS = 200  # longer blocks are not looked for: 2,000 layers are searched in well under a second
 
 
 @dataclass(frozen=True)
@@ -36,34 +39,60 @@ class Repeat:
 
 
 def repeated_blocks(layers: Mapping[str, Mapping[str, Any]], edges: Iterable[EdgeLike],
-                    min_layers: int = 2) -> list[Repeat]:
+                    min_layers: int = 2, max_layers: int = MAX_BLOCK_LAYERS) -> list[Repeat]:
     """Runs of identical blocks, in graph order. `layers` is {name: {"class_name", "config"}} in
     creation order and `edges` [((src, node_index, tensor_index), (dst, call, slot)), ...], as
-    `Graph.layers` and `Graph.edges` give them. Blocks have at least `min_layers` layers."""
+    `Graph.layers` and `Graph.edges` give them (a layer may carry "config_text", its
+    `config_text(config)` made before). Blocks have `min_layers` to `max_layers` layers."""
     edges = [(tuple(s), tuple(d)) for s, d in edges]
     order = _topological(layers, edges)
     stretches = _stretches(order, edges)
     calls = _calls(layers, edges)
-    signatures = [_signature(s, i, stretches, layers, edges, calls) for i, s in enumerate(stretches)]
+    into: dict[Node, list] = {}  # dst call -> its edges (a signature reads only those)
+    for e in edges:
+        into.setdefault((e[1][0], e[1][1]), []).append(e)
+    ids: dict[tuple, int] = {}  # equal signatures get equal small ints: cheap to compare
+    signatures = []
+    for i, s in enumerate(stretches):
+        sig = _signature(s, i, stretches, layers, into, calls)
+        signatures.append(None if sig is None else ids.setdefault(sig, len(ids)))
+    sizes = [0]  # sizes[i]: layers in stretches[:i]
+    for s in stretches:
+        sizes.append(sizes[-1] + len(s))
+    same = [1] * len(signatures)  # same[i]: how many equal signatures start at i
+    for j in range(len(signatures) - 2, -1, -1):
+        if signatures[j] is not None and signatures[j] == signatures[j + 1]:
+            same[j] = same[j + 1] + 1
+    where: dict[int, list[int]] = {}  # signature -> the positions that have it, in order
+    for j, sig in enumerate(signatures):
+        if sig is not None:
+            where.setdefault(sig, []).append(j)
     found: list[Repeat] = []
     i = 0
     def copies_at(start: int, period: int) -> int:
         unit = signatures[start:start + period]
-        if len(unit) < period or any(s is None for s in unit):
+        if (len(unit) < period or None in unit
+                or signatures[start + period:start + 2 * period] != unit):
             return 0
         if any(period % p == 0 and unit == unit[:p] * (period // p) for p in range(1, period)):
             return 0  # copies of a smaller block (four Dense are not two pairs of Dense)
-        copies = 1
+        copies = 2
         while signatures[start + copies * period:start + (copies + 1) * period] == unit:
             copies += 1
         return copies
 
     while i < len(stretches):
         best: tuple[int, int] | None = None  # (period in stretches, copies)
-        for period in range(1, (len(stretches) - i) // 2 + 1):
+        for period in _periods(i, signatures, where, same):
+            if period > (len(stretches) - i) // 2:
+                break
+            size = sizes[i + period] - sizes[i]
+            if size > max_layers:
+                break  # blocks longer than that are not looked for (it keeps big drawings fast)
+            if size < min_layers:
+                continue
             copies = copies_at(i, period)
-            size = sum(len(s) for s in stretches[i:i + period])
-            if copies >= 2 and size >= min_layers and (best is None or copies * period > best[0] * best[1]):
+            if copies >= 2 and (best is None or copies * period > best[0] * best[1]):
                 best = (period, copies)
         if best is None:
             i += 1
@@ -77,6 +106,20 @@ def repeated_blocks(layers: Mapping[str, Mapping[str, Any]], edges: Iterable[Edg
         found.append(Repeat(blocks, tuple(layers[n]["class_name"] for n in blocks[0])))
         i += period * copies
     return found
+
+
+def _periods(i: int, signatures: list, where: dict[int, list[int]], same: list[int]):
+    """The periods worth trying at position i, in increasing order: a copy starts where the
+    same signature comes again; periods p > 1 with 2p equal stretches from i are copies of one
+    stretch, not of p (so only p = 1 and p > same[i] // 2 are tried)."""
+    sig = signatures[i]
+    if sig is None:
+        return
+    if i + 1 < len(signatures) and signatures[i + 1] == sig:
+        yield 1
+    positions = where[sig]
+    for j in positions[bisect.bisect_right(positions, max(i + 1, i + same[i] // 2)):]:
+        yield j - i
 
 
 def _calls(layers: Mapping[str, Any], edges: list[EdgeLike]) -> dict[str, int]:
@@ -131,8 +174,15 @@ def _stretches(order: list[Node], edges: list[EdgeLike]) -> list[list[Node]]:
     return stretches
 
 
+def config_text(config: Mapping[str, Any] | None) -> str:
+    """A config as compared between copies: names aside, as sorted JSON. A caller may pass it
+    precomputed as a layer's "config_text" (the Graph keeps it per unchanged layer)."""
+    config = {k: v for k, v in dict(config or {}).items() if k != "name"}
+    return json.dumps(config, sort_keys=True, default=repr)
+
+
 def _signature(stretch: list[Node], index: int, stretches: list[list[Node]],
-               layers: Mapping[str, Mapping[str, Any]], edges: list[EdgeLike],
+               layers: Mapping[str, Mapping[str, Any]], into: Mapping[Node, list[EdgeLike]],
                calls: dict[str, int]) -> tuple | None:
     """What makes two stretches copies: their layers' classes and configs (names aside), and
     their edges, inside and from the stretch before, by position. None: never a copy."""
@@ -143,12 +193,9 @@ def _signature(stretch: list[Node], index: int, stretches: list[list[Node]],
     parts: list[Any] = []
     for name, _ in stretch:
         spec = layers[name]
-        config = {k: v for k, v in dict(spec.get("config") or {}).items() if k != "name"}
-        parts.append((spec["class_name"], json.dumps(config, sort_keys=True, default=repr)))
+        parts.append((spec["class_name"], spec.get("config_text") or config_text(spec.get("config"))))
     wires = []
-    for (s, n, t), (d, k, slot) in edges:
-        if (d, k) not in where:
-            continue
+    for (s, n, t), (d, k, slot) in (e for v in stretch for e in into.get(v, ())):
         src = where.get((s, n), before.get((s, n)))
         if src is None:
             return None  # fed from further back: not a stretch that repeats on its own

@@ -35,6 +35,7 @@ class Parts:
     structure: int = -1  # the Graph's structure revision these layers and edges describe
     checked: bool = True  # problems and model include Keras's answer (see `parts(quick=)`)
     expanded: frozenset = frozenset()
+    folded: frozenset = frozenset()
     positions: dict = field(default_factory=dict)  # what the view rows were made from
     sizes: dict = field(default_factory=dict)
     pinned: frozenset = frozenset()
@@ -61,14 +62,15 @@ def parts(g, previous: Parts | None = None, quick: bool = False) -> Parts:
         p.scalars = dict(previous.scalars)
         p.top = previous.top
         p.checked = previous.checked
-        flipped = previous.expanded ^ g.expanded
-        if flipped:  # an expanded box shows its inside: only those entries are made again
+        flipped = (previous.expanded ^ g.expanded) | (previous.folded ^ g.folded)
+        if flipped:  # an expanded box shows its inside, a folded run's head says "×N": only
+            # those entries are made again
             p.layers, p.cache = dict(p.layers), dict(p.cache)
             for name in flipped & p.layers.keys():
                 _remake(g, p, name, {name: p.layers[name]["problems"]})
     else:
         _structure(g, p, previous)
-    p.structure, p.expanded = g.structure_revision, g.expanded
+    p.structure, p.expanded, p.folded = g.structure_revision, g.expanded, g.folded
     p.scalars["can_undo"], p.scalars["can_redo"] = g.can_undo, g.can_redo
     p.scalars["history_dropped"] = g.history_dropped  # undo steps dropped past the history cap
     _view(g, p, previous)
@@ -139,7 +141,7 @@ def _remake(g, p: Parts, name: str, by_layer: dict, cached: tuple | None = None,
     why = tuple(g.pending_reason(name, k) for k in range(spec.calls))
     objects = (spec, layer, *records)
     values = (getattr(layer, "built", False), why, tuple(by_layer.get(name, ())),
-              name in g.expanded)
+              name in g.expanded, g.run_head(name), name in g.folded)
     if (cached is not None and len(cached[0]) == len(objects)
             and all(a is b for a, b in zip(cached[0], objects)) and cached[1] == values):
         p.layers[name] = old_layers[name]
@@ -191,7 +193,20 @@ def _layer_entry(g, name, spec, layer, records, why, by_layer) -> dict:
         sum(1 for item in inside["layers"] if item["class_name"] != "InputLayer"),
         "expanded": expanded,
         "inner": inside if name in g.expanded else None,
+        # the run of repeated blocks it belongs to (named by its first layer), and on that first
+        # layer while the run is folded: what its one box shows (kerascanvas/folds.py)
+        "run": g.run_head(name),
+        "fold": _fold(g, name),
     }
+
+
+def _fold(g, name: str) -> dict | None:
+    if name not in g.folded:
+        return None
+    from . import folds
+
+    run = next((r for r in g.repeats if r.blocks[0][0] == name), None)
+    return None if run is None else folds.info(run)
 
 
 def _params(layer) -> int | None:

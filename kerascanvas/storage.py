@@ -6,6 +6,7 @@ The file is a zip archive (format version 1):
                        "edges": [[[src, node_index, tensor_index], [dst, call, slot]], ...],
                        "pinned": {name: [x, y]}, "outputs": [[layer, node, tensor], ...],
                        "outputs_only": bool, "expanded": [name, ...] (optional),
+                       "folded": [first layer of a folded run, ...] (optional),
                        "dict_inputs": bool (optional),
                        "output_keys": [key, ...] (optional: dict outputs, one per output)}
     weights.npz       arrays "l<i>_<j>": weight j of layer i (the order of layer.weights),
@@ -52,6 +53,7 @@ def save(g, path) -> None:
                 "edges": [[list(src), list(dst)] for src, dst in g.edges],
                 "pinned": {n: list(g.positions[n]) for n in g.pinned},
                 "expanded": sorted(g.expanded),
+                "folded": sorted(g.folded),
                 "outputs": [list(t) for t in g.output_order], "outputs_only": g.outputs_only,
                 "dict_inputs": g.dict_inputs, "output_keys": list(g.output_keys)}
     buffer = io.BytesIO()
@@ -191,6 +193,9 @@ def _check(doc, path) -> None:
     expanded = doc.get("expanded", [])
     if not (isinstance(expanded, list) and all(isinstance(n, str) for n in expanded)):
         raise EditError(f"{where}: 'expanded' must be a list of layer names, got {expanded!r:.80}.")
+    folded = doc.get("folded", [])
+    if not (isinstance(folded, list) and all(isinstance(n, str) for n in folded)):
+        raise EditError(f"{where}: 'folded' must be a list of layer names, got {folded!r:.80}.")
     if len(doc["layers"]) > MAX_LAYERS:
         raise EditError(f"{where} has more than {MAX_LAYERS} layers.")
     for layer in doc["layers"]:
@@ -226,6 +231,8 @@ def replay(g, doc, as_given: bool = False) -> None:
             g.move(name, *point)
         for name in doc.get("expanded", []):  # optional: files from before it existed lack it
             g.expand(name)
+        for name in doc.get("folded", []):  # optional, as "expanded"
+            g.fold(name)
         keys = doc.get("output_keys") or []  # optional: older files lack it
         if keys and not (isinstance(keys, list) and len(keys) == len(doc.get("outputs") or [])
                          and len(set(map(str, keys))) == len(keys)):

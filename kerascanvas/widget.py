@@ -695,6 +695,8 @@ _HANDLERS: dict[str, Callable[[Graph, dict], Any]] = {
     "move": lambda g, m: g.move(_name(m), _number(m, "x"), _number(m, "y")),
     "arrange": lambda g, m: g.arrange(),
     "expand": lambda g, m: g.expand(_name(m), m["open"]),
+    "fold": lambda g, m: g.fold(_name(m), m["folded"]),
+    "fold_all": lambda g, m: g.fold_all(m["folded"]),
     "duplicate": _duplicate,
     "insert_layer": _insert_layer,
     "rewire": _rewire,

@@ -124,6 +124,8 @@ def good_document():
     (lambda d: d.update(edges=[["x"]]), "invalid drawing|malformed"),
     (lambda d: d.update(expanded="x"), "'expanded' must be a list of layer names"),
     (lambda d: d.update(expanded=["x"]), r"'x' \(InputLayer\) is not a nested model"),
+    (lambda d: d.update(folded={"x": 1}), "'folded' must be a list of layer names"),
+    (lambda d: d.update(folded=["x"]), "'x' is not part of a run of repeated blocks"),
 ])
 def test_bad_files_fail_clearly(tmp_path, change, message):
     document = good_document()

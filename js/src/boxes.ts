@@ -4,6 +4,7 @@ import { boxHeight, boxWidth, fitText } from "./geometry";
 import { callText, paramsText, shapeText } from "./mirror";
 import type { InnerView, LayerState } from "./types";
 import { activationText, family } from "./families";
+import { drawFolded } from "./folds";
 
 /** One line of a box: user text as an SVG text node, squeezed or cut to the box's width. */
 function boxText(x: number, y: number, cls: string, text: string, charWidth: number, width: number): SVGTextElement {
@@ -31,6 +32,7 @@ export function boxShape(layer: LayerState, look: BoxLook): SVGGElement {
     tabindex: 0, role: "button", "aria-label": layer.name, "data-name": layer.name });
   const fam = family(layer);
   if (fam) g.style.setProperty("--kc-hue", String(fam.hue));
+  if (layer.fold) { g.classList.add("kc-folded"); drawFolded(g, layer, look.detail); return g; } // a folded run: folds.ts
   g.append(svg("rect", { width: w, height: h, rx: 6 }));
   // the family's colour: a band along the top of the box (legend under the toolbar)
   if (fam) g.append(svg("path", { class: "kc-family", d: `M0.6,6 a6,6 0 0 1 6,-5.4 h${w - 13.2} a6,6 0 0 1 6,5.4 z` }));

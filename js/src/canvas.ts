@@ -10,6 +10,7 @@ import { LABEL_SCALE, Scene, type SceneInput, edgeKey } from "./scene";
 import { Inspector } from "./inspector";
 import { QuickAdd, matchRank } from "./quickadd";
 import { placeMenu } from "./menu";
+import { drawnEdges, foldAllMenu, foldMenu, hiddenLayers, shownLayers } from "./folds";
 import { miniGrab, miniView, miniWorld } from "./minimap";
 import { CodePanel } from "./codepanel";
 import { FAMILIES, family } from "./families";
@@ -205,7 +206,7 @@ export class CanvasView {
   }
 
   private placed(): LayerState[] {
-    return this.state.layers.map((l) => ({ ...l, ...this.pos(l) }));
+    return shownLayers(this.state.layers).map((l) => ({ ...l, ...this.pos(l) })); // folded runs: one box
   }
 
   render(): void {
@@ -282,7 +283,7 @@ export class CanvasView {
     const big = this.state.layers.length > BIG_GRAPH;
     const hints = this.drag?.kind === "edge" ? this.hints : null;
     return {
-      layers: this.state.layers, edges: this.state.edges, shown: this.shown,
+      layers: shownLayers(this.state.layers), edges: drawnEdges(this.state.edges, this.state.layers), shown: this.shown,
       seen: big ? this.visibleRect() : null,
       look: {
         selected: this.selected, highlighted: this.highlighted, armed: this.armed?.key ?? null,
@@ -603,11 +604,19 @@ export class CanvasView {
     if (!jump) this.findAt = 0;
     const hit = hits[this.findAt % hits.length].l;
     if (jump) this.findAt++;
+    // inside a folded run: typing shows the run's box, Enter unfolds it and goes to the layer
+    const fold = hiddenLayers(this.state.layers).get(hit.name);
+    if (fold !== undefined && jump) this.act("fold", { name: fold, folded: false }).then((done) => done && this.showFound(hit.name));
+    else this.showFound(fold ?? hit.name);
+  }
+
+  private showFound(name: string): void {
+    const hit = this.state.layers.find((l) => l.name === name); // where it goes (it may still glide there)
+    if (!hit) return;
     this.clearEdge();
-    this.selected = new Set([hit.name]);
+    this.selected = new Set([name]);
     const r = this.stage.getBoundingClientRect();
-    const placed = this.placed().find((l) => l.name === hit.name) ?? hit;
-    this.view = centreOn(placed, this.view, r.width, r.height);
+    this.view = centreOn(hit, this.view, r.width, r.height);
     this.render();
   }
 
@@ -671,7 +680,8 @@ export class CanvasView {
   /** Fold a nested model's box out into its inner graph, or back into one box. */
   private toggle(name: string): void {
     const layer = this.state.layers.find((l) => l.name === name);
-    if (layer) this.act("expand", { name, open: !layer.expanded }, { x: layer.x, y: layer.y });
+    if (layer?.fold) this.act("fold", { name, folded: false }, { x: layer.x, y: layer.y }); // a folded run opens
+    else if (layer) this.act("expand", { name, open: !layer.expanded }, { x: layer.x, y: layer.y });
   }
 
   private addLayer(className: string, at: Point): void {
@@ -815,7 +825,7 @@ export class CanvasView {
       const now = performance.now();
       const again = this.lastPress?.name === box.name && now - this.lastPress.at < DOUBLE_PRESS_MS;
       this.lastPress = again ? null : { name: box.name, at: now };
-      if (again && box.inner_layers !== null) { this.toggle(box.name); return; }
+      if (again && (box.inner_layers !== null || box.fold)) { this.toggle(box.name); return; }
       this.clearEdge();
       if (ev.shiftKey) {
         if (this.selected.has(box.name)) this.selected.delete(box.name); else this.selected.add(box.name);
@@ -1071,6 +1081,8 @@ export class CanvasView {
     if (!box.is_input) entries.push(["Call again (shared weights)", () => this.act("add_call", { name: box.name }, anchor)]);
     if (box.calls.length > 1) entries.push([`Remove call ${box.calls.length - 1}`, () => this.act("remove_call", { name: box.name, call: box.calls.length - 1 }, anchor)]);
     if (box.inner_layers !== null) entries.push([box.expanded ? "Collapse" : "Expand (show its layers)", () => this.toggle(box.name)]);
+    const fold = foldMenu(box);
+    if (fold) entries.push([fold.label, () => this.act("fold", { name: box.name, folded: fold.folded }, anchor)]);
     entries.push(["Rename", () => (this.inspector.querySelector('[aria-label="layer name"]') as HTMLInputElement | null)?.focus()]);
     entries.push(["Copy", () => { this.clipboard = [box.name]; this.notice("Copied 1 layer(s)"); }]);
     entries.push(["Delete", () => this.act("remove", { names: [box.name] }, anchor)]);
@@ -1098,6 +1110,7 @@ export class CanvasView {
     if (this.clipboard.length) entries.push(["Paste", () => this.paste()]);
     entries.push(["Fit (show the drawing)", () => this.fit()]);
     entries.push(["Find a layer… (Ctrl+F)", () => this.openFind()]);
+    for (const f of foldAllMenu(this.state.layers)) entries.push([f.label, () => this.act("fold_all", { folded: f.folded })]);
     this.showMenu(at, entries, () => this.root.focus({ preventScroll: true }));
   }
 

@@ -21,7 +21,9 @@ export function callText(layer: LayerState, k: number): string {
 }
 
 export function edgeTitle(e: EdgeState): string {
-  return `(${JSON.stringify(e.src[0])}, node_index=${e.src[1]}, tensor_index=${e.src[2]}) → ${e.dst[0]} call ${e.dst[1]} slot ${e.dst[2]}`;
+  const { src, dst } = e.real ?? e; // a wire to or from a folded run's box tells the edge it stands for
+  return `(${JSON.stringify(src[0])}, node_index=${src[1]}, tensor_index=${src[2]}) → ${dst[0]} call ${dst[1]} slot ${dst[2]}`
+    + (e.real ? " (into or out of a folded run)" : "");
 }
 
 export function summary(state: GraphState): string {

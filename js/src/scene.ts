@@ -5,6 +5,7 @@ import { svg } from "./dom";
 import { type Point, type Port, type Rect, boxHeight, boxWidth, edgePath, ports } from "./geometry";
 import { type Route, placeLabels, route } from "./router";
 import { boxShape } from "./boxes";
+import { BoxIndex } from "./obstacles";
 import { edgeTitle, shapeText } from "./mirror";
 import type { EdgeState, LayerState } from "./types";
 
@@ -338,6 +339,7 @@ export class Scene {
     const seen = input.seen;
     const inView = (p: Point) => !seen || (p.x >= seen.x && p.x <= seen.x + seen.w && p.y >= seen.y && p.y <= seen.y + seen.h);
     const lanes = new Map<string, number>();
+    let boxIndex: BoxIndex | null = null; // made at the first edge to route
     if (!moving) this.routes = [];
     const keep = new Set<string>();
     const labelling: EdgeEntry[] = [];
@@ -361,14 +363,8 @@ export class Scene {
       const cached = this.routeCache.get(key);
       if (cached && cached.lane === lane && cached.a.x === a.x && cached.a.y === a.y && cached.b.x === b.x && cached.b.y === b.y) r = cached.r;
       else if (routing) {
-        const x0 = Math.min(a.x, b.x) - 400, x1 = Math.max(a.x, b.x) + 400;
-        const obstacles: Rect[] = [];
-        for (const [name, q] of rects) {
-          if (name === e.src[0] || name === e.dst[0]) continue;
-          if (q.x + q.w < x0 || q.x > x1 || q.y + q.h < Math.min(a.y, b.y) || q.y > Math.max(a.y, b.y)) continue;
-          obstacles.push(q);
-        }
-        r = route(a, b, obstacles, lane, [rects.get(e.src[0]), rects.get(e.dst[0])].filter((q): q is Rect => !!q));
+        boxIndex ??= new BoxIndex(rects); // every box in the edge's span, however far aside
+        r = route(a, b, boxIndex.obstacles(a, b, e.src[0], e.dst[0]), lane, [rects.get(e.src[0]), rects.get(e.dst[0])].filter((q): q is Rect => !!q));
       } else r = { d: edgePath(a, b), points: [a, b] };
       if (input.shown.size === 0) this.routeCache.set(key, { a, b, lane, r });
       this.routes[index] = r.points;

@@ -64,6 +64,8 @@ export const CSS = `
 .kc-failed .kc-train-message { color: var(--jp-error-color1, #c00); }
 .kc-toggle { cursor: pointer; } .kc-toggle rect { fill: var(--jp-layout-color2, #eee); stroke: var(--jp-border-color1, #999); }
 .kc-toggle text { font-size: 13px; font-weight: bold; fill: var(--jp-ui-font-color1, #222); } .kc-toggle:focus { outline: none; } .kc-toggle:focus rect { stroke: var(--jp-brand-color1, #1976d2); stroke-width: 2; }
+.kc-box.kc-folded > rect.kc-card { stroke-opacity: 0.7; } .kc-fold-count { font-weight: bold; font-size: 14px; fill: hsl(var(--kc-hue, 210), 62%, 42%); }
+[data-jp-theme-light="false"] .kc-fold-count { fill: hsl(var(--kc-hue, 210), 70%, 72%); }
 .kc-box.kc-expanded > rect { fill: var(--jp-layout-color2, #f4f6fa); stroke-dasharray: 6 3; }
 .kc-inner rect { fill: var(--jp-layout-color1, #fff); stroke: var(--jp-border-color1, #999); stroke-width: 1; }
 .kc-inner-output rect { stroke: var(--jp-brand-color1, #1976d2); } .kc-inner-name { font-size: 11px; fill: var(--jp-ui-font-color1, #222); }

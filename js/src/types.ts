@@ -32,14 +32,20 @@ export interface LayerState {
   inner_layers: number | null;   // a nested model: how many layers it holds
   expanded: boolean;             // a nested model shown with its inside
   inner: InnerView | null;       // that inside, while expanded
+  run?: string | null;           // the run of repeated blocks it is part of (its first layer)
+  fold?: FoldInfo | null;        // on a run's first layer while the run is folded into one box
 }
+
+/** What a folded run's box shows (kerascanvas/folds.py `info`). */
+export interface FoldInfo { copies: number; layers: number; last: string; classes: string; members: number }
 
 /** The inside of an expanded nested model (kerascanvas/inner.py): read-only boxes and edges,
  * coordinates relative to the outer box. */
 export interface InnerBox { name: string; class_name: string; x: number; y: number; w: number; h: number; nested: boolean; output: boolean; shape: (number | null)[] | null }
 export interface InnerView { layers: InnerBox[]; edges: [string, string][]; width: number; height: number }
 
-export interface EdgeState { src: Triple; dst: Target; shape: (number | null)[] | null; dtype: string | null; built: boolean }
+export interface EdgeState { src: Triple; dst: Target; shape: (number | null)[] | null; dtype: string | null; built: boolean;
+  real?: { src: Triple; dst: Target } } // a wire drawn to or from a folded run's box (folds.ts): the edge it stands for
 export interface Problem { message: string; layer: string | null; call: number | null; slot: number | null }
 
 export interface GraphState {

@@ -125,3 +125,28 @@ describe("labels", () => {
     expect(a!.y).toBeLessThan(100); // the baseline too
   });
 });
+
+describe("router: every box in the way counts", () => {
+  it("a detour beside a row of boxes clears the far ones too (not only those within 400 px)", async () => {
+    const { BoxIndex } = await import("../src/obstacles");
+    // a row of boxes 10 px apart under the source: the lane must go past the whole row
+    const src = box(0, 0), dst = box(0, 200);
+    const rects = new Map<string, Rect>([["src", src], ["dst", dst]]);
+    for (let i = -3; i <= 3; i++) rects.set(`row${i}`, box(i * 190, 100));
+    const a = out(src), b = into(dst);
+    const r = route(a, b, new BoxIndex(rects).obstacles(a, b, "src", "dst"), 0, [src, dst]);
+    const row = [...rects].filter(([n]) => n.startsWith("row")).map(([, q]) => q);
+    expect(clear(r.points, row)).toBe(true);
+  });
+
+  it("the index gives each edge only the boxes in its vertical span, at any distance to the side", async () => {
+    const { BoxIndex } = await import("../src/obstacles");
+    const rects = new Map<string, Rect>();
+    for (let i = 0; i < 2000; i++) rects.set(`b${i}`, box((i % 40) * 240, Math.floor(i / 40) * 100));
+    const index = new BoxIndex(rects);
+    const found = index.obstacles({ x: 90, y: 62 }, { x: 90, y: 300 }, "b0", "b120");
+    const want = [...rects].filter(([n, q]) => n !== "b0" && n !== "b120" && q.y + q.h >= 62 && q.y <= 300);
+    expect(found.length).toBe(want.length);
+    expect(found.some((q) => q.x > 5000)).toBe(true);
+  });
+});
