@@ -388,6 +388,12 @@ class Graph:
             self._run_index = folds.index(self._repeats)
         return self._repeats
 
+    @property
+    def repeats_found(self) -> bool:
+        """Whether `repeats` is known for this structure (it is found once per structural edit:
+        about 20 ms at 2,000 layers, which the canvas leaves until an edit's diff has gone)."""
+        return self._repeats is not None
+
     def run_head(self, name: str) -> str | None:
         """The first layer of the run of repeated blocks that `name` belongs to, or None."""
         _ = self.repeats

@@ -54,8 +54,9 @@ def parts(g, previous: Parts | None = None, quick: bool = False) -> Parts:
     p = Parts()
     if not quick:
         _ = g.model  # builds it if it can: Keras's refusal is a problem too
+        _ = g.repeats
     if (previous is not None and previous.structure == g.structure_revision
-            and (previous.checked or not g.model_checked)):
+            and (previous.checked or not _checked(g))):
         # a view edit: layers, edges, problems and model are the same as before
         p.layers, p.edges, p.cache, p.edge_cache = (previous.layers, previous.edges,
                                                      previous.cache, previous.edge_cache)
@@ -67,9 +68,9 @@ def parts(g, previous: Parts | None = None, quick: bool = False) -> Parts:
             # those entries are made again
             p.layers, p.cache = dict(p.layers), dict(p.cache)
             for name in flipped & p.layers.keys():
-                _remake(g, p, name, {name: p.layers[name]["problems"]})
+                _remake(g, p, name, {name: p.layers[name]["problems"]}, None, None)
     else:
-        _structure(g, p, previous)
+        _structure(g, p, previous, quick)
     p.structure, p.expanded, p.folded = g.structure_revision, g.expanded, g.folded
     p.scalars["can_undo"], p.scalars["can_redo"] = g.can_undo, g.can_redo
     p.scalars["history_dropped"] = g.history_dropped  # undo steps dropped past the history cap
@@ -91,9 +92,14 @@ def assemble(p: Parts) -> dict:
             "history_dropped": s["history_dropped"]}
 
 
-def _structure(g, p: Parts, previous: Parts | None) -> None:
-    p.checked = g.model_checked
-    problems = g.problems if p.checked else list(g.problems_before_keras())
+def _checked(g) -> bool:
+    """Whether what a quick state leaves out is known: Keras's answer and the repeated blocks."""
+    return g.model_checked and g.repeats_found
+
+
+def _structure(g, p: Parts, previous: Parts | None, quick: bool = False) -> None:
+    p.checked = _checked(g)
+    problems = g.problems if g.model_checked else list(g.problems_before_keras())
     by_layer: dict[str, list[str]] = {}
     for pr in problems:
         if pr.layer is not None:
@@ -101,7 +107,7 @@ def _structure(g, p: Parts, previous: Parts | None) -> None:
     old = previous.cache if previous is not None else {}
     old_layers = previous.layers if previous is not None else {}
     for name in g.specs:
-        _remake(g, p, name, by_layer, old.get(name), old_layers)
+        _remake(g, p, name, by_layer, old.get(name), old_layers, quick and not g.repeats_found)
     old_edges = previous.edge_cache if previous is not None else {}
     for e in g.drawn_edges:
         record = g.call_record(*e.src[:2])
@@ -116,7 +122,7 @@ def _structure(g, p: Parts, previous: Parts | None) -> None:
                               "dtype": None if t is None else str(t.dtype), "built": built}
         p.edge_cache[e.dst] = (e, record, built)
     # until Keras has answered, a drawing without problems is taken to be a model
-    has_model = g.model is not None if p.checked else not problems
+    has_model = g.model is not None if g.model_checked else not problems
     p.top = max(g.depth.layer_depth.values(), default=0)
     p.scalars = {
         "name": g.name,
@@ -133,20 +139,23 @@ def _structure(g, p: Parts, previous: Parts | None) -> None:
 
 
 def _remake(g, p: Parts, name: str, by_layer: dict, cached: tuple | None = None,
-            old_layers: dict | None = None) -> None:
-    """A layer's entry, reused from `old_layers` when made from the same objects and values."""
+            old_layers: dict | None = None, runs_unknown: bool = False) -> None:
+    """A layer's entry, reused from `old_layers` when made from the same objects and values.
+    `runs_unknown`: a quick state keeps the run a layer was in (a new layer is in none) until
+    the repeated blocks are found again."""
     spec = g.specs[name]
     layer = g.live_layer(name)
     records = tuple(g.call_record(name, k) for k in range(spec.calls))
     why = tuple(g.pending_reason(name, k) for k in range(spec.calls))
     objects = (spec, layer, *records)
+    run = (cached[1][4] if cached is not None else None) if runs_unknown else g.run_head(name)
     values = (getattr(layer, "built", False), why, tuple(by_layer.get(name, ())),
-              name in g.expanded, g.run_head(name), name in g.folded)
+              name in g.expanded, run, name in g.folded)
     if (cached is not None and len(cached[0]) == len(objects)
             and all(a is b for a, b in zip(cached[0], objects)) and cached[1] == values):
         p.layers[name] = old_layers[name]
     else:
-        p.layers[name] = _layer_entry(g, name, spec, layer, records, why, by_layer)
+        p.layers[name] = _layer_entry(g, name, spec, layer, records, why, by_layer, run)
     p.cache[name] = (objects, values)
 
 
@@ -173,7 +182,7 @@ def _view(g, p: Parts, previous: Parts | None) -> None:
     p.view = {name: row(name) for name in p.layers}
 
 
-def _layer_entry(g, name, spec, layer, records, why, by_layer) -> dict:
+def _layer_entry(g, name, spec, layer, records, why, by_layer, run) -> dict:
     calls = [{"index": k, "built": record is not None,
               "output_shapes": None if record is None else [_shape(t.shape) for t in record.outputs],
               "missing": why[k]}
@@ -195,7 +204,7 @@ def _layer_entry(g, name, spec, layer, records, why, by_layer) -> dict:
         "inner": inside if name in g.expanded else None,
         # the run of repeated blocks it belongs to (named by its first layer), and on that first
         # layer while the run is folded: what its one box shows (kerascanvas/folds.py)
-        "run": g.run_head(name),
+        "run": run,
         "fold": _fold(g, name),
     }
 

@@ -211,16 +211,15 @@ class Canvas(anywidget.AnyWidget):
         changed what shows (Keras refused a model kerascanvas's own checks pass)."""
         self._oversize = None
         self._send_diff(self._tracker.update(quick=True))
-        if not graph.model_checked:
+        if not (graph.model_checked and graph.repeats_found):
             _when_drawn(self._check_model)
 
     def _check_model(self) -> None:
-        """Keras's answer for the structure shown (the model built or refused), and what it
-        changed on the canvas: usually nothing."""
+        """Keras's answer for the structure shown (the model built or refused) and the repeated
+        blocks found again, and what they changed on the canvas: usually nothing."""
         if self.comm is None:  # closed meanwhile
             return
-        _ = self.graph.model
-        self._send_diff(self._tracker.update())
+        self._send_diff(self._tracker.update())  # a full update builds and finds them
 
     def _send_diff(self, change: dict | None) -> None:
         if change is None:
