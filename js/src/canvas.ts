@@ -131,7 +131,7 @@ export class CanvasView {
     this.render();
     // The widget is often drawn before it is on the page (zero size): fit the drawing to the view
     // as soon as it has a size, not at the first edit (which would then jump the view).
-    this.sized = new ResizeObserver(() => { if (!this.fitted) this.render(); });
+    this.sized = new ResizeObserver(() => { this.size = null; if (!this.fitted) this.render(); });
     this.sized.observe(this.stage);
     // the training chart is drawn on a canvas: it follows a theme switch by being redrawn
     this.themed = new MutationObserver(() => this.training.retheme());
@@ -179,6 +179,7 @@ export class CanvasView {
     this.training.destroy();
     this.client.close();
     cancelAnimationFrame(this.frame);
+    if (this.idle && typeof cancelIdleCallback === "function") cancelIdleCallback(this.idle);
   }
 
   setState(state: GraphState): void {
@@ -202,7 +203,9 @@ export class CanvasView {
     return this.shown.get(layer.name) ?? { x: layer.x, y: layer.y };
   }
 
+  /** The layers where they are seen (read-only: the state's own objects while nothing moves). */
   private placed(): LayerState[] {
+    if (!this.shown.size) return this.state.layers;
     return this.state.layers.map((l) => ({ ...l, ...this.pos(l) }));
   }
 
@@ -237,16 +240,52 @@ export class CanvasView {
   }
 
   private drawnBounds: Rect | null = null; // every box, as last drawn
+  private size: { width: number; height: number } | null = null;
+
+  /** The stage's size, measured again only after the ResizeObserver saw it change: reading the
+   * page's layout right after the scene changed the SVG forces a layout of it in the middle of
+   * drawing (several ms after an edit that rewrites every box's text). */
+  private stageSize(): { width: number; height: number } {
+    if (!this.size) {
+      const r = this.stage.getBoundingClientRect();
+      if (r.width === 0) return r; // not on the page yet: measured again next time
+      this.size = { width: r.width, height: r.height };
+    }
+    return this.size;
+  }
+
+  /** The world rectangle on screen (no margin): boxes elsewhere are redrawn after the frame. */
+  private screenRect(): Rect {
+    const r = this.stageSize();
+    const tl = toWorld(this.view, { x: 0, y: 0 });
+    return { x: tl.x, y: tl.y, w: r.width / this.view.k, h: r.height / this.view.k };
+  }
+
+  /** Off-screen boxes the last update left with an older state are redrawn when the page is idle. */
+  private catchUpSoon(): void {
+    if (this.idle || !this.scene.lagging) return;
+    const later = typeof requestIdleCallback === "function" ? requestIdleCallback
+      : (run: IdleRequestCallback) => window.setTimeout(() => run({ didTimeout: true, timeRemaining: () => 0 }), 16);
+    this.idle = later((deadline) => {
+      this.idle = 0;
+      // at least a few ms a slice, also when the page never idles (timeRemaining() is 0 then)
+      const end = performance.now() + Math.max(4, deadline.timeRemaining());
+      if (this.scene.catchUp(() => end - performance.now())) this.catchUpSoon();
+    }, { timeout: 100 });
+  }
+
+  private idle = 0;
 
   private draw(): void {
     const layers = this.placed();
     this.drawnBounds = bounds(layers);
     if (!this.fitted && layers.length) {
-      const r = this.stage.getBoundingClientRect();
+      const r = this.stageSize();
       if (r.width > 0) { this.view = readableFit(layers, r.width, r.height); this.fitted = true; }
     }
     this.applyView();
     this.scene.update(this.sceneInput());
+    this.catchUpSoon();
     // the panels under the drawing change with the state, not with the selection or a gesture
     if (this.panelsFor !== this.state) {
       this.panelsFor = this.state;
@@ -281,7 +320,7 @@ export class CanvasView {
     const hints = this.drag?.kind === "edge" ? this.hints : null;
     return {
       layers: this.state.layers, edges: this.state.edges, shown: this.shown,
-      seen: big ? this.visibleRect() : null,
+      seen: big ? this.visibleRect() : null, urgent: this.stageSize().width > 0 ? this.screenRect() : null,
       look: {
         selected: this.selected, highlighted: this.highlighted, armed: this.armed?.key ?? null,
         hint: (port) => !hints ? "" : hints.accept.has(port.key) ? " kc-port-ok" : hints.refuse.has(port.key) ? " kc-port-dim" : "",
@@ -297,7 +336,7 @@ export class CanvasView {
 
   /** The world rectangle on screen, with half a screen of margin on every side. */
   private visibleRect(): { x: number; y: number; w: number; h: number } {
-    const r = this.stage.getBoundingClientRect();
+    const r = this.stageSize();
     const tl = toWorld(this.view, { x: -r.width / 2, y: -r.height / 2 });
     return { x: tl.x, y: tl.y, w: (2 * r.width) / this.view.k, h: (2 * r.height) / this.view.k };
   }
@@ -306,8 +345,20 @@ export class CanvasView {
 
   /** Families present in the drawing, with their colour: the legend under the toolbar. */
   private drawLegend(): void {
+    // family() once per kind of layer, not once per layer (thousands on a big graph)
+    const kinds = new Set<string>();
+    const present = new Set<string>();
+    for (const l of this.state.layers) {
+      const kind = `${l.is_input}|${l.inner_layers !== null}|${l.group}`;
+      if (kinds.has(kind)) continue;
+      kinds.add(kind);
+      const f = family(l);
+      if (f) present.add(f.name);
+    }
+    const key = [...present].sort().join("|");
+    if (key === this.legendKey) return;
+    this.legendKey = key;
     clear(this.legend);
-    const present = new Set(this.state.layers.map((l) => family(l)?.name).filter(Boolean));
     for (const f of FAMILIES) {
       if (!present.has(f.name)) continue;
       const item = el("span", { class: "kc-legend-item" });
@@ -318,10 +369,16 @@ export class CanvasView {
     }
   }
 
+  private legendKey: string | null = null;
+  private problemsKey: string | null = null;
+
   /** The drawing's problems in words under it; a click on one goes to its box. */
   private drawProblems(): void {
-    clear(this.problemList);
     const lines = problemLines(this.state);
+    const key = JSON.stringify(lines.slice(0, PROBLEMS_SHOWN + 1).map((l) => [l.text, l.layer])) + lines.length;
+    if (key === this.problemsKey) return; // the same list: its items (and their focus) stay
+    this.problemsKey = key;
+    clear(this.problemList);
     for (const line of lines.slice(0, PROBLEMS_SHOWN)) {
       const item = el("li", { class: "kc-problem-line" }, line.text);
       if (line.layer) {
@@ -344,32 +401,38 @@ export class CanvasView {
 
   /** The minimap is for graphs bigger than the view: hidden while everything is on screen. */
   private minimapVisibility(): void {
-    const r = this.stage.getBoundingClientRect();
+    const r = this.stageSize();
     const hide = this.state.layers.length < 2 || r.width === 0 || fitsIn(this.drawnBounds, this.view, r.width, r.height);
     this.minimap.style.display = hide ? "none" : "";
   }
 
   private drawMinimap(layers: LayerState[]): void {
-    clear(this.minimap);
-    this.miniView = null;
     const b = bounds(layers);
     this.minimapVisibility();
-    if (!b || layers.length < 2) return;
+    if (!b || layers.length < 2) { clear(this.minimap); this.miniView = null; this.miniBoxes = new Float64Array(0); return; }
     const pad = 20;
-    this.minimap.setAttribute("viewBox", `${b.x - pad} ${b.y - pad} ${b.w + 2 * pad} ${b.h + 2 * pad}`);
-    // every box as one path: one element, not one per box (thousands on a big graph)
-    let d = "";
-    for (const l of layers) d += `M${l.x},${l.y}h${boxWidth(l)}v${boxHeight(l)}h${-boxWidth(l)}z`;
-    this.minimap.append(svg("path", { d, class: "kc-mini-box" }));
-    this.miniView = svg("rect", { class: "kc-mini-view" });
-    this.minimap.append(this.miniView);
+    // an edit that moved no box (a connect, a configure) leaves the minimap's elements alone
+    const boxes = new Float64Array(4 * layers.length);
+    layers.forEach((l, i) => { boxes[4 * i] = l.x; boxes[4 * i + 1] = l.y; boxes[4 * i + 2] = boxWidth(l); boxes[4 * i + 3] = boxHeight(l); });
+    const same = this.miniBoxes.length === boxes.length && this.miniBoxes.every((v, i) => v === boxes[i]);
+    if (!same || !this.miniView) {
+      // every box as one path: one element, not one per box (thousands on a big graph)
+      let d = "";
+      for (const l of layers) d += `M${l.x},${l.y}h${boxWidth(l)}v${boxHeight(l)}h${-boxWidth(l)}z`;
+      clear(this.minimap);
+      this.minimap.setAttribute("viewBox", `${b.x - pad} ${b.y - pad} ${b.w + 2 * pad} ${b.h + 2 * pad}`);
+      this.minimap.append(svg("path", { d, class: "kc-mini-box" }));
+      this.miniView = svg("rect", { class: "kc-mini-view" });
+      this.minimap.append(this.miniView);
+      this.miniBoxes = boxes;
+    }
     this.moveMiniView();
   }
 
   /** Only the viewport's rectangle follows pan and zoom; the boxes are drawn with the state. */
   private moveMiniView(): void {
     if (!this.miniView) return;
-    const r = this.stage.getBoundingClientRect();
+    const r = this.stageSize();
     const tl = toWorld(this.view, { x: 0, y: 0 });
     for (const [k, v] of Object.entries({ x: tl.x, y: tl.y, width: r.width / this.view.k, height: r.height / this.view.k })) {
       this.miniView.setAttribute(k, String(v));
@@ -377,6 +440,7 @@ export class CanvasView {
   }
 
   private miniView: SVGRectElement | null = null;
+  private miniBoxes = new Float64Array(0); // x, y, w, h of every box the minimap shows
 
   private minimapSoon(): void {
     this.minimapVisibility();
@@ -660,7 +724,7 @@ export class CanvasView {
   private placeToast(): void {
     if (!this.toastAt || !this.toast) return;
     const p = toScreen(this.view, this.toastAt);
-    const r = this.stage.getBoundingClientRect();
+    const r = this.stageSize();
     this.toast.style.left = `${Math.min(Math.max(0, p.x + 12), Math.max(0, r.width - 300))}px`;
     this.toast.style.top = `${Math.min(Math.max(0, p.y + 12), Math.max(0, r.height - 60))}px`;
   }
@@ -1128,8 +1192,8 @@ export class CanvasView {
     button("Depth steps", "Play the depth computation step by step", () => this.play("depth_steps"));
     button("Forward pass", "Run one sample through, node by node", () => this.play("forward_steps"));
     gap();
-    button("Export SVG", "Save the drawing as SVG", () => exportSvg(this.svgEl, this.placed(), this.state.name));
-    button("Export PNG", "Save the drawing as PNG", () => exportPng(this.svgEl, this.placed(), this.state.name));
+    button("Export SVG", "Save the drawing as SVG", () => { this.scene.catchUp(() => Infinity); exportSvg(this.svgEl, this.placed(), this.state.name); });
+    button("Export PNG", "Save the drawing as PNG", () => { this.scene.catchUp(() => Infinity); exportPng(this.svgEl, this.placed(), this.state.name); });
     return bar;
   }
 
