@@ -1,16 +1,16 @@
 // The drawing area: boxes, ports and edges in SVG, and every gesture turned into a kernel intent.
 import { clear, el, svg } from "./dom";
 import {
-  type Point, type Port, type Rect, type View, boxAt, boxHeight, boxWidth, boxesIn, bounds, centreOn, edgePath,
-  fitsIn, portAt, readableFit, rectFrom, toScreen, toWorld, zoomAt,
+  type Point, type Port, type Rect, type View, boxAt, boxHeight, boxWidth, bounds, centreOn, fitsIn, readableFit,
+  toScreen, toWorld,
 } from "./geometry";
-import { edgeAt } from "./edges";
-import { type Intent, connectIntent, dropRewire, dropWire, insertIntent, keyIntent } from "./gestures";
+import { type Intent, connectIntent, insertIntent, keyIntent } from "./gestures";
+import { Pointer, type PointerHost } from "./pointer";
 import { LABEL_SCALE, Scene, type SceneInput, edgeKey } from "./scene";
 import { Inspector } from "./inspector";
-import { QuickAdd, matchRank } from "./quickadd";
-import { placeMenu } from "./menu";
-import { miniGrab, miniView, miniWorld } from "./minimap";
+import { QuickAdd } from "./quickadd";
+import { FindBar } from "./find";
+import { type MenuAction, type MenuEntry, ContextMenu, blankMenu, boxMenu, edgeMenu, placeMenu, visibleArea } from "./menu";
 import { CodePanel } from "./codepanel";
 import { FAMILIES, family } from "./families";
 import { usefulMessage } from "./words";
@@ -22,21 +22,11 @@ import { type DepthStep, type ForwardStep, StepPlayer, depthStepText, forwardSte
 import { TrainingPanel } from "./training";
 import type { EdgeState, GraphState, LayerState, PaletteEntry } from "./types";
 
-type Drag =
-  | { kind: "pan"; from: Point; view: View; moved: boolean }
-  | { kind: "select"; from: Point; rect: SVGRectElement }
-  | { kind: "box"; name: string; from: Point; start: Point; moved: boolean }
-  | { kind: "edge"; port: Port }
-  | { kind: "rewire"; edge: EdgeState; from: Port }
-  | { kind: "mini"; grab: Point | null }
-  | { kind: "new"; className: string; ghost: HTMLElement; wire: number };
-
 const ANIMATE_MS = 250;
 const ANIMATE_LIMIT = 400; // layers: bigger graphs jump to the new layout
 const BIG_GRAPH = 300; // layers: beyond this, draw only near the viewport and preview gestures
 const PROBLEMS_SHOWN = 12; // lines in the problem list under the drawing
 const TOAST_MS = 8000;
-const DOUBLE_PRESS_MS = 400;
 const FAILED = Symbol("failed");
 
 export { portName } from "./scene";
@@ -61,7 +51,7 @@ export class CanvasView {
   private readonly abort = new AbortController();
   private readonly on = { signal: this.abort.signal };
   private toast: HTMLElement;
-  private menu: HTMLElement;
+  private menu: ContextMenu;
   private client: Client;
   private state: GraphState;
   private palette: PaletteEntry[];
@@ -72,11 +62,9 @@ export class CanvasView {
   private selected = new Set<string>();
   private clipboard: string[] = [];
   private armed: Port | null = null;
-  private drag: Drag | null = null;
   private shown = new Map<string, Point>();
   private inspectorError: string | null = null;
   private fitted = false;
-  private lastPointer: Point = { x: 40, y: 40 };
   private frame = 0;
 
   constructor(private model: Model, host: HTMLElement) {
@@ -104,16 +92,14 @@ export class CanvasView {
     this.status = el("div", { class: "kc-status", role: "status" });
     this.problemList = el("ul", { class: "kc-problems", "aria-label": "Problems" });
     this.toast = el("div", { class: "kc-toast", role: "alert" });
-    this.menu = el("div", { class: "kc-menu", role: "menu" });
+    this.menu = new ContextMenu(this.abort.signal);
     // the canvas owns its context menu: JupyterLab's (Restart Kernel, Delete Cell...) stays off it
     this.stage = el("div", { class: "kc-stage", "data-jp-suppress-context-menu": "" });
     this.stage.style.height = `${height}px`;
     this.quick = new QuickAdd(() => { this.pendingWire = null; this.root.focus({ preventScroll: true }); });
-    this.findBar = el("div", { class: "kc-find", role: "search" });
-    this.findInput = el("input", { type: "search", class: "kc-field", placeholder: "Find a layer", "aria-label": "find layer" });
-    this.findCount = el("span", { class: "kc-muted" });
-    this.findBar.append(this.findInput, this.findCount);
-    this.stage.append(this.svgEl, this.minimap, this.toast, this.menu, this.quick.root, this.findBar);
+    this.finder = new FindBar(() => this.state.layers, (name) => this.showFound(name),
+      () => this.root.focus({ preventScroll: true }), this.abort.signal);
+    this.stage.append(this.svgEl, this.minimap, this.toast, this.menu.root, this.quick.root, this.finder.root);
     this.legend = el("div", { class: "kc-legend", "aria-label": "Layer families" });
     this.playerHost = el("div", { class: "kc-player-host" });
     this.code = new CodePanel(this.client, () => this.state.name, (m) => this.notice(m));
@@ -125,8 +111,9 @@ export class CanvasView {
     this.root.append(side, main);
     host.append(this.root);
     this.fitted = this.state.layers.length === 0; // an empty canvas keeps screen = world: drops land where dropped
-    renderPalette(paletteHost, this.palette, (c, ev) => this.pickFromPalette(c, ev));
+    renderPalette(paletteHost, this.palette, (c, ev) => this.pointer.pickFromPalette(c, ev));
     this.panel = new Inspector(this.inspector, this.client, this.abort.signal, () => this.root.focus({ preventScroll: true }));
+    this.pointer = new Pointer(this.pointerHost(), this.abort.signal);
     this.listen();
     this.render();
     // The widget is often drawn before it is on the page (zero size): fit the drawing to the view
@@ -136,32 +123,22 @@ export class CanvasView {
     // the training chart is drawn on a canvas: it follows a theme switch by being redrawn
     this.themed = new MutationObserver(() => this.training.retheme());
     this.themed.observe(document.body, { attributes: true, attributeFilter: ["data-jp-theme-name", "data-jp-theme-light"] });
-    this.findInput.addEventListener("input", () => this.find(false), this.on);
-    this.findInput.addEventListener("keydown", (ev) => {
-      ev.stopPropagation();
-      if (ev.key === "Enter") { ev.preventDefault(); this.find(true); }
-      if (ev.key === "Escape") { ev.preventDefault(); this.closeFind(); }
-    }, this.on);
   }
 
   private themed: MutationObserver;
   private quick: QuickAdd;
   private code: CodePanel;
   private legend: HTMLElement;
-  private findBar: HTMLElement;
-  private findInput: HTMLInputElement;
-  private findCount: HTMLElement;
-  private findAt = 0;
+  private finder: FindBar;
+  private pointer: Pointer;
   /** Each edge's drawn polyline (world), by edge index, and every port: for hit tests. */
   private get routes(): (Point[] | null)[] { return this.scene.routes; }
   private get allPorts(): Port[] { return this.scene.allPorts; }
   private hints: { key: string; accept: Set<string>; refuse: Set<string>; classes: string[] | null } | null = null;
   private pendingWire: Port | null = null;
-  private pointerInside = false; // the mouse is over the drawing: Tab opens quick-add there
   private selectedEdgeKey: string | null = null;
 
   private sized: ResizeObserver;
-  private lastPress: { name: string; at: number } | null = null;
   private training: TrainingPanel;
   private playerHost: HTMLElement;
   private onTraining: () => void;
@@ -170,8 +147,7 @@ export class CanvasView {
     this.abort.abort();
     window.clearTimeout(this.settle);
     window.clearTimeout(this.toastTimer);
-    if (this.drag?.kind === "new") this.drag.ghost.remove();
-    this.drag = null;
+    this.pointer.destroy();
     this.sized.disconnect();
     this.themed.disconnect();
     this.code.destroy();
@@ -317,14 +293,14 @@ export class CanvasView {
   /** What the scene draws: the state, the boxes on the move, the selection, the gesture. */
   private sceneInput(): SceneInput {
     const big = this.state.layers.length > BIG_GRAPH;
-    const hints = this.drag?.kind === "edge" ? this.hints : null;
+    const hints = this.pointer.wiring ? this.hints : null;
     return {
       layers: this.state.layers, edges: this.state.edges, shown: this.shown,
       seen: big ? this.visibleRect() : null, urgent: this.stageSize().width > 0 ? this.screenRect() : null,
       look: {
         selected: this.selected, highlighted: this.highlighted, armed: this.armed?.key ?? null,
         hint: (port) => !hints ? "" : hints.accept.has(port.key) ? " kc-port-ok" : hints.refuse.has(port.key) ? " kc-port-dim" : "",
-        selectedEdge: this.selectedEdgeKey, dropWire: this.dropWire, k: this.view.k, detail: !big || this.view.k >= 0.5,
+        selectedEdge: this.selectedEdgeKey, dropWire: this.pointer.dropWire, k: this.view.k, detail: !big || this.view.k >= 0.5,
       },
     };
   }
@@ -341,7 +317,6 @@ export class CanvasView {
     return { x: tl.x, y: tl.y, w: (2 * r.width) / this.view.k, h: (2 * r.height) / this.view.k };
   }
 
-  private dropWire = -1; // the wire a palette drag would insert into
 
   /** Families present in the drawing, with their colour: the legend under the toolbar. */
   private drawLegend(): void {
@@ -576,7 +551,7 @@ export class CanvasView {
       if (!reply.ok || this.hints?.key !== key) return;
       const r = reply.result as { classes: string[] | null; accept: string[]; refuse: string[] };
       this.hints = { key, accept: new Set(r.accept), refuse: new Set(r.refuse), classes: r.classes };
-      if (this.drag?.kind === "edge") this.render();
+      if (this.pointer.wiring) this.render();
       if (this.quick.isOpen && this.pendingWire) this.quick.offer(this.quickNames(r.classes), this.wireNote(this.pendingWire, r.classes));
     });
   }
@@ -594,7 +569,7 @@ export class CanvasView {
 
   /** Quick-add at a screen point: a catalog search; `wire` connects the new layer to it. */
   private openQuickAdd(at: Point, wire: Port | null = null, onto: EdgeState | null = null): void {
-    this.menu.classList.remove("kc-show");
+    this.menu.hide();
     const world = toWorld(this.view, at);
     this.pendingWire = wire;
     let names = this.palette.map((p) => p.class_name);
@@ -640,34 +615,18 @@ export class CanvasView {
     this.root.focus({ preventScroll: true });
   }
 
-  /** Ctrl+F: find a layer by name; Enter jumps to it (selected, centred at a readable scale). */
+  /** Ctrl+F: find a layer by name; Enter jumps to the next (find.ts). */
   private openFind(): void {
-    this.findBar.classList.add("kc-show");
-    this.findInput.focus({ preventScroll: true });
-    this.findInput.select();
-    this.find(false);
+    this.finder.open();
   }
 
-  private closeFind(): void {
-    this.findBar.classList.remove("kc-show");
-    this.root.focus({ preventScroll: true });
-  }
-
-  private find(jump: boolean): void {
-    const q = this.findInput.value;
-    const hits = this.state.layers
-      .map((l) => ({ l, r: matchRank(l.name, q) ?? (matchRank(l.class_name, q) === null ? null : 5) }))
-      .filter((h) => h.r !== null && q.trim() !== "")
-      .sort((a, b) => (a.r as number) - (b.r as number));
-    this.findCount.textContent = q.trim() ? `${hits.length} found` : "";
-    if (!hits.length) return;
-    if (!jump) this.findAt = 0;
-    const hit = hits[this.findAt % hits.length].l;
-    if (jump) this.findAt++;
+  /** A found layer: selected, and centred at a readable scale. */
+  private showFound(name: string): void {
+    const placed = this.placed().find((l) => l.name === name);
+    if (!placed) return;
     this.clearEdge();
-    this.selected = new Set([hit.name]);
+    this.selected = new Set([name]);
     const r = this.stage.getBoundingClientRect();
-    const placed = this.placed().find((l) => l.name === hit.name) ?? hit;
     this.view = centreOn(placed, this.view, r.width, r.height);
     this.render();
   }
@@ -709,7 +668,7 @@ export class CanvasView {
       }, this.on);
       this.toast.append(details);
     }
-    this.toastAt = at ?? toWorld(this.view, this.lastPointer);
+    this.toastAt = at ?? toWorld(this.view, this.pointer.last);
     this.toast.classList.add("kc-show");
     this.placeToast();
     window.clearTimeout(this.toastTimer);
@@ -743,57 +702,78 @@ export class CanvasView {
     made.then((name) => this.selectNew(name)); // a new box is selected, as in every node editor
   }
 
-  // ----- gestures ------------------------------------------------------------------------------
+  // ----- gestures (pointer.ts) ---------------------------------------------------------------
 
-  private local(ev: { clientX: number; clientY: number }): Point {
-    const r = this.stage.getBoundingClientRect(); // not the svg: it moves while a gesture previews
-    return { x: ev.clientX - r.left, y: ev.clientY - r.top };
+  /** The canvas as the pointer gestures see it (pointer.ts): what they read and may change. */
+  private pointerHost(): PointerHost {
+    return {
+      stage: this.stage, svg: this.svgEl, world: this.world, overlay: this.overlay, minimap: this.minimap,
+      view: () => this.view,
+      setView: (view) => { this.view = view; this.viewChanged(); },
+      layers: () => this.placed(),
+      edges: () => this.state.edges,
+      ports: () => this.allPorts,
+      routes: () => this.routes,
+      portPoint: (key) => this.portAt(key),
+      selection: () => this.selected,
+      render: () => this.render(),
+      focusCanvas: () => this.root.focus({ preventScroll: true }),
+      closeQuickAdd: () => this.quick.close(),
+      wireFrom: (port) => this.askHints(port),
+      toggle: (name) => this.toggle(name),
+      inspectEdge: (index) => { this.inspectEdge(index); },
+      pressBox: (selection) => {
+        this.clearEdge();
+        this.selected = selection;
+        this.inspectorError = null;
+        this.render();
+      },
+      pressBlank: () => { if (this.selectedEdgeKey || this.highlighted) { this.clearEdge(); this.render(); } },
+      select: (names) => { for (const name of names) this.selected.add(name); this.render(); },
+      deselectAll: () => { this.selected.clear(); this.render(); },
+      panned: () => this.drawMinimap(this.placed()),
+      moveBox: (name, at) => { this.shown.set(name, at); this.drawMoving(new Set([name])); },
+      dropBox: (name) => this.dropBox(name),
+      liftEdge: (edge) => {
+        const g = this.edgeLayer.querySelector(`[data-edge-key="${CSS.escape(edgeKey(edge))}"]`);
+        g?.classList.add("kc-edge-lifted");
+      },
+      perform: (intent, at) => { this.perform(intent, at); },
+      search: (at, wire) => this.openQuickAdd(at, wire),
+      dropLayer: (className, at, wire) => this.dropLayer(className, at, wire),
+      addLayer: (className, at) => this.addLayer(className, at),
+    };
   }
 
-  private pickFromPalette(className: string, ev: PointerEvent | KeyboardEvent): void {
-    if (ev instanceof KeyboardEvent) {
-      const r = this.stage.getBoundingClientRect();
-      this.addLayer(className, toWorld(this.view, { x: r.width / 2, y: r.height / 3 }));
-      return;
-    }
-    ev.preventDefault();
-    const ghost = el("div", { class: "kc-ghost" }, className);
-    document.body.append(ghost);
-    this.drag = { kind: "new", className, ghost, wire: -1 };
-    this.moveGhost(ev);
+  /** A dragged box let go: it stays where it was dropped until the state says so (or the move
+   * was refused). */
+  private dropBox(name: string): void {
+    const at = this.shown.get(name);
+    if (!at) return;
+    const x = Math.round(at.x), y = Math.round(at.y);
+    this.shown.set(name, { x, y });
+    this.render(); // routes and labels around the box where it was dropped
+    this.act("move", { name, x, y }).then((ok) => {
+      const l = this.state.layers.find((q) => q.name === name);
+      if (this.shown.get(name) !== undefined && (!ok || !l || (l.x === x && l.y === y))) { this.shown.delete(name); this.render(); }
+    });
   }
 
-  private moveGhost(ev: PointerEvent): void {
-    if (this.drag?.kind !== "new") return;
-    this.drag.ghost.style.left = `${ev.clientX + 8}px`;
-    this.drag.ghost.style.top = `${ev.clientY + 8}px`;
-    // over a wire: it lights up, and the drop inserts the layer into it
-    const r = this.stage.getBoundingClientRect();
-    const inside = ev.clientX >= r.left && ev.clientX <= r.right && ev.clientY >= r.top && ev.clientY <= r.bottom;
-    const wire = inside ? edgeAt(this.routes, toWorld(this.view, this.local(ev)), 12 / this.view.k) : -1;
-    if (wire !== this.drag.wire) {
-      this.drag.wire = wire;
-      this.dropWire = wire;
-      this.drag.ghost.textContent = wire >= 0 ? `${this.drag.className} → insert into wire` : this.drag.className;
-      this.render();
-    }
+  /** A palette entry dropped at world point `at`: into wire `wire` (an edge index, -1: none),
+   * or as a new box there. */
+  private dropLayer(className: string, at: Point, wire: number): void {
+    const e = wire >= 0 ? this.state.edges[wire] : undefined;
+    const pts = wire >= 0 ? this.routes[wire] : null;
+    if (e && pts && !INPUT_PRESETS[className]) {
+      const { kind, ...fields } = insertIntent(className, e, pts, at);
+      this.actResult(kind, fields, at).then((name) => this.selectNew(name));
+    } else this.addLayer(className, at);
   }
 
   private listen(): void {
-    const svgEl = this.svgEl;
-    svgEl.addEventListener("pointerdown", (ev) => this.onDown(ev), this.on);
-    svgEl.addEventListener("pointermove", (ev) => { this.lastPointer = this.local(ev); this.pointerInside = true; }, this.on);
-    this.stage.addEventListener("pointerleave", () => { this.pointerInside = false; }, this.on);
-    window.addEventListener("pointermove", this.onMove, this.on);
-    window.addEventListener("pointerup", this.onUp, this.on);
-    svgEl.addEventListener("wheel", (ev) => {
-      ev.preventDefault();
-      this.view = zoomAt(this.view, this.local(ev), Math.exp(-ev.deltaY * 0.0015));
-      this.viewChanged();
-    }, { passive: false, ...this.on });
     // the canvas's menu, never JupyterLab's on top of it (it listens further up: stop here)
     this.stage.addEventListener("contextmenu", (ev) => {
-      if (this.quick.root.contains(ev.target as Node) || this.findBar.contains(ev.target as Node)) { ev.stopPropagation(); return; }
+      if (this.quick.root.contains(ev.target as Node) || this.finder.root.contains(ev.target as Node)) { ev.stopPropagation(); return; }
       ev.preventDefault();
       ev.stopPropagation();
       if (this.svgEl.contains(ev.target as Node)) this.onMenu(ev);
@@ -806,186 +786,8 @@ export class CanvasView {
       const target = ev.target as Element;
       requestAnimationFrame(() => this.reveal(target));
     }, this.on);
-    // the minimap: press or drag anywhere on it and the view follows
-    this.minimap.addEventListener("pointerdown", (ev) => {
-      ev.preventDefault();
-      ev.stopPropagation();
-      this.drag = { kind: "mini", grab: null };
-      this.root.focus({ preventScroll: true }); // keys (Ctrl+Z, Ctrl+F) go to the canvas after
-      this.miniTo(ev);
-    }, this.on);
-    document.addEventListener("pointerdown", (ev) => { if (!this.menu.contains(ev.target as Node)) this.menu.classList.remove("kc-show"); }, this.on);
+    document.addEventListener("pointerdown", (ev) => { if (!this.menu.contains(ev.target as Node)) this.menu.hide(); }, this.on);
   }
-
-  /** The view follows the pointer on the minimap: a press on the viewport drags it from where
-   * it was taken; a press beside it centres the view there. */
-  private miniTo(ev: PointerEvent): void {
-    const box = this.minimap.viewBox.baseVal;
-    const r = this.minimap.getBoundingClientRect();
-    if (!box || !r.width || this.drag?.kind !== "mini") return;
-    const w = miniWorld(box, r, { x: ev.clientX, y: ev.clientY });
-    const st = this.stage.getBoundingClientRect();
-    this.drag.grab ??= miniGrab(this.view, st, w);
-    this.view = miniView(this.view, st, w, this.drag.grab);
-    this.viewChanged();
-  }
-
-  private onDown(ev: PointerEvent): void {
-    if (ev.button !== 0) return;
-    this.quick.close();
-    // keys go to the canvas after any press on it (Ctrl+Z after a wire drag is the canvas's undo,
-    // not the notebook's); the gestures below preventDefault, which would keep the old focus
-    this.root.focus({ preventScroll: true });
-    const p = this.local(ev);
-    this.lastPointer = p;
-    const w = toWorld(this.view, p);
-    const target = ev.target as Element;
-    const portKey = target.getAttribute?.("data-port");
-    const port = portKey ? this.allPorts.find((q) => q.key === portKey) ?? null : portAt(this.allPorts, w);
-    if (port && port.kind === "out") {
-      this.drag = { kind: "edge", port };
-      this.askHints(port);
-      ev.preventDefault();
-      return;
-    }
-    if (port && port.kind === "in") {
-      // a filled slot: its wire comes off with the pointer (drop on another slot, or in empty space to unplug)
-      const e = this.state.edges.find((x) => `in:${x.dst.join(":")}` === port.key);
-      if (e) {
-        this.drag = { kind: "rewire", edge: e, from: port };
-        ev.preventDefault();
-        return;
-      }
-    }
-    const toggle = target.closest?.("[data-toggle]");
-    if (toggle) {
-      this.toggle(toggle.getAttribute("data-toggle")!);
-      ev.preventDefault();
-      return;
-    }
-    const edge = target.closest?.("[data-edge]");
-    if (edge) {
-      this.inspectEdge(Number(edge.getAttribute("data-edge")));
-      ev.preventDefault(); // the focus stays on the edge, for Delete
-      return;
-    }
-    const box = boxAt(this.placed(), w);
-    if (box) {
-      // A second press soon after on a nested model's box folds it out (or back). Counted here,
-      // not by "dblclick": the first press redraws the box, and the browser then sees two targets.
-      const now = performance.now();
-      const again = this.lastPress?.name === box.name && now - this.lastPress.at < DOUBLE_PRESS_MS;
-      this.lastPress = again ? null : { name: box.name, at: now };
-      if (again && box.inner_layers !== null) { this.toggle(box.name); return; }
-      this.clearEdge();
-      if (ev.shiftKey) {
-        if (this.selected.has(box.name)) this.selected.delete(box.name); else this.selected.add(box.name);
-      } else if (!this.selected.has(box.name)) {
-        this.selected = new Set([box.name]);
-      }
-      this.inspectorError = null;
-      this.drag = { kind: "box", name: box.name, from: w, start: { x: box.x, y: box.y }, moved: false };
-      this.render();
-      this.root.focus({ preventScroll: true });
-      return;
-    }
-    if (this.selectedEdgeKey || this.highlighted) { this.clearEdge(); this.render(); }
-    if (ev.shiftKey) {
-      const rect = svg("rect", { class: "kc-band", x: w.x, y: w.y, width: 0, height: 0 });
-      this.world.append(rect);
-      this.drag = { kind: "select", from: w, rect };
-      return;
-    }
-    this.drag = { kind: "pan", from: p, view: this.view, moved: false };
-  }
-
-  private readonly onMove = (ev: PointerEvent): void => {
-    const drag = this.drag;
-    if (!drag) return;
-    if (drag.kind === "new") { this.moveGhost(ev); return; }
-    if (drag.kind === "mini") { this.miniTo(ev); return; }
-    const p = this.local(ev);
-    const w = toWorld(this.view, p);
-    if (drag.kind === "pan") {
-      this.view = { ...drag.view, x: drag.view.x + p.x - drag.from.x, y: drag.view.y + p.y - drag.from.y };
-      drag.moved = drag.moved || Math.abs(p.x - drag.from.x) + Math.abs(p.y - drag.from.y) > 3;
-      this.viewChanged();
-    } else if (drag.kind === "box") {
-      const x = drag.start.x + w.x - drag.from.x;
-      const y = drag.start.y + w.y - drag.from.y;
-      drag.moved = drag.moved || Math.abs(w.x - drag.from.x) + Math.abs(w.y - drag.from.y) > 3;
-      if (drag.moved) { this.shown.set(drag.name, { x, y }); this.drawMoving(new Set([drag.name])); }
-    } else if (drag.kind === "edge") {
-      if (!this.svgEl.classList.contains("kc-wiring")) { this.svgEl.classList.add("kc-wiring"); this.render(); }
-      this.overlay.setAttribute("d", edgePath(drag.port.at, w));
-    } else if (drag.kind === "rewire") {
-      const src = this.portAt(`out:${drag.edge.src.join(":")}`);
-      if (src) this.overlay.setAttribute("d", edgePath(src, w));
-      const g = this.edgeLayer.querySelector(`[data-edge-key="${CSS.escape(edgeKey(drag.edge))}"]`);
-      g?.classList.add("kc-edge-lifted");
-    } else if (drag.kind === "select") {
-      const r = rectFrom(drag.from, w);
-      for (const [k, v] of Object.entries({ x: r.x, y: r.y, width: r.w, height: r.h })) drag.rect.setAttribute(k, String(v));
-    }
-  };
-
-  private readonly onUp = (ev: PointerEvent): void => {
-    const drag = this.drag;
-    this.drag = null;
-    if (!drag) return;
-    if (drag.kind === "mini") { this.render(); return; }
-    if (drag.kind === "new") {
-      drag.ghost.remove();
-      this.dropWire = -1;
-      const r = this.stage.getBoundingClientRect();
-      if (ev.clientX >= r.left && ev.clientX <= r.right && ev.clientY >= r.top && ev.clientY <= r.bottom) {
-        this.lastPointer = this.local(ev);
-        const at = toWorld(this.view, this.lastPointer);
-        const e = drag.wire >= 0 ? this.state.edges[drag.wire] : undefined;
-        const pts = drag.wire >= 0 ? this.routes[drag.wire] : null;
-        if (e && pts && !INPUT_PRESETS[drag.className]) {
-          const { kind, ...fields } = insertIntent(drag.className, e, pts, at);
-          this.actResult(kind, fields, at).then((name) => this.selectNew(name));
-        } else this.addLayer(drag.className, at);
-      } else this.render();
-      return;
-    }
-    const p = this.local(ev);
-    this.lastPointer = p;
-    const w = toWorld(this.view, p);
-    if (drag.kind === "select") {
-      drag.rect.remove();
-      const r: Rect = rectFrom(drag.from, w);
-      for (const name of boxesIn(this.placed(), r)) this.selected.add(name);
-      this.render();
-    } else if (drag.kind === "pan") {
-      if (!drag.moved && this.selected.size) { this.selected.clear(); this.render(); }
-      this.drawMinimap(this.placed());
-    } else if (drag.kind === "box" && drag.moved) {
-      const at = this.shown.get(drag.name);
-      if (at) {
-        const x = Math.round(at.x), y = Math.round(at.y);
-        this.shown.set(drag.name, { x, y });
-        this.render(); // routes and labels around the box where it was dropped
-        // the box stays where it was dropped until the state says so (or the move was refused)
-        this.act("move", { name: drag.name, x, y }).then((ok) => {
-          const l = this.state.layers.find((q) => q.name === drag.name);
-          if (this.shown.get(drag.name) !== undefined && (!ok || !l || (l.x === x && l.y === y))) { this.shown.delete(drag.name); this.render(); }
-        });
-      }
-    } else if (drag.kind === "edge") {
-      this.overlay.setAttribute("d", "");
-      this.svgEl.classList.remove("kc-wiring");
-      const out = dropWire(drag.port, w, this.allPorts, this.placed(), this.state.edges);
-      this.render();
-      if (out && "intent" in out) this.perform(out.intent, out.at);
-      else if (out) this.openQuickAdd(p, out.search); // empty space: the layers that accept this tensor
-    } else if (drag.kind === "rewire") {
-      this.overlay.setAttribute("d", "");
-      const out = dropRewire(drag.edge, drag.from, w, this.allPorts, this.state.layers);
-      if (out && "intent" in out) this.perform(out.intent, out.at); else this.render();
-    }
-  };
 
   private connect(src: Port, dst: Port): void {
     this.perform(connectIntent(src, dst, this.state.layers), dst.at);
@@ -1051,9 +853,9 @@ export class CanvasView {
     if (mod && key === "a") { ev.preventDefault(); this.selected = new Set(this.state.layers.map((l) => l.name)); this.render(); return true; }
     // Shift+A (Blender) always; Tab (Houdini, ComfyUI) while the pointer is over the drawing, so
     // that Tab still moves the keyboard focus from box to box for people without a mouse
-    if (!mod && !ev.altKey && ((ev.key === "Tab" && !ev.shiftKey && this.pointerInside) || (ev.shiftKey && key === "a"))) {
+    if (!mod && !ev.altKey && ((ev.key === "Tab" && !ev.shiftKey && this.pointer.inside) || (ev.shiftKey && key === "a"))) {
       ev.preventDefault();
-      this.openQuickAdd(this.lastPointer);
+      this.openQuickAdd(this.pointer.last);
       return true;
     }
     if (ev.key === "F2" && this.selected.size === 1) { (this.inspector.querySelector('[aria-label="layer name"]') as HTMLInputElement | null)?.focus(); return true; }
@@ -1087,7 +889,7 @@ export class CanvasView {
   }
 
   private onMenu(ev: MouseEvent): void {
-    const p = this.local(ev);
+    const p = this.pointer.local(ev);
     const w = toWorld(this.view, p);
     const edgeEl = (ev.target as Element).closest?.("[data-edge]");
     if (edgeEl) {
@@ -1099,27 +901,10 @@ export class CanvasView {
     this.openBlankMenu(p);
   }
 
-  /** Fill the menu with entries and show it at `at`, kept inside the visible drawing. */
-  private showMenu(at: Point, entries: [string, () => void][], back: () => void): void {
-    clear(this.menu);
-    for (const [label, run] of entries) {
-      const b = el("button", { role: "menuitem", class: "kc-menu-item" }, label);
-      b.addEventListener("click", () => { this.menu.classList.remove("kc-show"); run(); }, this.on);
-      b.addEventListener("keydown", (ev) => {
-        if (ev.key === "Escape") { ev.stopPropagation(); this.menu.classList.remove("kc-show"); back(); }
-      }, this.on);
-      this.menu.append(b);
-    }
-    this.menu.style.left = `${at.x}px`;
-    this.menu.style.top = `${at.y}px`;
-    this.menu.classList.add("kc-show");
-    const r = this.stage.getBoundingClientRect();
-    // visible part of the stage: the page may cut it (notebook scrolled)
-    const area = { w: Math.min(r.width, window.innerWidth - r.left), h: Math.min(r.height, window.innerHeight - r.top) };
-    const spot = placeMenu(at, { w: this.menu.offsetWidth, h: this.menu.offsetHeight }, area);
-    this.menu.style.left = `${spot.x}px`;
-    this.menu.style.top = `${spot.y}px`;
-    (this.menu.firstChild as HTMLElement | null)?.focus({ preventScroll: true });
+  /** Shows a menu's entries (menu.ts), each run by the canvas, kept inside the visible stage. */
+  private showMenu(at: Point, entries: MenuEntry[], run: Partial<Record<MenuAction, () => void>>, back: () => void): void {
+    const area = visibleArea(this.stage.getBoundingClientRect(), { width: window.innerWidth, height: window.innerHeight });
+    this.menu.show(at, entries.map((e) => [e.label, () => run[e.action]?.()]), back, area);
   }
 
   /** A box's context menu (right click, or the Menu key / Shift+F10 on a focused box). */
@@ -1128,38 +913,37 @@ export class CanvasView {
     this.selected = new Set([box.name]);
     this.render();
     const anchor = { x: box.x + boxWidth(box), y: box.y };
-    const entries: [string, () => void][] = [];
-    if (!box.is_input) entries.push(["Call again (shared weights)", () => this.act("add_call", { name: box.name }, anchor)]);
-    if (box.calls.length > 1) entries.push([`Remove call ${box.calls.length - 1}`, () => this.act("remove_call", { name: box.name, call: box.calls.length - 1 }, anchor)]);
-    if (box.inner_layers !== null) entries.push([box.expanded ? "Collapse" : "Expand (show its layers)", () => this.toggle(box.name)]);
-    entries.push(["Rename", () => (this.inspector.querySelector('[aria-label="layer name"]') as HTMLInputElement | null)?.focus()]);
-    entries.push(["Copy", () => { this.clipboard = [box.name]; this.notice("Copied 1 layer(s)"); }]);
-    entries.push(["Delete", () => this.act("remove", { names: [box.name] }, anchor)]);
-    const into = this.state.edges.filter((e) => e.dst[0] === box.name).length;
-    if (into === 1 && box.calls.length === 1 && box.n_outputs === 1) {
-      entries.push(["Delete, keep the chain joined (Shift+Del)", () => this.act("remove", { names: [box.name], bridge: true }, anchor)]);
-    }
-    this.showMenu(at, entries, () => this.focusBox(box.name));
+    const name = box.name;
+    this.showMenu(at, boxMenu(box, this.state.edges), {
+      "call-again": () => this.act("add_call", { name }, anchor),
+      "remove-call": () => this.act("remove_call", { name, call: box.calls.length - 1 }, anchor),
+      toggle: () => this.toggle(name),
+      rename: () => (this.inspector.querySelector('[aria-label="layer name"]') as HTMLInputElement | null)?.focus(),
+      copy: () => { this.clipboard = [name]; this.notice("Copied 1 layer(s)"); },
+      delete: () => this.act("remove", { names: [name] }, anchor),
+      "delete-bridged": () => this.act("remove", { names: [name], bridge: true }, anchor),
+    }, () => this.focusBox(name));
   }
 
   /** An edge's context menu: delete it, insert a layer into it, show its tensor. */
   private openEdgeMenu(e: EdgeState, at: Point): void {
     const index = this.state.edges.indexOf(e);
     this.inspectEdge(index);
-    this.showMenu(at, [
-      ["Delete edge", () => this.removeEdge(e)],
-      ["Insert layer here…", () => this.openQuickAdd(at, null, e)],
-      ["Show tensor", () => this.inspectEdge(index)],
-    ], () => this.focusEdge(edgeKey(e)));
+    this.showMenu(at, edgeMenu(), {
+      "delete-edge": () => this.removeEdge(e),
+      "insert-into-edge": () => this.openQuickAdd(at, null, e),
+      "show-tensor": () => this.inspectEdge(index),
+    }, () => this.focusEdge(edgeKey(e)));
   }
 
-  /** Empty space: add a layer there, paste, fit. */
+  /** Empty space: add a layer there, paste, fit, find. */
   private openBlankMenu(at: Point): void {
-    const entries: [string, () => void][] = [["Add layer here… (Tab)", () => this.openQuickAdd(at)]];
-    if (this.clipboard.length) entries.push(["Paste", () => this.paste()]);
-    entries.push(["Fit (show the drawing)", () => this.fit()]);
-    entries.push(["Find a layer… (Ctrl+F)", () => this.openFind()]);
-    this.showMenu(at, entries, () => this.root.focus({ preventScroll: true }));
+    this.showMenu(at, blankMenu(this.clipboard.length > 0), {
+      "add-here": () => this.openQuickAdd(at),
+      paste: () => this.paste(),
+      fit: () => this.fit(),
+      find: () => this.openFind(),
+    }, () => this.root.focus({ preventScroll: true }));
   }
 
   private fit(): void {
@@ -1179,7 +963,7 @@ export class CanvasView {
     button("Undo", "Undo (Ctrl+Z)", () => this.act("undo"));
     button("Redo", "Redo (Ctrl+Shift+Z)", () => this.act("redo"));
     gap();
-    button("Add layer", "Search the layers at the pointer (Tab or Shift+A)", () => this.openQuickAdd(this.lastPointer));
+    button("Add layer", "Search the layers at the pointer (Tab or Shift+A)", () => this.openQuickAdd(this.pointer.last));
     button("Find", "Find a layer by name (Ctrl+F)", () => this.openFind());
     button("Arrange", "Lay the drawing out again from its depth map", () => this.arrange());
     button("Fit", "Show the drawing (from its inputs when it is too big to read whole)", () => this.fit());
