@@ -4,7 +4,8 @@ import {
   type Point, type Port, type Rect, type View, boxAt, boxHeight, boxWidth, bounds, centreOn, fitsIn, readableFit,
   toScreen, toWorld,
 } from "./geometry";
-import { type Intent, connectIntent, insertIntent, keyIntent } from "./gestures";
+import { type Intent, connectIntent, insertIntent } from "./gestures";
+import { keyCommand } from "./keys";
 import { Pointer, type PointerHost } from "./pointer";
 import { LABEL_SCALE, Scene, type SceneInput, edgeKey } from "./scene";
 import { Inspector } from "./inspector";
@@ -20,13 +21,14 @@ import { Client, type IntentKind, type Model } from "./protocol";
 import { exportPng, exportSvg } from "./exporting";
 import { type DepthStep, type ForwardStep, StepPlayer, depthStepText, forwardStepText } from "./teach";
 import { TrainingPanel } from "./training";
+import { Toast } from "./toast";
+import { MiniMap } from "./minimap";
 import type { EdgeState, GraphState, LayerState, PaletteEntry } from "./types";
 
 const ANIMATE_MS = 250;
 const ANIMATE_LIMIT = 400; // layers: bigger graphs jump to the new layout
 const BIG_GRAPH = 300; // layers: beyond this, draw only near the viewport and preview gestures
 const PROBLEMS_SHOWN = 12; // lines in the problem list under the drawing
-const TOAST_MS = 8000;
 const FAILED = Symbol("failed");
 
 export { portName } from "./scene";
@@ -39,18 +41,16 @@ export class CanvasView {
   private boxLayer: SVGGElement;
   private portLayer: SVGGElement;
   private overlay: SVGPathElement;
-  private minimap: SVGSVGElement;
+  private minimap: MiniMap;
   private status: HTMLElement;
   private problemList: HTMLElement;
-  private toastAt: Point | null = null; // the world point a refusal message sits next to
-  private toastTimer = 0;
   private inspector: HTMLElement;
   private panel: Inspector;
   private scene: Scene;
   /** Every listener this view adds goes through it: destroy() removes them all at once. */
   private readonly abort = new AbortController();
   private readonly on = { signal: this.abort.signal };
-  private toast: HTMLElement;
+  private toast: Toast;
   private menu: ContextMenu;
   private client: Client;
   private state: GraphState;
@@ -88,10 +88,10 @@ export class CanvasView {
     this.world.append(this.edgeLayer, this.boxLayer, this.portLayer, this.overlay);
     this.scene = new Scene(this.boxLayer, this.portLayer, this.edgeLayer);
     this.svgEl.append(this.world);
-    this.minimap = svg("svg", { class: "kc-minimap", "aria-label": "Minimap" });
+    this.minimap = new MiniMap();
     this.status = el("div", { class: "kc-status", role: "status" });
     this.problemList = el("ul", { class: "kc-problems", "aria-label": "Problems" });
-    this.toast = el("div", { class: "kc-toast", role: "alert" });
+    this.toast = new Toast(this.abort.signal);
     this.menu = new ContextMenu(this.abort.signal);
     // the canvas owns its context menu: JupyterLab's (Restart Kernel, Delete Cell...) stays off it
     this.stage = el("div", { class: "kc-stage", "data-jp-suppress-context-menu": "" });
@@ -99,7 +99,7 @@ export class CanvasView {
     this.quick = new QuickAdd(() => { this.pendingWire = null; this.root.focus({ preventScroll: true }); });
     this.finder = new FindBar(() => this.state.layers, (name) => this.showFound(name),
       () => this.root.focus({ preventScroll: true }), this.abort.signal);
-    this.stage.append(this.svgEl, this.minimap, this.toast, this.menu.root, this.quick.root, this.finder.root);
+    this.stage.append(this.svgEl, this.minimap.root, this.toast.root, this.menu.root, this.quick.root, this.finder.root);
     this.legend = el("div", { class: "kc-legend", "aria-label": "Layer families" });
     this.playerHost = el("div", { class: "kc-player-host" });
     this.code = new CodePanel(this.client, () => this.state.name, (m) => this.notice(m));
@@ -146,7 +146,7 @@ export class CanvasView {
   destroy(): void {
     this.abort.abort();
     window.clearTimeout(this.settle);
-    window.clearTimeout(this.toastTimer);
+    this.toast.destroy();
     this.pointer.destroy();
     this.sized.disconnect();
     this.themed.disconnect();
@@ -377,45 +377,19 @@ export class CanvasView {
   /** The minimap is for graphs bigger than the view: hidden while everything is on screen. */
   private minimapVisibility(): void {
     const r = this.stageSize();
-    const hide = this.state.layers.length < 2 || r.width === 0 || fitsIn(this.drawnBounds, this.view, r.width, r.height);
-    this.minimap.style.display = hide ? "none" : "";
+    this.minimap.show(!(this.state.layers.length < 2 || r.width === 0 || fitsIn(this.drawnBounds, this.view, r.width, r.height)));
   }
 
   private drawMinimap(layers: LayerState[]): void {
-    const b = bounds(layers);
     this.minimapVisibility();
-    if (!b || layers.length < 2) { clear(this.minimap); this.miniView = null; this.miniBoxes = new Float64Array(0); return; }
-    const pad = 20;
-    // an edit that moved no box (a connect, a configure) leaves the minimap's elements alone
-    const boxes = new Float64Array(4 * layers.length);
-    layers.forEach((l, i) => { boxes[4 * i] = l.x; boxes[4 * i + 1] = l.y; boxes[4 * i + 2] = boxWidth(l); boxes[4 * i + 3] = boxHeight(l); });
-    const same = this.miniBoxes.length === boxes.length && this.miniBoxes.every((v, i) => v === boxes[i]);
-    if (!same || !this.miniView) {
-      // every box as one path: one element, not one per box (thousands on a big graph)
-      let d = "";
-      for (const l of layers) d += `M${l.x},${l.y}h${boxWidth(l)}v${boxHeight(l)}h${-boxWidth(l)}z`;
-      clear(this.minimap);
-      this.minimap.setAttribute("viewBox", `${b.x - pad} ${b.y - pad} ${b.w + 2 * pad} ${b.h + 2 * pad}`);
-      this.minimap.append(svg("path", { d, class: "kc-mini-box" }));
-      this.miniView = svg("rect", { class: "kc-mini-view" });
-      this.minimap.append(this.miniView);
-      this.miniBoxes = boxes;
-    }
+    this.minimap.draw(layers.map((l) => ({ x: l.x, y: l.y, w: boxWidth(l), h: boxHeight(l) })));
     this.moveMiniView();
   }
 
   /** Only the viewport's rectangle follows pan and zoom; the boxes are drawn with the state. */
   private moveMiniView(): void {
-    if (!this.miniView) return;
-    const r = this.stageSize();
-    const tl = toWorld(this.view, { x: 0, y: 0 });
-    for (const [k, v] of Object.entries({ x: tl.x, y: tl.y, width: r.width / this.view.k, height: r.height / this.view.k })) {
-      this.miniView.setAttribute(k, String(v));
-    }
+    this.minimap.follow(this.view, this.stageSize());
   }
-
-  private miniView: SVGRectElement | null = null;
-  private miniBoxes = new Float64Array(0); // x, y, w, h of every box the minimap shows
 
   private minimapSoon(): void {
     this.minimapVisibility();
@@ -652,40 +626,18 @@ export class CanvasView {
     window.setTimeout(() => { this.status.textContent = summary(this.state); }, 2500);
   }
 
-  /** A refusal, next to the spot it concerns: it follows that spot while the view moves. */
+  /** A refusal, next to the spot it concerns (else at the pointer): it follows that spot while
+   * the view moves. */
   private showError(message: string, at?: Point): void {
-    // the first useful sentence; the whole message one press away
-    const { short, more } = usefulMessage(message);
-    clear(this.toast);
-    const text = el("div", { class: "kc-toast-text" }, short);
-    this.toast.append(text);
-    if (more) {
-      const details = el("button", { class: "kc-link", "aria-label": "Show details" }, "Details");
-      details.addEventListener("click", () => {
-        text.textContent = more;
-        details.remove();
-        window.clearTimeout(this.toastTimer);
-      }, this.on);
-      this.toast.append(details);
-    }
-    this.toastAt = at ?? toWorld(this.view, this.pointer.last);
-    this.toast.classList.add("kc-show");
-    this.placeToast();
-    window.clearTimeout(this.toastTimer);
-    this.toastTimer = window.setTimeout(() => this.hideToast(), TOAST_MS);
+    this.toast.show(message, at ?? toWorld(this.view, this.pointer.last), this.view, this.stageSize());
   }
 
   private hideToast(): void {
-    this.toast.classList.remove("kc-show");
-    this.toastAt = null;
+    this.toast.hide();
   }
 
   private placeToast(): void {
-    if (!this.toastAt || !this.toast) return;
-    const p = toScreen(this.view, this.toastAt);
-    const r = this.stageSize();
-    this.toast.style.left = `${Math.min(Math.max(0, p.x + 12), Math.max(0, r.width - 300))}px`;
-    this.toast.style.top = `${Math.min(Math.max(0, p.y + 12), Math.max(0, r.height - 60))}px`;
+    this.toast.place(this.view, this.stageSize());
   }
 
   /** Fold a nested model's box out into its inner graph, or back into one box. */
@@ -707,7 +659,7 @@ export class CanvasView {
   /** The canvas as the pointer gestures see it (pointer.ts): what they read and may change. */
   private pointerHost(): PointerHost {
     return {
-      stage: this.stage, svg: this.svgEl, world: this.world, overlay: this.overlay, minimap: this.minimap,
+      stage: this.stage, svg: this.svgEl, world: this.world, overlay: this.overlay, minimap: this.minimap.root,
       view: () => this.view,
       setView: (view) => { this.view = view; this.viewChanged(); },
       layers: () => this.placed(),
@@ -807,60 +759,53 @@ export class CanvasView {
 
   private handleKey(ev: KeyboardEvent): boolean {
     const target = ev.target as HTMLElement;
-    if (target.tagName === "INPUT" || target.tagName === "SELECT" || target.tagName === "BUTTON" || target.tagName === "TEXTAREA") return false;
-    const mod = ev.ctrlKey || ev.metaKey;
-    const key = ev.key.toLowerCase();
-    const portKey = target.getAttribute?.("data-port");
-    if (ev.key === "Enter" && portKey) {
-      const port = this.allPorts.find((p) => p.key === portKey);
-      if (port?.kind === "out") { this.armed = port; this.render(); this.focusPort(port.key); }
-      else if (port && this.armed) { const src = this.armed; this.armed = null; this.render(); this.focusPort(port.key); this.connect(src, port); }
-      ev.preventDefault();
-      return true;
+    const attr = (name: string) => target.getAttribute?.(name) ?? null;
+    const edge = attr("data-edge");
+    const command = keyCommand({ key: ev.key, ctrl: ev.ctrlKey || ev.metaKey, shift: ev.shiftKey, alt: ev.altKey }, {
+      port: attr("data-port"), toggle: attr("data-toggle"), edge: edge === null ? null : Number(edge), box: attr("data-name"),
+      field: ["INPUT", "SELECT", "BUTTON", "TEXTAREA"].includes(target.tagName),
+    }, { selected: [...this.selected], edge: this.selectedEdgeState(), clipboard: this.clipboard.length, pointerInside: this.pointer.inside });
+    if (!command) return false;
+    switch (command.kind) {
+      case "port": {
+        const port = this.allPorts.find((p) => p.key === command.port);
+        if (port?.kind === "out") { this.armed = port; this.render(); this.focusPort(port.key); }
+        else if (port && this.armed) { const src = this.armed; this.armed = null; this.render(); this.focusPort(port.key); this.connect(src, port); }
+        ev.preventDefault();
+        break;
+      }
+      case "toggle": ev.preventDefault(); this.toggle(command.name); break;
+      case "inspect-edge": this.inspectEdge(command.index); break;
+      case "edge-menu": {
+        const e = this.state.edges[command.index];
+        const pts = this.routes[command.index];
+        if (e && pts) { ev.preventDefault(); this.openEdgeMenu(e, toScreen(this.view, pts[Math.floor(pts.length / 2)])); }
+        break;
+      }
+      case "box-menu": {
+        const layer = this.placed().find((l) => l.name === command.name);
+        if (layer) { ev.preventDefault(); this.openMenu(layer, toScreen(this.view, { x: layer.x + 20, y: layer.y + 20 })); }
+        break;
+      }
+      case "select-box":
+        if (command.add) this.selected.add(command.name); else this.selected = new Set([command.name]);
+        this.render();
+        this.focusBox(command.name);
+        break;
+      case "find": ev.preventDefault(); this.openFind(); break;
+      case "edit":
+        ev.preventDefault();
+        if (command.intent.kind === "disconnect") this.removeEdge(this.selectedEdgeState()!); // it also clears the selection
+        else this.perform(command.intent);
+        break;
+      case "copy": this.clipboard = [...this.selected]; this.notice(`Copied ${this.clipboard.length} layer(s)`); break;
+      case "paste": ev.preventDefault(); this.paste(); break;
+      case "select-all": ev.preventDefault(); this.selected = new Set(this.state.layers.map((l) => l.name)); this.render(); break;
+      case "quick-add": ev.preventDefault(); this.openQuickAdd(this.pointer.last); break;
+      case "rename": (this.inspector.querySelector('[aria-label="layer name"]') as HTMLInputElement | null)?.focus(); break;
+      case "escape": this.armed = null; this.selected.clear(); this.clearEdge(); this.hideToast(); this.render(); break;
     }
-    const toggleName = target.getAttribute?.("data-toggle");
-    if (toggleName && (ev.key === "Enter" || ev.key === " ")) { ev.preventDefault(); this.toggle(toggleName); return true; }
-    const edgeIndex = target.getAttribute?.("data-edge");
-    if (ev.key === "Enter" && edgeIndex !== null && edgeIndex !== undefined) { this.inspectEdge(Number(edgeIndex)); return true; }
-    if (edgeIndex !== null && edgeIndex !== undefined && (ev.key === "ContextMenu" || (ev.shiftKey && ev.key === "F10"))) {
-      const e = this.state.edges[Number(edgeIndex)];
-      const pts = this.routes[Number(edgeIndex)];
-      if (e && pts) { ev.preventDefault(); this.openEdgeMenu(e, toScreen(this.view, pts[Math.floor(pts.length / 2)])); }
-      return true;
-    }
-    const boxName = target.getAttribute?.("data-name");
-    if (boxName && (ev.key === "ContextMenu" || (ev.shiftKey && ev.key === "F10"))) {
-      const layer = this.placed().find((l) => l.name === boxName);
-      if (layer) { ev.preventDefault(); this.openMenu(layer, toScreen(this.view, { x: layer.x + 20, y: layer.y + 20 })); }
-      return true;
-    }
-    if (ev.key === "Enter" && boxName) {
-      if (ev.shiftKey) this.selected.add(boxName); else this.selected = new Set([boxName]);
-      this.render();
-      this.focusBox(boxName);
-      return true;
-    }
-    if (mod && key === "f") { ev.preventDefault(); this.openFind(); return true; }
-    const edit = keyIntent({ key: ev.key, ctrl: mod, shift: ev.shiftKey }, [...this.selected], this.selectedEdgeState());
-    if (edit) {
-      ev.preventDefault();
-      if (edit.kind === "disconnect") this.removeEdge(this.selectedEdgeState()!); // it also clears the selection
-      else this.perform(edit);
-      return true;
-    }
-    if (mod && key === "c" && this.selected.size) { this.clipboard = [...this.selected]; this.notice(`Copied ${this.clipboard.length} layer(s)`); return true; }
-    if (mod && key === "v" && this.clipboard.length) { ev.preventDefault(); this.paste(); return true; }
-    if (mod && key === "a") { ev.preventDefault(); this.selected = new Set(this.state.layers.map((l) => l.name)); this.render(); return true; }
-    // Shift+A (Blender) always; Tab (Houdini, ComfyUI) while the pointer is over the drawing, so
-    // that Tab still moves the keyboard focus from box to box for people without a mouse
-    if (!mod && !ev.altKey && ((ev.key === "Tab" && !ev.shiftKey && this.pointer.inside) || (ev.shiftKey && key === "a"))) {
-      ev.preventDefault();
-      this.openQuickAdd(this.pointer.last);
-      return true;
-    }
-    if (ev.key === "F2" && this.selected.size === 1) { (this.inspector.querySelector('[aria-label="layer name"]') as HTMLInputElement | null)?.focus(); return true; }
-    if (ev.key === "Escape") { this.armed = null; this.selected.clear(); this.clearEdge(); this.hideToast(); this.render(); return true; }
-    return false;
+    return true;
   }
 
   /** Ctrl+V: copies of the copied boxes, together in free space in view, and selected. */

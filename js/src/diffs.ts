@@ -24,7 +24,8 @@ export function applyDiff(state: GraphState, diff: StateDiff): GraphState {
   const view = diff.view ?? {};
   for (const [name, entry] of layerEntries) {
     const kept = old.get(name);
-    const row = view[name];
+    // own rows only: a layer may be named "constructor" or "toString"
+    const row = Object.prototype.hasOwnProperty.call(view, name) ? view[name] : undefined;
     if (kept && top === oldTop && !remade.has(name) && row === undefined) {
       layers.push(kept); // unchanged: the same object, so a view can tell what moved by identity
       continue;

@@ -1,8 +1,10 @@
-// The pure parts of the canvas's find bar, context menus and pointer gestures.
+// The pure parts of the canvas's find bar, context menus, pointer gestures, toast and minimap.
 import { describe, expect, it } from "vitest";
 import { FindCursor, findLayers } from "../src/find";
 import { blankMenu, boxMenu, edgeMenu, placeMenu, visibleArea } from "../src/menu";
 import { classifyPress, doublePress, dragged, pressSelection } from "../src/pointer";
+import { toastSpot } from "../src/toast";
+import { boxesKey, sameKey, viewportRect } from "../src/minimap";
 import type { Port } from "../src/geometry";
 import type { EdgeState, LayerState } from "../src/types";
 
@@ -119,5 +121,21 @@ describe("pointer presses", () => {
     expect(doublePress({ name: "a", at: 1000 }, "a", 1400)).toBe(false);
     expect(doublePress({ name: "a", at: 1000 }, "b", 1100)).toBe(false);
     expect(doublePress(null, "a", 0)).toBe(false);
+  });
+});
+
+describe("toast and minimap placement", () => {
+  it("a refusal sits below-right of its spot, kept on the stage", () => {
+    expect(toastSpot({ x: 100, y: 50 }, { width: 800, height: 500 })).toEqual({ x: 112, y: 62 });
+    expect(toastSpot({ x: 790, y: 490 }, { width: 800, height: 500 })).toEqual({ x: 500, y: 440 });
+    expect(toastSpot({ x: -50, y: -50 }, { width: 200, height: 40 })).toEqual({ x: 0, y: 0 });
+  });
+
+  it("the minimap's viewport is the world rectangle on screen; its boxes are redrawn only when one moved", () => {
+    expect(viewportRect({ x: -200, y: 100, k: 2 }, { width: 800, height: 600 })).toEqual({ x: 100, y: -50, width: 400, height: 300 });
+    const a = boxesKey([{ x: 0, y: 0, w: 180, h: 62 }, { x: 0, y: 102, w: 180, h: 62 }]);
+    expect(sameKey(a, boxesKey([{ x: 0, y: 0, w: 180, h: 62 }, { x: 0, y: 102, w: 180, h: 62 }]))).toBe(true);
+    expect(sameKey(a, boxesKey([{ x: 0, y: 0, w: 180, h: 62 }, { x: 1, y: 102, w: 180, h: 62 }]))).toBe(false);
+    expect(sameKey(a, boxesKey([{ x: 0, y: 0, w: 180, h: 62 }]))).toBe(false);
   });
 });
