@@ -136,7 +136,7 @@ describe("applyDiff and layer names that are also Object's", () => {
       n_outputs: 1, calls: [], params: 0, depth: 0, problems: [], inner_layers: null, expanded: false, inner: null });
     const state: GraphState = { version: 1, revision: 1, name: "m", layers: [layer("constructor", 0), layer("toString", 100)],
       edges: [], problems: [], model: null, can_undo: false, can_redo: false };
-    const next = applyDiff(state, { base: 1, revision: 2, view: { toString: [5, 200, 180, 62, true, 0] } });
+    const next = applyDiff(state, { base: 1, revision: 2, view: { toString: [5, 200, 180, 62, true, 0] as [number, number, number, number, boolean, number | null] } });
     expect(next.layers[0]).toBe(state.layers[0]);
     expect(next.layers[1]).toMatchObject({ name: "toString", x: 5, y: 200, pinned: true, depth: 0 });
   });
