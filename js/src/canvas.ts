@@ -244,8 +244,9 @@ export class CanvasView {
       : (run: IdleRequestCallback) => window.setTimeout(() => run({ didTimeout: true, timeRemaining: () => 0 }), 16);
     this.idle = later((deadline) => {
       this.idle = 0;
-      // at least a few ms a slice, also when the page never idles (timeRemaining() is 0 then)
-      const end = performance.now() + Math.max(4, deadline.timeRemaining());
+      // 4-8 ms a slice: some progress when the page never idles (timeRemaining() is 0 then), and
+      // a key or a pointer move that comes in waits no longer than that
+      const end = performance.now() + Math.min(8, Math.max(4, deadline.timeRemaining()));
       if (this.scene.catchUp(() => end - performance.now())) this.catchUpSoon();
     }, { timeout: 100 });
   }
