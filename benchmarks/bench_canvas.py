@@ -155,10 +155,15 @@ def bench_static(browser) -> dict:
     return figures
 
 
+def performance_origin(page) -> float:
+    return page.evaluate("() => performance.timeOrigin")
+
+
 def bench_edit(browser, blocks: int = 100) -> list[list]:
-    """Per round: [mouse-up to shapes drawn, the state's arrival in the view to shapes drawn
-    (None from a build without the mark), the diff's arrival in the page to shapes drawn
-    (applying it included; None from a build without that mark)], in ms."""
+    """Per round, in ms: [mouse-up to shapes drawn, mouse-up to the intent sent, the intent sent
+    to the kernel's diff reaching the view (kernel and transport), that arrival to shapes drawn].
+    Both ends are taken in the page: mouse-up by a capturing listener, shapes drawn by a
+    MutationObserver the moment the tail box's text shows the new shape."""
     sys.path.insert(0, str(ROOT / "tests"))
     from browser import conftest as harness
 
@@ -171,6 +176,16 @@ from bench_canvas import residual
 g = residual({})
 g.add_layer("Dense", name="tail", units=3)
 canvas = kc.Canvas(g, height=700)
+import time as _t
+_trace, _handle, _send = {{}}, canvas.handle, canvas.send
+def _traced_handle(message):  # when an intent reaches the kernel's handler (epoch ms)
+    _trace.setdefault(message.get("kind"), _t.time() * 1000)
+    return _handle(message)
+def _traced_send(content, buffers=None):  # when the first diff after it leaves
+    if isinstance(content, dict) and "diff" in content:
+        _trace.setdefault("diff", _t.time() * 1000)
+    return _send(content, buffers)
+canvas.handle, canvas.send = _traced_handle, _traced_send
 canvas""".format(str(ROOT / "benchmarks"), blocks)]
         kernel = harness.open_notebook(page, lab, "bench.ipynb", cells)
         tail = page.locator('.kc-svg [data-name="tail"]')
@@ -178,10 +193,20 @@ canvas""".format(str(ROOT / "benchmarks"), blocks)]
         last = f"add_{blocks - 1}"
         x, y = kernel.value(f"canvas.graph.positions['{last}']")
         kernel.run(f"canvas.graph.move('tail', {x + 60}, {y + 120})")
+        page.wait_for_timeout(1000)  # the move reached the view and its glide ended: Find goes there
         shown = ("() => document.querySelector('.kc-svg [data-name=\"tail\"]')"
                  ".textContent.includes('(None, 3)')")
-        # the time is taken in the page when the shapes are seen, not after Playwright's round trip
-        seen = f"() => ({shown})() && (window.t1 = performance.now())"
+        page.evaluate("""() => {
+            window.addEventListener('pointerup', () => { window.t0 = performance.now(); },
+                                    {capture: true});
+            const svg = document.querySelector('.kc-svg');
+            new MutationObserver(() => {
+                const tail = svg.querySelector('[data-name="tail"]');
+                if (window.t1 === null && tail && tail.textContent.includes('(None, 3)'))
+                    window.t1 = performance.now();
+            }).observe(svg, {subtree: true, childList: true, characterData: true});
+        }""")
+        seen = "() => window.t1 !== null"
         # the view centred on the tail (Ctrl+F), the end of the graph: both ports on screen
         page.locator(".kc-root").first.focus()
         page.keyboard.press("Control+f")
@@ -189,6 +214,7 @@ canvas""".format(str(ROOT / "benchmarks"), blocks)]
         page.keyboard.press("Enter")
         page.keyboard.press("Escape")
         page.wait_for_timeout(500)
+        page.screenshot(path=str(ROOT / "test-artifacts" / f"bench-edit-{blocks}-found.png"))
         times = []
         for _ in range(7):
             a = page.locator(f'.kc-svg [aria-label="{last} out 0.0"]').bounding_box()
@@ -196,7 +222,8 @@ canvas""".format(str(ROOT / "benchmarks"), blocks)]
             page.mouse.move(a["x"] + a["width"] / 2, a["y"] + a["height"] / 2)
             page.mouse.down()
             page.mouse.move(b["x"] + b["width"] / 2, b["y"] + b["height"] / 2, steps=5)
-            page.evaluate("() => { window.t0 = performance.now(); }")
+            kernel.run("_trace.clear()")
+            page.evaluate("() => { window.t1 = null; }")
             page.mouse.up()
             try:
                 page.wait_for_function(seen, timeout=30_000, polling=5)
@@ -204,12 +231,23 @@ canvas""".format(str(ROOT / "benchmarks"), blocks)]
                 page.screenshot(path=str(ROOT / "test-artifacts" / f"bench-edit-{blocks}.png"))
                 raise
             times.append(page.evaluate("""() => {
-                const since = (name) => {
+                const at = (name) => {
                     const mark = performance.getEntriesByName(name).pop();
-                    return mark && mark.startTime > window.t0 ? window.t1 - mark.startTime : null;
+                    return mark && mark.startTime > window.t0 ? mark.startTime : null;
                 };
-                return [window.t1 - window.t0, since('kerascanvas:state'), since('kerascanvas:diff')];
+                const sent = at('kerascanvas:intent:connect'), came = at('kerascanvas:state');
+                return [window.t1 - window.t0, sent && sent - window.t0,
+                        sent && came && came - sent, came && window.t1 - came,
+                        sent && performance.timeOrigin + sent, at('kerascanvas:diff'),
+                        came && performance.timeOrigin + came];
             }"""))
+            trace = kernel.value("_trace")
+            sent_at, got, came_at = times[-1][4:7]
+            arrived = got and performance_origin(page) + got  # the diff in the page (epoch ms)
+            times[-1][4:7] = [sent_at and trace.get("connect") and trace["connect"] - sent_at,
+                              trace.get("connect") and trace.get("diff") and trace["diff"] - trace["connect"],
+                              arrived and trace.get("diff") and arrived - trace["diff"],
+                              arrived and came_at and came_at - arrived]
             kernel.run("canvas.graph.undo()")
             page.wait_for_function(f"() => !({shown})()", timeout=30_000)
         kernel.close()
@@ -243,19 +281,22 @@ def main():
             print(f"(5) dragging a box on the 2,000-layer graph: p95 frame {p95(d):.1f} ms "
                   f"(median {statistics.median(d):.1f}); target <= 16 ms")
         if "--no-lab" not in sys.argv:
-            for blocks in (100, 1000):
-                pairs = bench_edit(browser, blocks)
-                times = [t for t, *_ in pairs]
+            for blocks in (100,) if "--small" in sys.argv else (100, 1000):
+                rounds = bench_edit(browser, blocks)
+                times = [r[0] for r in rounds]
                 print(f"(4) mouse-up to updated shapes, edge drawn at the end of a {2 * blocks + 2:,}-layer "
                       f"graph: {statistics.median(times):.0f} ms median ({', '.join(f'{t:.0f}' for t in times)})")
-                drawing = [d for _, d, _ in pairs[1:] if d is not None]  # the first round warms up
-                if drawing:
-                    print(f"    of which from the state's arrival in the view to the shapes drawn: "
-                          f"{statistics.median(drawing):.1f} ms median ({', '.join(f'{d:.1f}' for d in drawing)})")
-                whole = [d for *_, d in pairs[1:] if d is not None]
-                if whole:
-                    print(f"    of which from the diff's arrival in the page (applied, then drawn): "
-                          f"{statistics.median(whole):.1f} ms median ({', '.join(f'{d:.1f}' for d in whole)})")
+                for i, part in ((1, "mouse-up to the intent sent"),
+                                (2, "intent sent to the diff in the view (kernel and transport)"),
+                                (4, "  of which the intent's way to the kernel's handler"),
+                                (5, "  of which the kernel, until the diff is sent"),
+                                (6, "  of which the diff's way to the page"),
+                                (7, "  of which the page's store, until the view has the state"),
+                                (3, "the diff's arrival in the view to the shapes drawn")):
+                    values = [r[i] for r in rounds[1:] if r[i] is not None]  # the first warms up
+                    if values:
+                        print(f"    {part}: {statistics.median(values):.0f} ms median "
+                              f"({', '.join(f'{v:.0f}' for v in values)})")
         browser.close()
 
 

@@ -15,9 +15,10 @@ import keras
 
 from . import catalog, kinds
 
-MAX_CHECKED_BOXES = 300  # bigger drawings: the slots of the first 300 boxes are checked
+MAX_NEW_PROBES = 300  # layers made to check slots in one answer (each check is cached after)
 _classes: dict[tuple, list[str]] = {}
 _configs: dict[tuple, bool] = {}
+_spec_keys: dict[int, tuple] = {}  # id(spec) -> (spec, its _config_key)
 _log = logging.getLogger(__name__)
 
 
@@ -58,30 +59,53 @@ def classes_accepting(tensor) -> list[str]:
 def ports_accepting(g, tensor) -> dict[str, list[str]]:
     """The free input slots of the drawing that would take `tensor` ("accept") and those that
     would refuse it ("refuse"), as the canvas names ports: "in:layer:call:slot". Slots of
-    multi-argument layers are not judged."""
+    multi-argument layers are not judged, nor, past MAX_NEW_PROBES new checks in one answer, the
+    slots after them."""
     accept, refuse = [], []
-    edges = g.edges
-    for name in list(g.layers)[:MAX_CHECKED_BOXES]:
-        spec = g.specs[name]
+    fed: dict[tuple[str, int], list] = {}  # one pass over the edges, not one per slot
+    for src, dst in g.edges:
+        fed.setdefault(dst[:2], []).append((dst[2], src))
+    probes = [0]
+    for name, spec in g.specs.items():
         if spec.is_input or spec.slots.kind not in ("single", "list"):
             continue
         for call in range(spec.calls):
-            fed = sorted((e for e in edges if e[1][:2] == (name, call)), key=lambda e: e[1][2])
-            if spec.slots.kind == "single" and fed:
+            into = sorted(fed.get((name, call), ()))
+            if spec.slots.kind == "single" and into:
                 continue
-            others = [g.tensor(e[0]) for e in fed]
+            others = [g.tensor(src) for _, src in into]
             if any(o is None for o in others):
                 continue
-            slot = len(fed) if spec.slots.kind == "list" else 0
-            ok = _config_accepts(spec, others, tensor)
+            ok = _config_accepts(spec, others, tensor, probes)
+            if ok is None:
+                return {"accept": accept, "refuse": refuse}
+            slot = len(into) if spec.slots.kind == "list" else 0
             (accept if ok else refuse).append(f"in:{name}:{call}:{slot}")
     return {"accept": accept, "refuse": refuse}
 
 
-def _config_accepts(spec, others: list, tensor) -> bool:
-    key = (spec.class_name, json.dumps(spec.config, sort_keys=True, default=str),
-           tuple((tuple(o.shape), str(o.dtype)) for o in others), tuple(tensor.shape), str(tensor.dtype))
+def _config_key(spec) -> tuple[str, str]:
+    """A spec's class and config as text, kept per spec object (specs outlive edits: a drawing's
+    copies share them), so asking again on a big drawing does not encode every config again."""
+    held = _spec_keys.get(id(spec))
+    if held is None or held[0] is not spec:
+        if len(_spec_keys) > 20_000:
+            _spec_keys.clear()
+        config = {k: v for k, v in spec.config.items() if k != "name"}  # names aside: Add x 1,000
+        held = _spec_keys[id(spec)] = (spec, (spec.class_name, json.dumps(
+            config, sort_keys=True, default=str)))
+    return held[1]
+
+
+def _config_accepts(spec, others: list, tensor, probes: list[int]) -> bool | None:
+    """Whether a layer of this spec takes `tensor` after `others`; None once `probes[0]` (the new
+    checks made for this answer) reaches MAX_NEW_PROBES."""
+    key = (_config_key(spec), tuple((tuple(o.shape), str(o.dtype)) for o in others),
+           tuple(tensor.shape), str(tensor.dtype))
     if key not in _configs:
+        if probes[0] >= MAX_NEW_PROBES:
+            return None
+        probes[0] += 1
         try:
             layer = kinds.get(spec.class_name).create({**spec.config, "name": "probe"})
         except Exception:  # noqa: BLE001

@@ -41,9 +41,10 @@ class Tracker:
         """The whole state at the current revision (what a diff-applying browser holds)."""
         return {**assemble(self.parts), "revision": self.revision}
 
-    def update(self) -> dict | None:
-        """The diff from the last revision to the graph as it is now, or None if nothing shows."""
-        new = parts(self.graph, self.parts)
+    def update(self, quick: bool = False) -> dict | None:
+        """The diff from the last revision to the graph as it is now, or None if nothing shows
+        (`quick`: before Keras has built the model; see state.parts)."""
+        new = parts(self.graph, self.parts, quick)
         change = diff(self.parts, new)
         self.parts = new
         if not change:

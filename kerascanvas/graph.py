@@ -12,6 +12,7 @@ import contextlib
 import re
 import sys
 import warnings
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from types import MappingProxyType
@@ -74,6 +75,7 @@ class Graph:
         self.history_dropped = 0  # undo steps dropped to keep history under limits.HISTORY_BYTES
         self._batch_view = True  # no structural edit in the batch so far
         self._structure_revision = 0
+        self._size_of: dict[str, tuple] = {}  # name -> (spec, filled slots per call, box size)
         self._forget()
 
     # ----- building ---------------------------------------------------------------------------
@@ -522,9 +524,23 @@ class Graph:
     def model(self) -> keras.Model | None:
         """A keras.Model over every Input and every unconsumed output, or None (see problems)."""
         if self._model is _UNSET:
-            self._problems = self._find_problems()
+            self._problems = list(self.problems_before_keras())
             self._model = None if self._problems else self._build_model()
         return self._model
+
+    @property
+    def model_checked(self) -> bool:
+        """Whether Keras has been asked for this structure's model (it is built or refused), so
+        `problems` is final; false after a structural edit until `model` or `problems` is read."""
+        return self._model is not _UNSET
+
+    def problems_before_keras(self) -> tuple[Problem, ...]:
+        """`problems` as kerascanvas's own checks find them, without building the model (about
+        90 ms at 2,000 layers): Keras may still refuse a model these pass, which `problems` says.
+        The canvas shows these first and Keras's answer just after."""
+        if self._found is None:
+            self._found = tuple(self._find_problems())
+        return self._found
 
     @property
     def inputs(self) -> list[str]:
@@ -533,6 +549,11 @@ class Graph:
     @property
     def outputs(self) -> list[Triple]:
         """The unconsumed output ports of complete calls, in the model's output order."""
+        if self._outputs is None:
+            self._outputs = self._find_outputs()
+        return list(self._outputs)
+
+    def _find_outputs(self) -> list[Triple]:
         d, records = self._drawing, self._net.records
         consumed = {e.src for e in d.edges if self.is_built(e.dst[0], e.dst[1])}
         default = [(n, k, t) for n, s in d.layers.items() if not s.is_input
@@ -565,26 +586,40 @@ class Graph:
         """Box positions: pinned ones as the user put them, the rest from the depth layout."""
         if self._positions is None:
             d = self._drawing
-            if self._rows is None:  # the row order and plain box sizes depend on the structure
-                links = [(e.src[0], e.dst[0]) for e in d.edges]
-                self._rows = layout_rows(self.depth.layer_depth, links, list(d.layers))
-                self._plain_sizes = {name: box_size(spec, [len(d.filled((name, k)))
-                                                           for k in range(spec.calls)])
-                                     for name, spec in d.layers.items()}
-            if self._placer is None or self._placer_expanded != d.expanded:
-                self._sizes = dict(self._plain_sizes)
-                for name in d.expanded:  # a view choice: as big as its inside
-                    inside = self.inner(name)
-                    if inside is not None:
-                        self._sizes[name] = box_size(d.layers[name], [], inside)
-                self._placer, self._placer_expanded = Placer(self._rows, self._sizes, GAP), d.expanded
-            self._positions = self._placer.place(d.pinned)
+            sizes = self.box_sizes
+            if d.layers.keys() <= d.pinned.keys():  # as after any edit from the canvas: no
+                # layout to make (its rows cost most of a structural edit on a big drawing)
+                self._positions = {name: d.pinned[name] for name in d.layers}
+            else:
+                if self._rows is None:  # the row order depends on the structure
+                    links = [(e.src[0], e.dst[0]) for e in d.edges]
+                    self._rows = layout_rows(self.depth.layer_depth, links, list(d.layers))
+                if self._placer is None:
+                    self._placer = Placer(self._rows, sizes, GAP)
+                self._positions = self._placer.place(d.pinned)
         return self._positions
 
     @property
     def box_sizes(self) -> dict[str, tuple[float, float]]:
         """(width, height) of every box, as the layout places it and the canvas draws it."""
-        _ = self.positions
+        d = self._drawing
+        if self._plain_sizes is None:  # depend on the structure: a box's spec and filled slots
+            into = Counter(e.dst[:2] for e in d.edges)
+            made, old = {}, self._size_of
+            for name, spec in d.layers.items():
+                filled = [into[(name, k)] for k in range(spec.calls)]
+                was = old.get(name)
+                made[name] = was if was is not None and was[0] is spec and was[1] == filled \
+                    else (spec, filled, box_size(spec, filled))
+            self._size_of = made  # kept across edits: an edit sizes only the boxes it changed
+            self._plain_sizes = {name: entry[2] for name, entry in made.items()}
+        if self._sizes is None or self._sizes_expanded != d.expanded:
+            self._sizes = dict(self._plain_sizes)
+            for name in d.expanded:  # a view choice: as big as its inside
+                inside = self.inner(name)
+                if inside is not None:
+                    self._sizes[name] = box_size(d.layers[name], [], inside)
+            self._sizes_expanded, self._placer = d.expanded, None
         return self._sizes
 
     def inner(self, name: str) -> dict | None:
@@ -830,10 +865,14 @@ class Graph:
         self._structure_revision += 1
         self._model = _UNSET
         self._problems: list[Problem] = []
+        self._found: tuple[Problem, ...] | None = None  # problems_before_keras, made once
         self._depth: DepthMap | None = None
         self._rows: list[list[str]] | None = None
         self._placer = None  # places those rows again after each move
-        self._sizes: dict[str, tuple[float, float]] = {}
+        self._plain_sizes: dict[str, tuple[float, float]] | None = None
+        self._sizes: dict[str, tuple[float, float]] | None = None  # with expanded boxes' insides
+        self._sizes_expanded: frozenset[str] = frozenset()
+        self._outputs: list[Triple] | None = None
         self._forget_view()
 
     def _forget_view(self) -> None:

@@ -33,6 +33,7 @@ class Parts:
     edges: dict[tuple, dict] = field(default_factory=dict)  # dst (layer, call, slot) -> entry
     scalars: dict[str, Any] = field(default_factory=dict)  # name, problems, model, can_undo, ...
     structure: int = -1  # the Graph's structure revision these layers and edges describe
+    checked: bool = True  # problems and model include Keras's answer (see `parts(quick=)`)
     expanded: frozenset = frozenset()
     positions: dict = field(default_factory=dict)  # what the view rows were made from
     sizes: dict = field(default_factory=dict)
@@ -45,15 +46,21 @@ def graph_state(g) -> dict:
     return assemble(parts(g))
 
 
-def parts(g, previous: Parts | None = None) -> Parts:
-    """The state of `g` in parts, reusing what `previous` made where nothing it shows changed."""
+def parts(g, previous: Parts | None = None, quick: bool = False) -> Parts:
+    """The state of `g` in parts, reusing what `previous` made where nothing it shows changed.
+    `quick`: a structural edit's problems as kerascanvas finds them, without waiting for Keras to
+    build the model (`checked` false); a later call without it adds Keras's answer."""
     p = Parts()
-    if previous is not None and previous.structure == g.structure_revision:
+    if not quick:
+        _ = g.model  # builds it if it can: Keras's refusal is a problem too
+    if (previous is not None and previous.structure == g.structure_revision
+            and (previous.checked or not g.model_checked)):
         # a view edit: layers, edges, problems and model are the same as before
         p.layers, p.edges, p.cache, p.edge_cache = (previous.layers, previous.edges,
                                                      previous.cache, previous.edge_cache)
         p.scalars = dict(previous.scalars)
         p.top = previous.top
+        p.checked = previous.checked
         flipped = previous.expanded ^ g.expanded
         if flipped:  # an expanded box shows its inside: only those entries are made again
             p.layers, p.cache = dict(p.layers), dict(p.cache)
@@ -83,7 +90,8 @@ def assemble(p: Parts) -> dict:
 
 
 def _structure(g, p: Parts, previous: Parts | None) -> None:
-    problems = g.problems  # builds the model if it can: its refusal is a problem too
+    p.checked = g.model_checked
+    problems = g.problems if p.checked else list(g.problems_before_keras())
     by_layer: dict[str, list[str]] = {}
     for pr in problems:
         if pr.layer is not None:
@@ -105,7 +113,8 @@ def _structure(g, p: Parts, previous: Parts | None) -> None:
                               "shape": None if t is None else _shape(t.shape),
                               "dtype": None if t is None else str(t.dtype), "built": built}
         p.edge_cache[e.dst] = (e, record, built)
-    model = g.model
+    # until Keras has answered, a drawing without problems is taken to be a model
+    has_model = g.model is not None if p.checked else not problems
     p.top = max(g.depth.layer_depth.values(), default=0)
     p.scalars = {
         "name": g.name,
@@ -115,7 +124,7 @@ def _structure(g, p: Parts, previous: Parts | None) -> None:
         # a model holds every drawn layer, each with its own weights (weights shared across
         # nested models are refused): its count is the boxes' sum, without walking Keras's
         # weight lists (a quarter of a second at 5,000 layers)
-        "model": None if model is None else {
+        "model": None if not has_model else {
             "inputs": g.inputs, "outputs": [list(t) for t in g.outputs],
             "params": sum(entry["params"] or 0 for entry in p.layers.values())},
     }

@@ -12,6 +12,8 @@ State: the full state goes once (`snapshot`); after that each change is a custom
 
 from __future__ import annotations
 
+import asyncio
+import gc
 import json
 import logging
 import math
@@ -204,26 +206,43 @@ class Canvas(anywidget.AnyWidget):
         return self._tracker.full()
 
     def _push(self, graph: Graph) -> None:
-        change = self._tracker.update()
+        """After an edit: its diff goes out before Keras builds the model (a new keras.Model is
+        most of a structural edit's time on a big drawing), then a second diff if building it
+        changed what shows (Keras refused a model kerascanvas's own checks pass)."""
         self._oversize = None
+        self._send_diff(self._tracker.update(quick=True))
+        if not graph.model_checked:
+            _when_drawn(self._check_model)
+
+    def _check_model(self) -> None:
+        """Keras's answer for the structure shown (the model built or refused), and what it
+        changed on the canvas: usually nothing."""
+        if self.comm is None:  # closed meanwhile
+            return
+        _ = self.graph.model
+        self._send_diff(self._tracker.update())
+
+    def _send_diff(self, change: dict | None) -> None:
         if change is None:
             return
-        self._oversize, size = _wire_check(change)
-        if self._oversize is None and "layers" in change:  # the structure grew or changed: the
-            self._check_whole(size)  # whole must still fit (a reload sends it)
-        if self._oversize is None:  # the diff first: the revision tells late views to catch up
+        why, size = _wire_check(change)
+        if why is None and "layers" in change:  # the structure grew or changed: the whole
+            why = self._check_whole(size)  # must still fit (a reload sends it)
+        if why is None:  # the diff first: the revision tells late views to catch up
             self.send({"diff": change})
+        self._oversize = self._oversize or why
         self.revision = change["revision"]  # a diff not sent: the browser asks for the state
 
-    def _check_whole(self, diff_bytes: int) -> None:
-        """Whether the whole state still fits, without encoding it after every edit (30 ms at
-        2,000 layers): it takes at most its size when last measured plus every diff since, so it
-        is measured again only when that bound passes the cap."""
+    def _check_whole(self, diff_bytes: int) -> str | None:
+        """Why the whole state no longer fits, or None, without encoding it after every edit (30
+        ms at 2,000 layers): it takes at most its size when last measured plus every diff since,
+        so it is measured again only when that bound passes the cap."""
         if self._whole_bytes is not None:
             self._whole_bytes += diff_bytes
             if self._whole_bytes <= limits.STATE_BYTES:
-                return
-        self._oversize, self._whole_bytes = _wire_check(self._tracker.full())
+                return None
+        why, self._whole_bytes = _wire_check(self._tracker.full())
+        return why
 
     def _full_state(self) -> dict:
         """The whole state for the browser, or a stub that says why when it is too big to send."""
@@ -262,6 +281,13 @@ class Canvas(anywidget.AnyWidget):
     # ----- messages ------------------------------------------------------------------------
 
     def _on_message(self, _widget: Any, content: Any, _buffers: Any = None) -> None:
+        _hold_collector()
+        try:
+            self._answer(content)
+        finally:
+            _when_drawn(_release_collector)
+
+    def _answer(self, content: Any) -> None:
         ident = content.get("id") if isinstance(content, dict) else None
         if not (isinstance(ident, int) and not isinstance(ident, bool)) and not (
                 isinstance(ident, str) and len(ident) <= 64):
@@ -295,7 +321,7 @@ class Canvas(anywidget.AnyWidget):
         if not isinstance(message, dict):
             raise IntentError(f"An intent is an object, got {type(message).__name__}.")
         try:
-            kind = intents.check(message)  # a kind the description knows, its required fields
+            kind = intents.check(message)  # a kind the description knows, its fields' types
         except ValueError as e:
             raise IntentError(str(e)) from None
         if kind in ("save", "load"):
@@ -319,7 +345,45 @@ class Canvas(anywidget.AnyWidget):
         return _HANDLERS[kind](self.graph, message)
 
 
+DRAWING_TIME = 0.1  # seconds: an edit's diff reaches the page and is drawn (bench_canvas.py (4))
+
+
+def _when_drawn(work: Callable[[], None]) -> None:
+    """Run `work` once an edit's diff has had time to reach the page and be drawn, when a kernel's
+    event loop runs this code (at once where none does: a script, a test). Work left for then
+    (Keras's check of the model, Python's garbage collection) would otherwise compete with the
+    diff's way out and its drawing for the machine's cores."""
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        work()
+        return
+    loop.call_later(DRAWING_TIME, work)
+
+
+_collector = {"holds": 0, "was_on": True}
+
+
+def _hold_collector() -> None:
+    """Python's cyclic garbage collector waits while intents are answered and drawn: on a big
+    drawing a full collection over Keras's objects takes 350-600 ms and fell inside about one edit
+    in five. A user's own gc.disable() is kept."""
+    if _collector["holds"] == 0:
+        _collector["was_on"] = gc.isenabled()
+        gc.disable()
+    _collector["holds"] += 1
+
+
+def _release_collector() -> None:
+    _collector["holds"] -= 1
+    if _collector["holds"] == 0 and _collector["was_on"]:
+        gc.enable()
+
+
 # ----- validation of untrusted fields ---------------------------------------------------------
+# `intents.check` has checked every described field's type (intents.json) before a handler runs:
+# a "port" is a list [str, int, int], a "flag" a bool, a "number" an int or float, and so on.
+# What is left here is range, size and text: an index 0..9999, a name's length, finite numbers.
 
 def _name(m: dict, key: str = "name") -> str:
     value = m.get(key)
@@ -342,25 +406,23 @@ def _index(m: dict, key: str, optional: bool = False) -> int | None:
     return value
 
 
-def _flag(m: dict, key: str) -> bool:
-    value = m.get(key)
-    if not isinstance(value, bool):
-        raise IntentError(f"{key!r} must be true or false, got {value!r:.40}.")
-    return value
-
-
 def _number(m: dict, key: str) -> float:
     value = m.get(key)
-    if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value):
+    if not math.isfinite(value):
         raise IntentError(f"{key!r} must be a finite number, got {value!r:.40}.")
     return float(value)
 
 
 def _triple(m: dict, key: str) -> tuple[str, int, int]:
-    value = m.get(key)
-    if not isinstance(value, list) or len(value) != 3:
-        raise IntentError(f"{key!r} must be [layer, node_index, tensor_index], got {value!r:.80}.")
-    return (_name({"v": value[0]}, "v"), _index({"v": value[1]}, "v"), _index({"v": value[2]}, "v"))
+    """A port [layer, node_index, tensor_index]."""
+    d = dict(zip(("layer", "node_index", "tensor_index"), m[key], strict=True))
+    return (_name(d, "layer"), _index(d, "node_index"), _index(d, "tensor_index"))
+
+
+def _edge_end(m: dict, key: str, optional_slot: bool = False) -> tuple[str, int, int | None]:
+    """A slot [layer, call, slot]; the slot may be null (the next free one) if `optional_slot`."""
+    d = dict(zip(("layer", "call", "slot"), m[key], strict=True))
+    return (_name(d, "layer"), _index(d, "call"), _index(d, "slot", optional=optional_slot))
 
 
 def _json_value(value: Any, depth: int = 0, budget: list[int] | None = None) -> Any:
@@ -396,17 +458,17 @@ def _key(k: Any) -> str:
 
 def _config(m: dict) -> dict:
     config = m.get("config", {})
-    if not isinstance(config, dict) or len(config) > MAX_MESSAGE_ITEMS:
+    if len(config) > MAX_MESSAGE_ITEMS:
         raise IntentError("'config' must be an object of at most 200 keys.")
     budget = [MAX_CONFIG_VALUES]
     return {_key(k): _json_value(v, 0, budget) for k, v in config.items()}
 
 
 def _names(m: dict) -> list[str]:
-    value = m.get("names")
-    if not isinstance(value, list) or not 0 < len(value) <= MAX_MESSAGE_ITEMS:
+    value = m["names"]
+    if not 0 < len(value) <= MAX_MESSAGE_ITEMS:
         raise IntentError(f"'names' must be a list of 1 to {MAX_MESSAGE_ITEMS} layer names.")
-    return [_name({"v": v}, "v") for v in value]
+    return [_name({"names": v}, "names") for v in value]
 
 
 def _shape(m: dict) -> list:
@@ -424,7 +486,7 @@ def _state_request(m: dict) -> None:
     if extra:
         raise IntentError(f"A state request takes 'have' only, got {sorted(extra)!r:.80}.")
     have = m.get("have")
-    if have is not None and (not isinstance(have, int) or isinstance(have, bool) or have < 0):
+    if have is not None and have < 0:
         raise IntentError(f"'have' must be a revision (an int >= 0) or null, got {have!r:.40}.")
 
 
@@ -433,9 +495,8 @@ def _view(m: dict) -> tuple[float, float, float, float] | None:
     value = m.get("view")
     if value is None:
         return None
-    if not isinstance(value, list) or len(value) != 4:
-        raise IntentError(f"'view' must be [x, y, width, height], got {value!r:.80}.")
-    x, y, w, h = (_number({"v": v}, "v") for v in value)
+    keys = ("x", "y", "width", "height")
+    x, y, w, h = (_number(dict(zip(keys, value)), k) for k in keys)
     if w <= 0 or h <= 0:
         raise IntentError("'view' must have a positive width and height.")
     return (x, y, w, h)
@@ -494,11 +555,8 @@ def _add_input(g: Graph, m: dict) -> str:
 
 
 def _connect(g: Graph, m: dict, edit: Callable) -> None:
-    dst = m.get("dst")
-    if not isinstance(dst, list) or len(dst) != 3:
-        raise IntentError(f"'dst' must be [layer, call, slot|null], got {dst!r:.80}.")
-    d = {"n": dst[0], "k": dst[1], "s": dst[2]}
-    edit(_triple(m, "src"), _name(d, "n"), call=_index(d, "k"), slot=_index(d, "s", optional=True))
+    dst, call, slot = _edge_end(m, "dst", optional_slot=True)
+    edit(_triple(m, "src"), dst, call=call, slot=slot)
 
 
 def _remove(g: Graph, m: dict) -> None:
@@ -518,19 +576,11 @@ def _remove(g: Graph, m: dict) -> None:
                         f"removes it and its edges): {e}") from e
 
 
-def _edge_end(m: dict, key: str, optional_slot: bool = False) -> tuple[str, int, int | None]:
-    dst = m.get(key)
-    if not isinstance(dst, list) or len(dst) != 3:
-        raise IntentError(f"{key!r} must be [layer, call, slot], got {dst!r:.80}.")
-    d = {"n": dst[0], "k": dst[1], "s": dst[2]}
-    return (_name(d, "n"), _index(d, "k"), _index(d, "s", optional=optional_slot))
-
-
 def _insert_layer(g: Graph, m: dict) -> str:
     """A palette layer dropped on a wire: added, placed there, and put into the wire (one undo
     step); the boxes below the wire make room when it is too short."""
-    class_name = m.get("class_name")
-    if not isinstance(class_name, str) or class_name not in catalog.names():
+    class_name = m["class_name"]
+    if class_name not in catalog.names():
         raise IntentError(f"{class_name!r:.80} is not a layer the canvas offers.")
     src, dst = _triple(m, "src"), _edge_end(m, "dst")
     with g.batch():
@@ -609,11 +659,7 @@ def _forward_steps(g: Graph, m: dict, sample: Any) -> list:
 
 def _explain_edge(g: Graph, m: dict) -> dict:
     """The KerasTensor an edge carries and its _keras_history."""
-    dst = m.get("dst")
-    if not isinstance(dst, list) or len(dst) != 3:
-        raise IntentError(f"'dst' must be [layer, call, slot], got {dst!r:.80}.")
-    d = {"n": dst[0], "k": dst[1], "s": dst[2]}
-    return g.explain_edge(_triple(m, "src"), _name(d, "n"), _index(d, "k"), _index(d, "s")).data
+    return g.explain_edge(_triple(m, "src"), *_edge_end(m, "dst")).data
 
 
 _READS = {"explain", "explain_edge", "depth_steps"}  # intents that change nothing
@@ -648,7 +694,7 @@ _HANDLERS: dict[str, Callable[[Graph, dict], Any]] = {
     "remove_call": lambda g, m: g.remove_call(_name(m), _index(m, "call")),
     "move": lambda g, m: g.move(_name(m), _number(m, "x"), _number(m, "y")),
     "arrange": lambda g, m: g.arrange(),
-    "expand": lambda g, m: g.expand(_name(m), _flag(m, "open")),
+    "expand": lambda g, m: g.expand(_name(m), m["open"]),
     "duplicate": _duplicate,
     "insert_layer": _insert_layer,
     "rewire": _rewire,

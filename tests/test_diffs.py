@@ -10,6 +10,7 @@ import os
 import random
 from pathlib import Path
 
+import keras
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -71,7 +72,11 @@ def replay(seed: int, steps: int):
     g = kc.Graph()
     tracker = Tracker(g)
     initial, diffs = tracker.full(), []
-    g.observe(lambda _g: diffs.append(tracker.update()))
+    def push(_g):  # as the canvas does: the diff before Keras builds the model, then its answer
+        diffs.append(tracker.update(quick=True))
+        diffs.append(tracker.update())
+
+    g.observe(push)
     for _ in range(steps):
         random_edit(g, rng)
     return initial, [d for d in diffs if d is not None], tracker, g
@@ -156,3 +161,53 @@ def test_expanding_a_nested_model_sends_that_box_again():
     assert held["model"]["params"] == c.graph.model.count_params() == 8
     assert [m["diff"]["layers"]["patch"][0]["name"] for m in sent if "layers" in m["diff"]] == \
         ["inner", "inner", "inner"]
+
+
+class _Refused(keras.Model):
+    """keras.Model refusing every model, to stand for a drawing Keras refuses that kerascanvas's
+    own checks pass (rare: those checks are Keras's own rules for a functional model)."""
+
+    def __new__(cls, *args, **kwargs):
+        raise ValueError("Keras says no.")
+
+
+def test_an_edit_s_diff_leaves_before_keras_builds_the_model_and_its_refusal_follows(monkeypatch):
+    g = chain(3)
+    g.add_layer("Dense", units=2, name="head")
+    c = kc.Canvas(g)
+    sent = []
+    c.send = lambda content, buffers=None: sent.append((content, g.model_checked))
+    c.graph.connect("d2", "head")  # a model Keras accepts: the second diff has nothing to say
+    assert [checked for m, checked in sent if "diff" in m] == [False]
+    assert sent[0][0]["diff"]["problems"] == [] and c.graph.model is not None
+    monkeypatch.setattr(keras, "Model", _Refused)
+    held = c.state
+    sent.clear()
+    c.graph.add_layer("Dense", units=2, name="head2")
+    c.graph.connect("head", "head2")
+    diffs = [m["diff"] for m, _ in sent if "diff" in m]
+    assert [checked for m, checked in sent if "diff" in m] == [False, False, True]
+    assert diffs[-2]["problems"] == [] and diffs[-2]["model"] is not None  # taken to be a model
+    assert "Keras says no" in diffs[-1]["problems"][0]["message"] and diffs[-1]["model"] is None
+    monkeypatch.undo()
+    for m, _ in sent:
+        held = apply(held, m["diff"])
+    assert held == c.state and held["problems"] == c.graph.state()["problems"]
+
+
+def test_the_garbage_collector_waits_while_an_intent_is_answered():
+    import gc
+
+    c = kc.Canvas(chain(3))
+    seen = []
+    c.graph.observe(lambda _g: seen.append(gc.isenabled()))
+    c.send = lambda content, buffers=None: None
+    assert gc.isenabled()
+    c._on_message(None, {"kind": "add_layer", "id": 1, "class_name": "Dense", "config": {"units": 2}})
+    assert seen == [False] and gc.isenabled()
+    gc.disable()
+    try:  # a user's own choice is kept
+        c._on_message(None, {"kind": "move", "id": 2, "name": "d0", "x": 1, "y": 2})
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

@@ -72,6 +72,25 @@ def _same(a, b):
     return len(a) == len(b) and all(np.array_equal(x, y) for x, y in zip(a, b))
 
 
+def _batches(x, y, spoil):
+    """(x, y) as a keras.utils.PyDataset of 8 batches of 32 rows; `spoil(i)` is the value written
+    into row 0, column 0 of batch i's x (np.nan, np.inf), or None to leave that batch clean."""
+    import keras
+
+    class Batches(keras.utils.PyDataset):
+        def __len__(self):
+            return 8
+
+        def __getitem__(self, i):
+            xs = x[i * 32:(i + 1) * 32].copy()
+            bad = spoil(i)
+            if bad is not None:
+                xs[0, 0] = bad
+            return xs, y[i * 32:(i + 1) * 32]
+
+    return Batches()
+
+
 def test_a_training_run_is_one_undo_step_and_redo_brings_it_back():
     from kerascanvas.training import Trainer
 
@@ -137,26 +156,14 @@ def test_a_nan_batch_in_a_dataset_stops_before_it_reaches_the_weights():
 
 
 def test_a_nan_batch_in_a_py_dataset_stops_before_it_reaches_the_weights():
-    import keras
     import numpy as np
 
     from kerascanvas.training import DataError, Trainer
 
     x, y = _data()
-
-    class Batches(keras.utils.PyDataset):
-        def __len__(self):
-            return 8
-
-        def __getitem__(self, i):
-            xs = x[i * 32:(i + 1) * 32].copy()
-            if i == 5:
-                xs[0, 0] = np.inf
-            return xs, y[i * 32:(i + 1) * 32]
-
     g = _mlp()
     trainer = Trainer(g)
-    trainer.set_data(Batches())
+    trainer.set_data(_batches(x, y, lambda i: np.inf if i == 5 else None))
     with pytest.raises(DataError, match="NaN or infinite"):
         trainer.fit(epochs=1, block=True)
     assert all(np.isfinite(w).all() for w in g.model.get_weights())
@@ -166,7 +173,6 @@ def test_a_bad_first_batch_keeps_every_weight_and_a_second_run_trains():
     """Under JAX, Keras's fit detaches the variables' values when the first step begins and puts
     them back only after a step ran: the first step's batch failing left every weight (and the
     optimizer's slots) empty, so the model could neither be read nor trained again."""
-    import keras
     import numpy as np
 
     from kerascanvas.training import DataError, Trainer
@@ -174,23 +180,16 @@ def test_a_bad_first_batch_keeps_every_weight_and_a_second_run_trains():
     x, y = _data()
     reads_by_fit = []
 
-    class OnlyTheFirstBatchFitReadsIsClean(keras.utils.PyDataset):
+    def only_the_first_batch_fit_reads_is_clean(i):
         """Under JAX, fit's first read is a look at the shapes; its first step reads the next."""
-
-        def __len__(self):
-            return 8
-
-        def __getitem__(self, i):
-            xs = x[i * 32:(i + 1) * 32].copy()
-            if not any(f.function == "describe_data" for f in inspect.stack()):
-                reads_by_fit.append(i)
-                if len(reads_by_fit) > 1:
-                    xs[0, 0] = np.nan
-            return xs, y[i * 32:(i + 1) * 32]
+        if any(f.function == "describe_data" for f in inspect.stack()):
+            return None
+        reads_by_fit.append(i)
+        return np.nan if len(reads_by_fit) > 1 else None
 
     g = _mlp()
     trainer = Trainer(g)
-    trainer.set_data(OnlyTheFirstBatchFitReadsIsClean())
+    trainer.set_data(_batches(x, y, only_the_first_batch_fit_reads_is_clean))
     with pytest.raises(DataError, match="NaN or infinite"):
         trainer.fit(epochs=1, block=True, shuffle=False)
     assert all(np.isfinite(w).all() for w in g.model.get_weights())  # raised when left empty

@@ -281,6 +281,26 @@ def test_accepts_names_classes_and_free_slots_for_a_tensor(canvas):
     assert canvas.graph.keras_layer("flatten")._outbound_nodes.__len__() == 1  # nothing stale
 
 
+def test_accepts_judges_the_free_slots_at_the_end_of_a_big_drawing():
+    g = kc.Graph()
+    with g.batch():
+        g.add_input((4,), name="x")
+        prev = "x"
+        for i in range(400):  # an Add with a free list slot in every block
+            d = g.add_layer("Dense", units=4, name=f"d{i}")
+            g.connect(prev, d)
+            prev = g.add_layer("Add", name=f"a{i}")
+            g.connect(d, prev)
+            g.connect(("x", 0, 0) if i == 0 else (f"a{i - 1}", 0, 0), prev)
+        g.add_layer("Dense", units=2, name="tail")
+    c = kc.Canvas(g)
+    c._sent = []
+    c.send = lambda content, buffers=None: c._sent.append(content)
+    result = intent(c, kind="accepts", id=1, src=["a399", 0, 0])["result"]
+    assert "in:tail:0:0" in result["accept"] and "in:a399:0:2" in result["accept"]
+    assert len(result["accept"]) == 401  # every Add's next slot and the tail: none left out
+
+
 def test_canvas_edits_move_only_what_they_must_and_paste_lands_in_view(canvas):
     _chain(canvas)
     before = dict(canvas.graph.positions)

@@ -17,7 +17,7 @@ import { FAMILIES, family } from "./families";
 import { usefulMessage } from "./words";
 import { byName, problemLines, shapeText, summary } from "./mirror";
 import { type Explanation, INPUT_PRESETS, renderPalette } from "./panels";
-import { Client, type IntentKind, type Model } from "./protocol";
+import { Client, type FieldsArg, type IntentArgs, type IntentFields, type IntentKind, type Model } from "./protocol";
 import { exportPng, exportSvg } from "./exporting";
 import { type DepthStep, type ForwardStep, StepPlayer, depthStepText, forwardStepText } from "./teach";
 import { TrainingPanel } from "./training";
@@ -30,6 +30,8 @@ const ANIMATE_LIMIT = 400; // layers: bigger graphs jump to the new layout
 const BIG_GRAPH = 300; // layers: beyond this, draw only near the viewport and preview gestures
 const PROBLEMS_SHOWN = 12; // lines in the problem list under the drawing
 const FAILED = Symbol("failed");
+/** `act`'s arguments after the kind: the intent's fields, then where to show a refusal. */
+type ActArgs<K extends IntentKind> = IntentArgs<K, Point>;
 
 export { portName } from "./scene";
 
@@ -453,14 +455,15 @@ export class CanvasView {
 
   // ----- intents -------------------------------------------------------------------------------
 
-  /** Send an intent; a refusal is shown next to `at` (a world point), else at the pointer. */
-  private async act(kind: IntentKind, fields: Record<string, unknown> = {}, at?: Point): Promise<boolean> {
-    return (await this.actResult(kind, fields, at)) !== FAILED;
+  /** Send an intent (its fields as the description names them: checked when this compiles); a
+   * refusal is shown next to `at` (a world point), else at the pointer. */
+  private async act<K extends IntentKind>(kind: K, ...[fields, at]: ActArgs<K>): Promise<boolean> {
+    return (await this.actResult(kind, ...([fields, at] as ActArgs<K>))) !== FAILED;
   }
 
   /** Send an intent; its result, or FAILED (the refusal is shown). */
-  private async actResult(kind: IntentKind, fields: Record<string, unknown> = {}, at?: Point): Promise<unknown> {
-    const reply = await this.client.send(kind, fields);
+  private async actResult<K extends IntentKind>(kind: K, ...[fields, at]: ActArgs<K>): Promise<unknown> {
+    const reply = await this.client.send(kind, ...([fields] as FieldsArg<K>));
     if (!reply.ok) {
       this.showError(reply.error ?? "refused", at);
       if (kind === "configure" || kind === "rename") { this.inspectorError = usefulMessage(reply.error ?? "").short; this.render(); }
@@ -565,7 +568,7 @@ export class CanvasView {
         const { kind, ...fields } = pts ? intent : { ...intent, x: world.x, y: world.y };
         this.actResult(kind, fields, world).then((name) => this.selectNew(name));
       } else {
-        const fields: Record<string, unknown> = { class_name: className, x: world.x - 90, y: world.y, view };
+        const fields: IntentFields<"add_layer"> = { class_name: className, x: world.x - 90, y: world.y, view };
         if (wire) fields.src = [wire.layer, wire.call, wire.index];
         this.actResult("add_layer", fields, world).then((name) => this.selectNew(name));
       }

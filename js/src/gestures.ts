@@ -3,7 +3,7 @@
 // and sends what they return; no DOM here, so vitest checks every mapping.
 import { type Point, type Port, boxAt, portAt } from "./geometry";
 import { insertPlacement } from "./edges";
-import type { IntentKind } from "./protocol";
+import type { IntentFields, IntentKind } from "./protocol";
 import type { EdgeState, LayerState, Triple } from "./types";
 
 /** A slot as an intent names it: a merge layer's list takes the next free place (null). */
@@ -69,7 +69,7 @@ export function dropRewire(edge: EdgeState, from: Port, w: Point, ports: Port[],
 
 /** A palette entry dropped on a wire (`route`, the wire's drawn polyline): the new layer goes
  * into it, centred on the wire where it was dropped. */
-export function insertIntent(className: string, edge: EdgeState, route: Point[], at: Point, size = { w: 180, h: 62 }): Intent {
+export function insertIntent(className: string, edge: EdgeState, route: Point[], at: Point, size = { w: 180, h: 62 }): Extract<Intent, { kind: "insert_layer" }> {
   const spot = insertPlacement(at, route, size.w, size.h);
   return { kind: "insert_layer", class_name: className, src: edge.src, dst: edge.dst, x: spot.x, y: spot.y };
 }
@@ -88,6 +88,12 @@ export function keyIntent(k: Keys, selected: string[], edge: EdgeState | null): 
   return null;
 }
 
-// every intent a gesture makes is one the description (kerascanvas/intents.json) names
-type Described = Intent["kind"] extends IntentKind ? true : never;
+// every intent a gesture makes is one the description (kerascanvas/intents.json) names, with the
+// fields it names: each required one, no other (their types: js/test/protocol.test.ts)
+type Agrees<I> = I extends { kind: infer K extends IntentKind }
+  ? Omit<I, "kind"> extends IntentFields<K>
+    ? [Exclude<keyof Omit<I, "kind">, keyof IntentFields<K>>] extends [never] ? true : false
+    : false
+  : false;
+type Described = [false] extends [Agrees<Intent>] ? never : true;
 export const DESCRIBED: Described = true;

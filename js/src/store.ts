@@ -40,8 +40,7 @@ export class StateStore {
   receive(msg: any): void {
     if (!msg || typeof msg !== "object") return;
     if (msg.diff && typeof msg.diff === "object") {
-      // when the kernel's diff reached the page (benchmarks/bench_canvas.py times the front
-      // end's share of an edit from it: applying the diff, then drawing); one mark, replaced
+      // when the kernel's diff reached the page (benchmarks/bench_canvas.py times its way here)
       performance.clearMarks?.("kerascanvas:diff");
       performance.mark?.("kerascanvas:diff");
       this.applyOrAsk(msg.diff as StateDiff);

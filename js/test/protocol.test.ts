@@ -1,9 +1,10 @@
-import { describe, expect, it } from "vitest";
-import { type IntentKind, intentFields, isIntentKind } from "../src/protocol";
+import { describe, expect, it, vi } from "vitest";
+import { Client, type IntentFields, type IntentKind, type Model, intentFields, intentProblem, isIntentKind } from "../src/protocol";
 import { type Intent, connectIntent, insertIntent, keyIntent } from "../src/gestures";
 import { ports } from "../src/geometry";
 import type { LayerState } from "../src/types";
 import description from "../../kerascanvas/intents.json";
+import cases from "./fixtures/intent_types.json";
 
 function layer(name: string, over: Partial<LayerState> = {}): LayerState {
   return { name, class_name: "Dense", group: "core", config: {}, is_input: false, x: 0, y: 0, pinned: false,
@@ -12,13 +13,21 @@ function layer(name: string, over: Partial<LayerState> = {}): LayerState {
     inner_layers: null, expanded: false, inner: null, ...over };
 }
 
-/** An intent as sent agrees with the description: every required field there, no other field. */
+/** An intent as sent agrees with the description: every required field there, no other field,
+ * each of its type. */
 function agrees(intent: { kind: string } & Record<string, unknown>): void {
   expect(isIntentKind(intent.kind)).toBe(true);
   const { required, optional } = intentFields(intent.kind as IntentKind);
   const fields = Object.keys(intent).filter((f) => f !== "kind");
   for (const f of Object.keys(required)) expect(fields, `${intent.kind} needs ${f}`).toContain(f);
   for (const f of fields) expect([...Object.keys(required), ...Object.keys(optional)], `${intent.kind}.${f}`).toContain(f);
+  expect(intentProblem(intent), JSON.stringify(intent)).toBeNull();
+}
+
+/** A model that keeps what is sent. */
+function recorder(): Model & { sent: any[] } {
+  const sent: any[] = [];
+  return { sent, get: () => undefined, on: () => {}, off: () => {}, send: (m: any) => { sent.push(m); } } as any;
 }
 
 describe("the intents' one description (kerascanvas/intents.json)", () => {
@@ -48,8 +57,61 @@ describe("the intents' one description (kerascanvas/intents.json)", () => {
     for (const intent of made) agrees(intent as unknown as { kind: string } & Record<string, unknown>);
   });
 
-  it("catches an intent that leaves out a required field", () => {
+  it("catches an intent that leaves out a required field, adds one or holds one of another type", () => {
     expect(() => agrees({ kind: "move", name: "a", x: 1 })).toThrow();
     expect(() => agrees({ kind: "move", name: "a", x: 1, y: 2, z: 3 })).toThrow();
+    expect(() => agrees({ kind: "move", name: "a", x: 1, y: "2" })).toThrow();
+    expect(() => agrees({ kind: "connect", src: ["a", 0, 0], dst: ["b", 0.5, null] })).toThrow();
+  });
+
+  it("names the intent, the field, what it must be and what came", () => {
+    expect(intentProblem({ kind: "connect", src: ["x", 0, 0], dst: ["d", "x", 0] }))
+      .toBe(`connect: 'call' of 'dst' must be a whole number, got "x".`);
+    expect(intentProblem({ kind: "remove", names: ["d", 3] })).toBe("remove: item 1 of 'names' must be a layer name, got 3.");
+    expect(intentProblem({ kind: "rewire", src: ["a", 0, 0], old: ["b", 0, 0], new: ["b", 0] }))
+      .toBe(`rewire: 'new' must be [layer, call, slot or null] or null, got ["b",0].`);
+    expect(intentProblem({ kind: "move", name: "a", x: 1 })).toBe("A 'move' intent needs 'y'.");
+    expect(intentProblem({ kind: "exec" })).toBe(`Unknown intent kind "exec".`);
+    // as JSON carries it: NaN is null, which a nullable field takes and another refuses
+    expect(intentProblem({ kind: "train", learning_rate: NaN })).toBeNull();
+    expect(intentProblem({ kind: "train", epochs: NaN })).toBe("train: 'epochs' must be a whole number, got null.");
+    expect(intentProblem({ kind: "add_layer", class_name: "Dense", x: undefined })).toBeNull();
+  });
+
+  it("refuses exactly what the kernel refuses, in the same words (fixtures/intent_types.json)", () => {
+    // written by tests/test_intents.py from the kernel's own check (KC_WRITE_FIXTURES=1)
+    expect(cases.length).toBeGreaterThan(500);
+    for (const { intent, refused } of cases as { intent: { kind: string } & Record<string, unknown>; refused: string | null }[]) {
+      const problem = intentProblem(intent);
+      expect(problem === null ? null : problem.split(", got ")[0], JSON.stringify(intent)).toBe(refused);
+    }
+  });
+
+  it("sends what the description takes, and says on the console what it does not", () => {
+    const model = recorder();
+    const client = new Client(model);
+    const error = vi.spyOn(console, "error").mockImplementation(() => {});
+    client.send("move", { name: "a", x: 1, y: 2 });
+    client.send("undo");
+    client.send("accepts", { src: ["a", 0, 0] });
+    expect(error).not.toHaveBeenCalled();
+    client.send("remove_call", { name: "a", call: "1" });
+    expect(error).toHaveBeenCalledTimes(1);
+    expect(String(error.mock.calls[0][0])).toContain(`remove_call: 'call' must be a whole number, got "1".`);
+    expect(model.sent.map((m) => m.kind)).toEqual(["move", "undo", "accepts", "remove_call"]); // the kernel answers why
+    error.mockRestore();
+    client.close();
+  });
+
+  it("types each kind's fields from the description when the code compiles", () => {
+    const move: IntentFields<"move"> = { name: "a", x: 1, y: 2 };
+    // @ts-expect-error a required field left out
+    const short: IntentFields<"move"> = { name: "a", x: 1 };
+    // @ts-expect-error a field the description does not name
+    const extra: IntentFields<"move"> = { name: "a", x: 1, y: 2, z: 3 };
+    // @ts-expect-error a kind without fields takes none
+    const undo: IntentFields<"undo"> = { steps: 2 };
+    const add: IntentFields<"add_layer"> = { class_name: "Dense" }; // optional fields may stay out
+    expect([move, short, extra, undo, add]).toHaveLength(5);
   });
 });

@@ -8,7 +8,9 @@ Helpers: `open_notebook(page, lab, notebook, cells=None, app="lab") -> Kernel`,
 `screenshot(page, name) -> Path` (PNG under test-artifacts/); for the canvas:
 `canvas_cell(build)` (a cell showing a Canvas on the Graph `g` that `build` makes),
 `open_canvas(page, lab, notebook, cell, shows) -> Kernel` (opened once box `shows` is drawn),
-`box(page, name)`, `set_theme(page, name)`, `with dark_theme(page): ...`.
+`box(page, name)`, `port(page, label)`, `wait_edges(page, n)`, `centre(locator)`,
+`drag(page, start, end)`, `set_theme(page, name)`, `with dark_theme(page): ...`; `static_site(files)`
+(a loopback server over the built widget.js, for pages outside JupyterLab).
 
 One server and one browser per session (each start costs seconds). The server runs with a
 temporary HOME and root dir so nothing of the user's is read or written. CHROMIUM overrides the
@@ -139,16 +141,25 @@ def browser():
         b.close()
 
 
+# What the front end says on the console when it sends an intent that kerascanvas/intents.json
+# refuses (js/src/protocol.ts): a test that made one fails, whatever else it asserts.
+MISTYPED_INTENT = "kerascanvas: an intent the description"
+
+
 @pytest.fixture
 def page(browser, lab):
-    """A fresh page (own cookies, storage, downloads); `page.dialogs` collects alert texts."""
+    """A fresh page (own cookies, storage, downloads); `page.dialogs` collects alert texts.
+    Every intent the canvas sends during the test must agree with the intents' description."""
     context = browser.new_context(viewport={"width": 1500, "height": 1000})
     page = context.new_page()
     page.dialogs = []
     page.on("dialog", lambda d: (page.dialogs.append(d.message), d.dismiss()))
+    mistyped = []
+    page.on("console", lambda m: m.text.startswith(MISTYPED_INTENT) and mistyped.append(m.text))
     yield page
     context.close()
     lab.shut_down_kernels()
+    assert not mistyped, mistyped
 
 
 class Kernel:
@@ -331,6 +342,63 @@ def canvas_cell(build: str, head: str = "import kerascanvas as kc", canvas: str 
 def box(page, name):
     """The box of layer `name` on the canvas."""
     return page.locator(f'.kc-svg [data-name="{name}"]')
+
+
+def port(page, label):
+    """The port (or slot) of a box with the accessible name `label`, e.g. "dense in 0.0"."""
+    return page.locator(f'.kc-svg [aria-label="{label}"]')
+
+
+def wait_edges(page, n):
+    """Wait until the canvas draws `n` edges."""
+    page.wait_for_function(f"() => document.querySelectorAll('.kc-edge').length === {n}", timeout=20_000)
+
+
+def centre(locator):
+    """The centre of an element on the page; boxes redraw while they glide to a new layout, so
+    the element is looked up again until it stays."""
+    for _ in range(20):
+        b = locator.bounding_box()
+        if b is not None:
+            return b["x"] + b["width"] / 2, b["y"] + b["height"] / 2
+        locator.page.wait_for_timeout(100)
+    raise AssertionError(f"{locator} has no box on the page")
+
+
+def drag(page, start, end, steps=10):
+    """Press at `start`, move to `end` in `steps` steps, release (page coordinates)."""
+    page.mouse.move(*start)
+    page.mouse.down()
+    page.mouse.move(*end, steps=steps)
+    page.mouse.up()
+
+
+@contextlib.contextmanager
+def static_site(files: dict[str, str] | None = None, prefix: str = "kc-site-"):
+    """A quiet loopback HTTP server over a temporary folder holding the built widget.js and
+    `files` ({name: text}); yields (folder, url)."""
+    import functools
+    import http.server
+    import threading
+
+    import kerascanvas as kc
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    root = Path(tempfile.mkdtemp(prefix=prefix))
+    shutil.copy(Path(kc.__file__).parent / "static" / "widget.js", root / "widget.js")
+    for name, text in (files or {}).items():
+        (root / name).write_text(text)
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
+                                             functools.partial(Quiet, directory=str(root)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield root, f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def open_canvas(page, lab: Lab, notebook: str, cell: str, shows: str, timeout: float = 30_000,

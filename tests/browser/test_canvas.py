@@ -5,13 +5,18 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import box, canvas_cell, dark_theme, open_canvas, open_notebook, screenshot
+from .conftest import (
+    box,
+    canvas_cell,
+    dark_theme,
+    open_canvas,
+    open_notebook,
+    port,
+    screenshot,
+    wait_edges,
+)
 
 pytestmark = pytest.mark.browser
-
-
-def port(page, label):
-    return page.locator(f'.kc-svg [aria-label="{label}"]')
 
 
 def drop(page, class_name, x, y):
@@ -36,10 +41,6 @@ def drag_edge(page, out_label, in_label):
     b = port(page, in_label).bounding_box()  # aimed once the press is in, as a person does
     page.mouse.move(b["x"] + b["width"] / 2, b["y"] + b["height"] / 2, steps=10)
     page.mouse.up()
-
-
-def wait_edges(page, n):
-    page.wait_for_function(f"() => document.querySelectorAll('.kc-edge').length === {n}", timeout=20_000)
 
 
 CANVAS = "import kerascanvas as kc\ncanvas = kc.Canvas()\ncanvas"

@@ -5,50 +5,13 @@ browser's own). Screenshots in test-artifacts/."""
 
 import pytest
 
-from .conftest import open_notebook, screenshot
+from .conftest import box, centre, dark_theme, drag, open_notebook, port, screenshot, wait_edges
 
 pytestmark = pytest.mark.browser
 
 
-def box(page, name):
-    return page.locator(f'.kc-svg [data-name="{name}"]')
-
-
-def port(page, label):
-    return page.locator(f'.kc-svg [aria-label="{label}"]')
-
-
-def wait_edges(page, n):
-    page.wait_for_function(f"() => document.querySelectorAll('.kc-edge').length === {n}", timeout=20_000)
-
-
-def centre(locator):
-    """The centre of an element on the page, looked up again while boxes glide into place."""
-    for _ in range(20):
-        b = locator.bounding_box()
-        if b is not None:
-            return b["x"] + b["width"] / 2, b["y"] + b["height"] / 2
-        locator.page.wait_for_timeout(100)
-    raise AssertionError(f"{locator} has no box on the page")
-
-
-def drag(page, start, end, steps=10):
-    page.mouse.move(*start)
-    page.mouse.down()
-    page.mouse.move(*end, steps=steps)
-    page.mouse.up()
-
-
 def edges(kernel):
     return [[list(s), list(d)] for s, d in kernel.value("[list(e) for e in canvas.graph.edges]")]
-
-
-def set_theme(page, name):
-    page.locator(".lm-MenuBar-itemLabel", has_text="Settings").click()
-    page.locator(".lm-Menu-itemLabel", has_text="Theme").first.hover()
-    page.locator(".lm-Menu-itemLabel").get_by_text(name, exact=True).click()
-    page.wait_for_function(f"() => document.body.dataset.jpThemeName === {name!r}", timeout=30_000)
-    page.wait_for_timeout(500)
 
 
 TWO_HEADS = """import kerascanvas as kc
@@ -134,9 +97,8 @@ def test_deleting_a_middle_box_keeps_the_chain_joined_and_the_weights(lab, page)
     wait_edges(page, 2)
     assert edges(kernel) == joined
     assert kernel.value("canvas.graph.keras_layer('head') is h0") is True
-    set_theme(page, "JupyterLab Dark")
-    screenshot(page, "editor-bridged-dark")
-    set_theme(page, "JupyterLab Light")
+    with dark_theme(page):
+        screenshot(page, "editor-bridged-dark")
     kernel.close()
 
 
@@ -206,9 +168,8 @@ def test_the_minimap_viewport_drags_and_the_view_follows(lab, page):
     assert page.evaluate("() => document.activeElement.classList.contains('kc-root')")
     # the view is the browser's: the drawing in the kernel did not move
     assert kernel.value("sorted(canvas.graph.positions)") == sorted(["vec"] + [f"d{i}" for i in range(40)])
-    set_theme(page, "JupyterLab Dark")
-    screenshot(page, "editor-minimap-dark")
-    set_theme(page, "JupyterLab Light")
+    with dark_theme(page):
+        screenshot(page, "editor-minimap-dark")
     kernel.close()
 
 
@@ -311,7 +272,6 @@ def test_skip_connections_and_edges_going_up_run_around_boxes(lab, page):
     assert page.evaluate(BEHIND) == []
     # the back edge leaves add downward and comes into back from above
     screenshot(page, "editor-routes")
-    set_theme(page, "JupyterLab Dark")
-    screenshot(page, "editor-routes-dark")
-    set_theme(page, "JupyterLab Light")
+    with dark_theme(page):
+        screenshot(page, "editor-routes-dark")
     kernel.close()

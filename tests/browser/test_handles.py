@@ -3,8 +3,18 @@ Netron) on the canvas, each asserted in the kernel. Screenshots in test-artifact
 
 import pytest
 
-from .conftest import box, canvas_cell, dark_theme, open_canvas, open_notebook, screenshot
-from .test_canvas import drag_edge, port, wait_edges
+from .conftest import (
+    box,
+    canvas_cell,
+    centre,
+    dark_theme,
+    open_canvas,
+    open_notebook,
+    port,
+    screenshot,
+    wait_edges,
+)
+from .test_canvas import drag_edge
 
 pytestmark = pytest.mark.browser
 
@@ -18,17 +28,6 @@ g.connect("image", "conv2d"); g.connect("conv2d", "flatten"); g.connect("flatten
 
 def edge(page, src, dst):
     return page.locator(f'.kc-svg [aria-label="edge {src}.0.0 to {dst}.0.0"]')
-
-
-def centre(locator):
-    """The centre of an element on the page; boxes redraw while they glide to a new layout, so
-    the element is looked up again until it stays."""
-    for _ in range(20):
-        b = locator.bounding_box()
-        if b is not None:
-            return b["x"] + b["width"] / 2, b["y"] + b["height"] / 2
-        locator.page.wait_for_timeout(100)
-    raise AssertionError(f"{locator} has no box on the page")
 
 
 def test_right_click_shows_only_the_canvas_menu_inside_the_view(lab, page):

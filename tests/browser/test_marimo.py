@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import _free_port, screenshot
-from .test_canvas import box, drag_edge, drop, port
+from .conftest import _free_port, box, port, screenshot
+from .test_canvas import drag_edge, drop
 
 pytestmark = pytest.mark.browser
 

@@ -1,23 +1,16 @@
 """Keyed rendering and listener clean-up in a real Chromium (issue 11): the drawing keeps its
 elements across edits and drags, and a destroyed view leaves no listener behind."""
 
-import http.server
 import json
-import shutil
-import tempfile
-import threading
-from pathlib import Path
 
 import pytest
 
 import kerascanvas as kc
 from kerascanvas import catalog
 
-from .conftest import open_notebook, screenshot
+from .conftest import box, open_notebook, screenshot, static_site
 
 pytestmark = pytest.mark.browser
-
-STATIC = Path(kc.__file__).parent / "static" / "widget.js"
 
 GRAPH = """import kerascanvas as kc
 g = kc.Graph()
@@ -41,10 +34,6 @@ SAME = """([name, mark]) => {
   const form = document.querySelector('.kc-inspector [aria-label="layer name"]');
   return {box: !!el && el.kcMark === mark && el.isConnected, form: !!form && form.kcMark === mark};
 }"""
-
-
-def box(page, name):
-    return page.locator(f'.kc-svg [data-name="{name}"]')
 
 
 def test_edits_and_drags_keep_the_drawn_elements(lab, page):
@@ -140,28 +129,13 @@ def plain_page(browser):
     g.add_input((8,), name="vec")
     g.add_layer("Dense", units=4, name="first")
     g.connect("vec", "first")
-    folder = Path(tempfile.mkdtemp())
-    shutil.copy(STATIC, folder / "widget.js")
-    (folder / "index.html").write_text(PAGE)
-    (folder / "data.json").write_text(json.dumps({"state": g.state(), "palette": catalog.palette(),
-                                                  "height": 400}))
-
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def __init__(self, *a):
-            super().__init__(*a, directory=str(folder))
-
-        def log_message(self, *args):
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Quiet)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    page = browser.new_page(viewport={"width": 1200, "height": 800})
-    page.goto(f"http://127.0.0.1:{server.server_port}/index.html")
-    page.wait_for_function("() => window.ready === true", timeout=30_000)
-    yield page
-    page.close()
-    server.shutdown()
-    shutil.rmtree(folder, ignore_errors=True)
+    data = json.dumps({"state": g.state(), "palette": catalog.palette(), "height": 400})
+    with static_site({"index.html": PAGE, "data.json": data}) as (_, url):
+        page = browser.new_page(viewport={"width": 1200, "height": 800})
+        page.goto(f"{url}/index.html")
+        page.wait_for_function("() => window.ready === true", timeout=30_000)
+        yield page
+        page.close()
 
 
 def test_no_listener_of_a_destroyed_view_runs(plain_page):

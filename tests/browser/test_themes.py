@@ -2,19 +2,13 @@
 with the kernel's real traits and dresses itself as each host does (VS Code's body classes and
 --vscode-* variables, Colab's html[theme], marimo's .dark, the system's prefers-color-scheme)."""
 
-import functools
-import http.server
 import json
-import shutil
-import tempfile
-import threading
-from pathlib import Path
 
 import pytest
 
 import kerascanvas as kc
 
-from .conftest import screenshot
+from .conftest import screenshot, static_site
 
 pytestmark = pytest.mark.browser
 
@@ -46,14 +40,8 @@ HOSTS = {  # name: (<html> attributes, <body> attributes, page CSS, colour schem
 @pytest.fixture(scope="module")
 def site():
     """A loopback HTTP server over a temporary folder holding the built widget.js."""
-    root = Path(tempfile.mkdtemp(prefix="kc-themes-"))
-    shutil.copy(Path(kc.__file__).parent / "static" / "widget.js", root / "widget.js")
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(root))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield root, f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    shutil.rmtree(root, ignore_errors=True)
+    with static_site(prefix="kc-themes-") as served:
+        yield served
 
 
 def _traits() -> str:
