@@ -157,7 +157,7 @@ export class CanvasView {
     this.training.destroy();
     this.client.close();
     cancelAnimationFrame(this.frame);
-    if (this.idle && typeof cancelIdleCallback === "function") cancelIdleCallback(this.idle);
+    this.idle?.();
   }
 
   setState(state: GraphState): void {
@@ -241,19 +241,24 @@ export class CanvasView {
 
   /** Off-screen boxes the last update left with an older state are redrawn when the page is idle. */
   private catchUpSoon(): void {
-    if (this.idle || !this.scene.lagging) return;
-    const later = typeof requestIdleCallback === "function" ? requestIdleCallback
-      : (run: IdleRequestCallback) => window.setTimeout(() => run({ didTimeout: true, timeRemaining: () => 0 }), 16);
-    this.idle = later((deadline) => {
-      this.idle = 0;
+    if (this.idle || !this.scene.lagging || this.abort.signal.aborted) return;
+    const slice = (timeRemaining: number) => {
+      this.idle = null;
       // 4-8 ms a slice: some progress when the page never idles (timeRemaining() is 0 then), and
       // a key or a pointer move that comes in waits no longer than that
-      const end = performance.now() + Math.min(8, Math.max(4, deadline.timeRemaining()));
+      const end = performance.now() + Math.min(8, Math.max(4, timeRemaining));
       if (this.scene.catchUp(() => end - performance.now())) this.catchUpSoon();
-    }, { timeout: 100 });
+    };
+    if (typeof requestIdleCallback === "function") {
+      const id = requestIdleCallback((deadline) => slice(deadline.timeRemaining()), { timeout: 100 });
+      this.idle = () => cancelIdleCallback(id);
+    } else { // no idle callbacks (older Safari): a slice a frame
+      const id = window.setTimeout(() => slice(0), 16);
+      this.idle = () => window.clearTimeout(id);
+    }
   }
 
-  private idle = 0;
+  private idle: (() => void) | null = null; // cancels the idle redraw asked for
 
   private draw(): void {
     const layers = this.placed();
