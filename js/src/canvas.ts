@@ -1,17 +1,18 @@
 // The drawing area: boxes, ports and edges in SVG, and every gesture turned into a kernel intent.
 import { clear, el, svg } from "./dom";
 import {
-  type Point, type Port, type Rect, type View, boxAt, boxHeight, boxWidth, boxesIn, bounds, centreOn, edgePath,
-  fitsIn, portAt, readableFit, rectFrom, toScreen, toWorld, zoomAt,
+  type Point, type Port, type Rect, type View, boxAt, boxHeight, boxWidth, bounds, centreOn, fitsIn, readableFit,
+  toScreen, toWorld,
 } from "./geometry";
-import { edgeAt } from "./edges";
-import { type Intent, connectIntent, dropRewire, dropWire, insertIntent, keyIntent } from "./gestures";
+import { type Intent, connectIntent, insertIntent } from "./gestures";
+import { keyCommand } from "./keys";
+import { Pointer, type PointerHost } from "./pointer";
 import { LABEL_SCALE, Scene, type SceneInput, edgeKey } from "./scene";
 import { Inspector } from "./inspector";
-import { QuickAdd, matchRank } from "./quickadd";
-import { placeMenu } from "./menu";
-import { drawnEdges, foldAllMenu, foldMenu, hiddenLayers, shownLayers } from "./folds";
-import { miniGrab, miniView, miniWorld } from "./minimap";
+import { QuickAdd } from "./quickadd";
+import { FindBar } from "./find";
+import { drawnEdges, hiddenLayers, shownLayers } from "./folds";
+import { type MenuAction, type MenuEntry, ContextMenu, blankMenu, boxMenu, edgeMenu, placeMenu, visibleArea } from "./menu";
 import { CodePanel } from "./codepanel";
 import { FAMILIES, family } from "./families";
 import { usefulMessage } from "./words";
@@ -21,23 +22,14 @@ import { Client, type FieldsArg, type IntentArgs, type IntentFields, type Intent
 import { exportPng, exportSvg } from "./exporting";
 import { type DepthStep, type ForwardStep, StepPlayer, depthStepText, forwardStepText } from "./teach";
 import { TrainingPanel } from "./training";
+import { Toast } from "./toast";
+import { MiniMap } from "./minimap";
 import type { EdgeState, GraphState, LayerState, PaletteEntry } from "./types";
-
-type Drag =
-  | { kind: "pan"; from: Point; view: View; moved: boolean }
-  | { kind: "select"; from: Point; rect: SVGRectElement }
-  | { kind: "box"; name: string; from: Point; start: Point; moved: boolean }
-  | { kind: "edge"; port: Port }
-  | { kind: "rewire"; edge: EdgeState; from: Port }
-  | { kind: "mini"; grab: Point | null }
-  | { kind: "new"; className: string; ghost: HTMLElement; wire: number };
 
 const ANIMATE_MS = 250;
 const ANIMATE_LIMIT = 400; // layers: bigger graphs jump to the new layout
 const BIG_GRAPH = 300; // layers: beyond this, draw only near the viewport and preview gestures
 const PROBLEMS_SHOWN = 12; // lines in the problem list under the drawing
-const TOAST_MS = 8000;
-const DOUBLE_PRESS_MS = 400;
 const FAILED = Symbol("failed");
 /** `act`'s arguments after the kind: the intent's fields, then where to show a refusal. */
 type ActArgs<K extends IntentKind> = IntentArgs<K, Point>;
@@ -52,19 +44,17 @@ export class CanvasView {
   private boxLayer: SVGGElement;
   private portLayer: SVGGElement;
   private overlay: SVGPathElement;
-  private minimap: SVGSVGElement;
+  private minimap: MiniMap;
   private status: HTMLElement;
   private problemList: HTMLElement;
-  private toastAt: Point | null = null; // the world point a refusal message sits next to
-  private toastTimer = 0;
   private inspector: HTMLElement;
   private panel: Inspector;
   private scene: Scene;
   /** Every listener this view adds goes through it: destroy() removes them all at once. */
   private readonly abort = new AbortController();
   private readonly on = { signal: this.abort.signal };
-  private toast: HTMLElement;
-  private menu: HTMLElement;
+  private toast: Toast;
+  private menu: ContextMenu;
   private client: Client;
   private state: GraphState;
   private palette: PaletteEntry[];
@@ -75,11 +65,9 @@ export class CanvasView {
   private selected = new Set<string>();
   private clipboard: string[] = [];
   private armed: Port | null = null;
-  private drag: Drag | null = null;
   private shown = new Map<string, Point>();
   private inspectorError: string | null = null;
   private fitted = false;
-  private lastPointer: Point = { x: 40, y: 40 };
   private frame = 0;
 
   constructor(private model: Model, host: HTMLElement) {
@@ -103,20 +91,18 @@ export class CanvasView {
     this.world.append(this.edgeLayer, this.boxLayer, this.portLayer, this.overlay);
     this.scene = new Scene(this.boxLayer, this.portLayer, this.edgeLayer);
     this.svgEl.append(this.world);
-    this.minimap = svg("svg", { class: "kc-minimap", "aria-label": "Minimap" });
+    this.minimap = new MiniMap();
     this.status = el("div", { class: "kc-status", role: "status" });
     this.problemList = el("ul", { class: "kc-problems", "aria-label": "Problems" });
-    this.toast = el("div", { class: "kc-toast", role: "alert" });
-    this.menu = el("div", { class: "kc-menu", role: "menu" });
+    this.toast = new Toast(this.abort.signal);
+    this.menu = new ContextMenu(this.abort.signal);
     // the canvas owns its context menu: JupyterLab's (Restart Kernel, Delete Cell...) stays off it
     this.stage = el("div", { class: "kc-stage", "data-jp-suppress-context-menu": "" });
     this.stage.style.height = `${height}px`;
     this.quick = new QuickAdd(() => { this.pendingWire = null; this.root.focus({ preventScroll: true }); });
-    this.findBar = el("div", { class: "kc-find", role: "search" });
-    this.findInput = el("input", { type: "search", class: "kc-field", placeholder: "Find a layer", "aria-label": "find layer" });
-    this.findCount = el("span", { class: "kc-muted" });
-    this.findBar.append(this.findInput, this.findCount);
-    this.stage.append(this.svgEl, this.minimap, this.toast, this.menu, this.quick.root, this.findBar);
+    this.finder = new FindBar(() => this.state.layers, (name, next) => this.showHit(name, next),
+      () => this.root.focus({ preventScroll: true }), this.abort.signal);
+    this.stage.append(this.svgEl, this.minimap.root, this.toast.root, this.menu.root, this.quick.root, this.finder.root);
     this.legend = el("div", { class: "kc-legend", "aria-label": "Layer families" });
     this.playerHost = el("div", { class: "kc-player-host" });
     this.code = new CodePanel(this.client, () => this.state.name, (m) => this.notice(m));
@@ -128,43 +114,34 @@ export class CanvasView {
     this.root.append(side, main);
     host.append(this.root);
     this.fitted = this.state.layers.length === 0; // an empty canvas keeps screen = world: drops land where dropped
-    renderPalette(paletteHost, this.palette, (c, ev) => this.pickFromPalette(c, ev));
+    renderPalette(paletteHost, this.palette, (c, ev) => this.pointer.pickFromPalette(c, ev));
     this.panel = new Inspector(this.inspector, this.client, this.abort.signal, () => this.root.focus({ preventScroll: true }));
+    this.pointer = new Pointer(this.pointerHost(), this.abort.signal);
     this.listen();
     this.render();
     // The widget is often drawn before it is on the page (zero size): fit the drawing to the view
     // as soon as it has a size, not at the first edit (which would then jump the view).
-    this.sized = new ResizeObserver(() => { if (!this.fitted) this.render(); });
+    this.sized = new ResizeObserver(() => { this.size = null; if (!this.fitted) this.render(); });
     this.sized.observe(this.stage);
     // the training chart is drawn on a canvas: it follows a theme switch by being redrawn
     this.themed = new MutationObserver(() => this.training.retheme());
     this.themed.observe(document.body, { attributes: true, attributeFilter: ["data-jp-theme-name", "data-jp-theme-light"] });
-    this.findInput.addEventListener("input", () => this.find(false), this.on);
-    this.findInput.addEventListener("keydown", (ev) => {
-      ev.stopPropagation();
-      if (ev.key === "Enter") { ev.preventDefault(); this.find(true); }
-      if (ev.key === "Escape") { ev.preventDefault(); this.closeFind(); }
-    }, this.on);
   }
 
   private themed: MutationObserver;
   private quick: QuickAdd;
   private code: CodePanel;
   private legend: HTMLElement;
-  private findBar: HTMLElement;
-  private findInput: HTMLInputElement;
-  private findCount: HTMLElement;
-  private findAt = 0;
+  private finder: FindBar;
+  private pointer: Pointer;
   /** Each edge's drawn polyline (world), by edge index, and every port: for hit tests. */
   private get routes(): (Point[] | null)[] { return this.scene.routes; }
   private get allPorts(): Port[] { return this.scene.allPorts; }
   private hints: { key: string; accept: Set<string>; refuse: Set<string>; classes: string[] | null } | null = null;
   private pendingWire: Port | null = null;
-  private pointerInside = false; // the mouse is over the drawing: Tab opens quick-add there
   private selectedEdgeKey: string | null = null;
 
   private sized: ResizeObserver;
-  private lastPress: { name: string; at: number } | null = null;
   private training: TrainingPanel;
   private playerHost: HTMLElement;
   private onTraining: () => void;
@@ -172,9 +149,8 @@ export class CanvasView {
   destroy(): void {
     this.abort.abort();
     window.clearTimeout(this.settle);
-    window.clearTimeout(this.toastTimer);
-    if (this.drag?.kind === "new") this.drag.ghost.remove();
-    this.drag = null;
+    this.toast.destroy();
+    this.pointer.destroy();
     this.sized.disconnect();
     this.themed.disconnect();
     this.code.destroy();
@@ -182,6 +158,7 @@ export class CanvasView {
     this.training.destroy();
     this.client.close();
     cancelAnimationFrame(this.frame);
+    this.idle?.();
   }
 
   setState(state: GraphState): void {
@@ -205,8 +182,11 @@ export class CanvasView {
     return this.shown.get(layer.name) ?? { x: layer.x, y: layer.y };
   }
 
+  /** The layers where they are seen (read-only: the state's own objects while nothing moves). */
   private placed(): LayerState[] {
-    return shownLayers(this.state.layers).map((l) => ({ ...l, ...this.pos(l) })); // folded runs: one box
+    const layers = shownLayers(this.state.layers); // folded runs: one box
+    if (!this.shown.size) return layers;
+    return layers.map((l) => ({ ...l, ...this.pos(l) }));
   }
 
   render(): void {
@@ -240,16 +220,58 @@ export class CanvasView {
   }
 
   private drawnBounds: Rect | null = null; // every box, as last drawn
+  private size: { width: number; height: number } | null = null;
+
+  /** The stage's size, measured again only after the ResizeObserver saw it change: reading the
+   * page's layout right after the scene changed the SVG forces a layout of it in the middle of
+   * drawing (several ms after an edit that rewrites every box's text). */
+  private stageSize(): { width: number; height: number } {
+    if (!this.size) {
+      const r = this.stage.getBoundingClientRect();
+      if (r.width === 0) return r; // not on the page yet: measured again next time
+      this.size = { width: r.width, height: r.height };
+    }
+    return this.size;
+  }
+
+  /** The world rectangle on screen (no margin): boxes elsewhere are redrawn after the frame. */
+  private screenRect(): Rect {
+    const r = this.stageSize();
+    const tl = toWorld(this.view, { x: 0, y: 0 });
+    return { x: tl.x, y: tl.y, w: r.width / this.view.k, h: r.height / this.view.k };
+  }
+
+  /** Off-screen boxes the last update left with an older state are redrawn when the page is idle. */
+  private catchUpSoon(): void {
+    if (this.idle || !this.scene.lagging || this.abort.signal.aborted) return;
+    const slice = (timeRemaining: number) => {
+      this.idle = null;
+      // 4-8 ms a slice: some progress when the page never idles (timeRemaining() is 0 then), and
+      // a key or a pointer move that comes in waits no longer than that
+      const end = performance.now() + Math.min(8, Math.max(4, timeRemaining));
+      if (this.scene.catchUp(() => end - performance.now())) this.catchUpSoon();
+    };
+    if (typeof requestIdleCallback === "function") {
+      const id = requestIdleCallback((deadline) => slice(deadline.timeRemaining()), { timeout: 100 });
+      this.idle = () => cancelIdleCallback(id);
+    } else { // no idle callbacks (older Safari): a slice a frame
+      const id = window.setTimeout(() => slice(0), 16);
+      this.idle = () => window.clearTimeout(id);
+    }
+  }
+
+  private idle: (() => void) | null = null; // cancels the idle redraw asked for
 
   private draw(): void {
     const layers = this.placed();
     this.drawnBounds = bounds(layers);
     if (!this.fitted && layers.length) {
-      const r = this.stage.getBoundingClientRect();
+      const r = this.stageSize();
       if (r.width > 0) { this.view = readableFit(layers, r.width, r.height); this.fitted = true; }
     }
     this.applyView();
     this.scene.update(this.sceneInput());
+    this.catchUpSoon();
     // the panels under the drawing change with the state, not with the selection or a gesture
     if (this.panelsFor !== this.state) {
       this.panelsFor = this.state;
@@ -281,14 +303,14 @@ export class CanvasView {
   /** What the scene draws: the state, the boxes on the move, the selection, the gesture. */
   private sceneInput(): SceneInput {
     const big = this.state.layers.length > BIG_GRAPH;
-    const hints = this.drag?.kind === "edge" ? this.hints : null;
+    const hints = this.pointer.wiring ? this.hints : null;
     return {
       layers: shownLayers(this.state.layers), edges: drawnEdges(this.state.edges, this.state.layers), shown: this.shown,
-      seen: big ? this.visibleRect() : null,
+      seen: big ? this.visibleRect() : null, urgent: this.stageSize().width > 0 ? this.screenRect() : null,
       look: {
         selected: this.selected, highlighted: this.highlighted, armed: this.armed?.key ?? null,
         hint: (port) => !hints ? "" : hints.accept.has(port.key) ? " kc-port-ok" : hints.refuse.has(port.key) ? " kc-port-dim" : "",
-        selectedEdge: this.selectedEdgeKey, dropWire: this.dropWire, k: this.view.k, detail: !big || this.view.k >= 0.5,
+        selectedEdge: this.selectedEdgeKey, dropWire: this.pointer.dropWire, k: this.view.k, detail: !big || this.view.k >= 0.5,
       },
     };
   }
@@ -300,17 +322,28 @@ export class CanvasView {
 
   /** The world rectangle on screen, with half a screen of margin on every side. */
   private visibleRect(): { x: number; y: number; w: number; h: number } {
-    const r = this.stage.getBoundingClientRect();
+    const r = this.stageSize();
     const tl = toWorld(this.view, { x: -r.width / 2, y: -r.height / 2 });
     return { x: tl.x, y: tl.y, w: (2 * r.width) / this.view.k, h: (2 * r.height) / this.view.k };
   }
 
-  private dropWire = -1; // the wire a palette drag would insert into
 
   /** Families present in the drawing, with their colour: the legend under the toolbar. */
   private drawLegend(): void {
+    // family() once per kind of layer, not once per layer (thousands on a big graph)
+    const kinds = new Set<string>();
+    const present = new Set<string>();
+    for (const l of this.state.layers) {
+      const kind = `${l.is_input}|${l.inner_layers !== null}|${l.group}`;
+      if (kinds.has(kind)) continue;
+      kinds.add(kind);
+      const f = family(l);
+      if (f) present.add(f.name);
+    }
+    const key = [...present].sort().join("|");
+    if (key === this.legendKey) return;
+    this.legendKey = key;
     clear(this.legend);
-    const present = new Set(this.state.layers.map((l) => family(l)?.name).filter(Boolean));
     for (const f of FAMILIES) {
       if (!present.has(f.name)) continue;
       const item = el("span", { class: "kc-legend-item" });
@@ -321,10 +354,16 @@ export class CanvasView {
     }
   }
 
+  private legendKey: string | null = null;
+  private problemsKey: string | null = null;
+
   /** The drawing's problems in words under it; a click on one goes to its box. */
   private drawProblems(): void {
-    clear(this.problemList);
     const lines = problemLines(this.state);
+    const key = JSON.stringify(lines.slice(0, PROBLEMS_SHOWN + 1).map((l) => [l.text, l.layer])) + lines.length;
+    if (key === this.problemsKey) return; // the same list: its items (and their focus) stay
+    this.problemsKey = key;
+    clear(this.problemList);
     for (const line of lines.slice(0, PROBLEMS_SHOWN)) {
       const item = el("li", { class: "kc-problem-line" }, line.text);
       if (line.layer) {
@@ -347,39 +386,20 @@ export class CanvasView {
 
   /** The minimap is for graphs bigger than the view: hidden while everything is on screen. */
   private minimapVisibility(): void {
-    const r = this.stage.getBoundingClientRect();
-    const hide = this.state.layers.length < 2 || r.width === 0 || fitsIn(this.drawnBounds, this.view, r.width, r.height);
-    this.minimap.style.display = hide ? "none" : "";
+    const r = this.stageSize();
+    this.minimap.show(!(this.state.layers.length < 2 || r.width === 0 || fitsIn(this.drawnBounds, this.view, r.width, r.height)));
   }
 
   private drawMinimap(layers: LayerState[]): void {
-    clear(this.minimap);
-    this.miniView = null;
-    const b = bounds(layers);
     this.minimapVisibility();
-    if (!b || layers.length < 2) return;
-    const pad = 20;
-    this.minimap.setAttribute("viewBox", `${b.x - pad} ${b.y - pad} ${b.w + 2 * pad} ${b.h + 2 * pad}`);
-    // every box as one path: one element, not one per box (thousands on a big graph)
-    let d = "";
-    for (const l of layers) d += `M${l.x},${l.y}h${boxWidth(l)}v${boxHeight(l)}h${-boxWidth(l)}z`;
-    this.minimap.append(svg("path", { d, class: "kc-mini-box" }));
-    this.miniView = svg("rect", { class: "kc-mini-view" });
-    this.minimap.append(this.miniView);
+    this.minimap.draw(layers.map((l) => ({ x: l.x, y: l.y, w: boxWidth(l), h: boxHeight(l) })));
     this.moveMiniView();
   }
 
   /** Only the viewport's rectangle follows pan and zoom; the boxes are drawn with the state. */
   private moveMiniView(): void {
-    if (!this.miniView) return;
-    const r = this.stage.getBoundingClientRect();
-    const tl = toWorld(this.view, { x: 0, y: 0 });
-    for (const [k, v] of Object.entries({ x: tl.x, y: tl.y, width: r.width / this.view.k, height: r.height / this.view.k })) {
-      this.miniView.setAttribute(k, String(v));
-    }
+    this.minimap.follow(this.view, this.stageSize());
   }
-
-  private miniView: SVGRectElement | null = null;
 
   private minimapSoon(): void {
     this.minimapVisibility();
@@ -516,7 +536,7 @@ export class CanvasView {
       if (!reply.ok || this.hints?.key !== key) return;
       const r = reply.result as { classes: string[] | null; accept: string[]; refuse: string[] };
       this.hints = { key, accept: new Set(r.accept), refuse: new Set(r.refuse), classes: r.classes };
-      if (this.drag?.kind === "edge") this.render();
+      if (this.pointer.wiring) this.render();
       if (this.quick.isOpen && this.pendingWire) this.quick.offer(this.quickNames(r.classes), this.wireNote(this.pendingWire, r.classes));
     });
   }
@@ -534,7 +554,7 @@ export class CanvasView {
 
   /** Quick-add at a screen point: a catalog search; `wire` connects the new layer to it. */
   private openQuickAdd(at: Point, wire: Port | null = null, onto: EdgeState | null = null): void {
-    this.menu.classList.remove("kc-show");
+    this.menu.hide();
     const world = toWorld(this.view, at);
     this.pendingWire = wire;
     let names = this.palette.map((p) => p.class_name);
@@ -580,38 +600,22 @@ export class CanvasView {
     this.root.focus({ preventScroll: true });
   }
 
-  /** Ctrl+F: find a layer by name; Enter jumps to it (selected, centred at a readable scale). */
+  /** Ctrl+F: find a layer by name; Enter jumps to the next (find.ts). */
   private openFind(): void {
-    this.findBar.classList.add("kc-show");
-    this.findInput.focus({ preventScroll: true });
-    this.findInput.select();
-    this.find(false);
+    this.finder.open();
   }
 
-  private closeFind(): void {
-    this.findBar.classList.remove("kc-show");
-    this.root.focus({ preventScroll: true });
+  /** A hit of Find; inside a folded run, typing shows the run's box and Enter unfolds it and
+   * goes to the layer. */
+  private showHit(name: string, next: boolean): void {
+    const fold = hiddenLayers(this.state.layers).get(name);
+    if (fold !== undefined && next) this.act("fold", { name: fold, folded: false }).then((done) => done && this.showFound(name));
+    else this.showFound(fold ?? name);
   }
 
-  private find(jump: boolean): void {
-    const q = this.findInput.value;
-    const hits = this.state.layers
-      .map((l) => ({ l, r: matchRank(l.name, q) ?? (matchRank(l.class_name, q) === null ? null : 5) }))
-      .filter((h) => h.r !== null && q.trim() !== "")
-      .sort((a, b) => (a.r as number) - (b.r as number));
-    this.findCount.textContent = q.trim() ? `${hits.length} found` : "";
-    if (!hits.length) return;
-    if (!jump) this.findAt = 0;
-    const hit = hits[this.findAt % hits.length].l;
-    if (jump) this.findAt++;
-    // inside a folded run: typing shows the run's box, Enter unfolds it and goes to the layer
-    const fold = hiddenLayers(this.state.layers).get(hit.name);
-    if (fold !== undefined && jump) this.act("fold", { name: fold, folded: false }).then((done) => done && this.showFound(hit.name));
-    else this.showFound(fold ?? hit.name);
-  }
-
+  /** A found layer: selected, and centred at a readable scale where it goes (it may still glide). */
   private showFound(name: string): void {
-    const hit = this.state.layers.find((l) => l.name === name); // where it goes (it may still glide there)
+    const hit = this.state.layers.find((l) => l.name === name);
     if (!hit) return;
     this.clearEdge();
     this.selected = new Set([name]);
@@ -641,40 +645,18 @@ export class CanvasView {
     window.setTimeout(() => { this.status.textContent = summary(this.state); }, 2500);
   }
 
-  /** A refusal, next to the spot it concerns: it follows that spot while the view moves. */
+  /** A refusal, next to the spot it concerns (else at the pointer): it follows that spot while
+   * the view moves. */
   private showError(message: string, at?: Point): void {
-    // the first useful sentence; the whole message one press away
-    const { short, more } = usefulMessage(message);
-    clear(this.toast);
-    const text = el("div", { class: "kc-toast-text" }, short);
-    this.toast.append(text);
-    if (more) {
-      const details = el("button", { class: "kc-link", "aria-label": "Show details" }, "Details");
-      details.addEventListener("click", () => {
-        text.textContent = more;
-        details.remove();
-        window.clearTimeout(this.toastTimer);
-      }, this.on);
-      this.toast.append(details);
-    }
-    this.toastAt = at ?? toWorld(this.view, this.lastPointer);
-    this.toast.classList.add("kc-show");
-    this.placeToast();
-    window.clearTimeout(this.toastTimer);
-    this.toastTimer = window.setTimeout(() => this.hideToast(), TOAST_MS);
+    this.toast.show(message, at ?? toWorld(this.view, this.pointer.last), this.view, this.stageSize());
   }
 
   private hideToast(): void {
-    this.toast.classList.remove("kc-show");
-    this.toastAt = null;
+    this.toast.hide();
   }
 
   private placeToast(): void {
-    if (!this.toastAt || !this.toast) return;
-    const p = toScreen(this.view, this.toastAt);
-    const r = this.stage.getBoundingClientRect();
-    this.toast.style.left = `${Math.min(Math.max(0, p.x + 12), Math.max(0, r.width - 300))}px`;
-    this.toast.style.top = `${Math.min(Math.max(0, p.y + 12), Math.max(0, r.height - 60))}px`;
+    this.toast.place(this.view, this.stageSize());
   }
 
   /** Fold a nested model's box out into its inner graph, or back into one box. */
@@ -692,57 +674,78 @@ export class CanvasView {
     made.then((name) => this.selectNew(name)); // a new box is selected, as in every node editor
   }
 
-  // ----- gestures ------------------------------------------------------------------------------
+  // ----- gestures (pointer.ts) ---------------------------------------------------------------
 
-  private local(ev: { clientX: number; clientY: number }): Point {
-    const r = this.stage.getBoundingClientRect(); // not the svg: it moves while a gesture previews
-    return { x: ev.clientX - r.left, y: ev.clientY - r.top };
+  /** The canvas as the pointer gestures see it (pointer.ts): what they read and may change. */
+  private pointerHost(): PointerHost {
+    return {
+      stage: this.stage, svg: this.svgEl, world: this.world, overlay: this.overlay, minimap: this.minimap.root,
+      view: () => this.view,
+      setView: (view) => { this.view = view; this.viewChanged(); },
+      layers: () => this.placed(),
+      edges: () => this.state.edges,
+      ports: () => this.allPorts,
+      routes: () => this.routes,
+      portPoint: (key) => this.portAt(key),
+      selection: () => this.selected,
+      render: () => this.render(),
+      focusCanvas: () => this.root.focus({ preventScroll: true }),
+      closeQuickAdd: () => this.quick.close(),
+      wireFrom: (port) => this.askHints(port),
+      toggle: (name) => this.toggle(name),
+      inspectEdge: (index) => { this.inspectEdge(index); },
+      pressBox: (selection) => {
+        this.clearEdge();
+        this.selected = selection;
+        this.inspectorError = null;
+        this.render();
+      },
+      pressBlank: () => { if (this.selectedEdgeKey || this.highlighted) { this.clearEdge(); this.render(); } },
+      select: (names) => { for (const name of names) this.selected.add(name); this.render(); },
+      deselectAll: () => { this.selected.clear(); this.render(); },
+      panned: () => this.drawMinimap(this.placed()),
+      moveBox: (name, at) => { this.shown.set(name, at); this.drawMoving(new Set([name])); },
+      dropBox: (name) => this.dropBox(name),
+      liftEdge: (edge) => {
+        const g = this.edgeLayer.querySelector(`[data-edge-key="${CSS.escape(edgeKey(edge))}"]`);
+        g?.classList.add("kc-edge-lifted");
+      },
+      perform: (intent, at) => { this.perform(intent, at); },
+      search: (at, wire) => this.openQuickAdd(at, wire),
+      dropLayer: (className, at, wire) => this.dropLayer(className, at, wire),
+      addLayer: (className, at) => this.addLayer(className, at),
+    };
   }
 
-  private pickFromPalette(className: string, ev: PointerEvent | KeyboardEvent): void {
-    if (ev instanceof KeyboardEvent) {
-      const r = this.stage.getBoundingClientRect();
-      this.addLayer(className, toWorld(this.view, { x: r.width / 2, y: r.height / 3 }));
-      return;
-    }
-    ev.preventDefault();
-    const ghost = el("div", { class: "kc-ghost" }, className);
-    document.body.append(ghost);
-    this.drag = { kind: "new", className, ghost, wire: -1 };
-    this.moveGhost(ev);
+  /** A dragged box let go: it stays where it was dropped until the state says so (or the move
+   * was refused). */
+  private dropBox(name: string): void {
+    const at = this.shown.get(name);
+    if (!at) return;
+    const x = Math.round(at.x), y = Math.round(at.y);
+    this.shown.set(name, { x, y });
+    this.render(); // routes and labels around the box where it was dropped
+    this.act("move", { name, x, y }).then((ok) => {
+      const l = this.state.layers.find((q) => q.name === name);
+      if (this.shown.get(name) !== undefined && (!ok || !l || (l.x === x && l.y === y))) { this.shown.delete(name); this.render(); }
+    });
   }
 
-  private moveGhost(ev: PointerEvent): void {
-    if (this.drag?.kind !== "new") return;
-    this.drag.ghost.style.left = `${ev.clientX + 8}px`;
-    this.drag.ghost.style.top = `${ev.clientY + 8}px`;
-    // over a wire: it lights up, and the drop inserts the layer into it
-    const r = this.stage.getBoundingClientRect();
-    const inside = ev.clientX >= r.left && ev.clientX <= r.right && ev.clientY >= r.top && ev.clientY <= r.bottom;
-    const wire = inside ? edgeAt(this.routes, toWorld(this.view, this.local(ev)), 12 / this.view.k) : -1;
-    if (wire !== this.drag.wire) {
-      this.drag.wire = wire;
-      this.dropWire = wire;
-      this.drag.ghost.textContent = wire >= 0 ? `${this.drag.className} → insert into wire` : this.drag.className;
-      this.render();
-    }
+  /** A palette entry dropped at world point `at`: into wire `wire` (an edge index, -1: none),
+   * or as a new box there. */
+  private dropLayer(className: string, at: Point, wire: number): void {
+    const e = wire >= 0 ? this.state.edges[wire] : undefined;
+    const pts = wire >= 0 ? this.routes[wire] : null;
+    if (e && pts && !INPUT_PRESETS[className]) {
+      const { kind, ...fields } = insertIntent(className, e, pts, at);
+      this.actResult(kind, fields, at).then((name) => this.selectNew(name));
+    } else this.addLayer(className, at);
   }
 
   private listen(): void {
-    const svgEl = this.svgEl;
-    svgEl.addEventListener("pointerdown", (ev) => this.onDown(ev), this.on);
-    svgEl.addEventListener("pointermove", (ev) => { this.lastPointer = this.local(ev); this.pointerInside = true; }, this.on);
-    this.stage.addEventListener("pointerleave", () => { this.pointerInside = false; }, this.on);
-    window.addEventListener("pointermove", this.onMove, this.on);
-    window.addEventListener("pointerup", this.onUp, this.on);
-    svgEl.addEventListener("wheel", (ev) => {
-      ev.preventDefault();
-      this.view = zoomAt(this.view, this.local(ev), Math.exp(-ev.deltaY * 0.0015));
-      this.viewChanged();
-    }, { passive: false, ...this.on });
     // the canvas's menu, never JupyterLab's on top of it (it listens further up: stop here)
     this.stage.addEventListener("contextmenu", (ev) => {
-      if (this.quick.root.contains(ev.target as Node) || this.findBar.contains(ev.target as Node)) { ev.stopPropagation(); return; }
+      if (this.quick.root.contains(ev.target as Node) || this.finder.root.contains(ev.target as Node)) { ev.stopPropagation(); return; }
       ev.preventDefault();
       ev.stopPropagation();
       if (this.svgEl.contains(ev.target as Node)) this.onMenu(ev);
@@ -755,186 +758,8 @@ export class CanvasView {
       const target = ev.target as Element;
       requestAnimationFrame(() => this.reveal(target));
     }, this.on);
-    // the minimap: press or drag anywhere on it and the view follows
-    this.minimap.addEventListener("pointerdown", (ev) => {
-      ev.preventDefault();
-      ev.stopPropagation();
-      this.drag = { kind: "mini", grab: null };
-      this.root.focus({ preventScroll: true }); // keys (Ctrl+Z, Ctrl+F) go to the canvas after
-      this.miniTo(ev);
-    }, this.on);
-    document.addEventListener("pointerdown", (ev) => { if (!this.menu.contains(ev.target as Node)) this.menu.classList.remove("kc-show"); }, this.on);
+    document.addEventListener("pointerdown", (ev) => { if (!this.menu.contains(ev.target as Node)) this.menu.hide(); }, this.on);
   }
-
-  /** The view follows the pointer on the minimap: a press on the viewport drags it from where
-   * it was taken; a press beside it centres the view there. */
-  private miniTo(ev: PointerEvent): void {
-    const box = this.minimap.viewBox.baseVal;
-    const r = this.minimap.getBoundingClientRect();
-    if (!box || !r.width || this.drag?.kind !== "mini") return;
-    const w = miniWorld(box, r, { x: ev.clientX, y: ev.clientY });
-    const st = this.stage.getBoundingClientRect();
-    this.drag.grab ??= miniGrab(this.view, st, w);
-    this.view = miniView(this.view, st, w, this.drag.grab);
-    this.viewChanged();
-  }
-
-  private onDown(ev: PointerEvent): void {
-    if (ev.button !== 0) return;
-    this.quick.close();
-    // keys go to the canvas after any press on it (Ctrl+Z after a wire drag is the canvas's undo,
-    // not the notebook's); the gestures below preventDefault, which would keep the old focus
-    this.root.focus({ preventScroll: true });
-    const p = this.local(ev);
-    this.lastPointer = p;
-    const w = toWorld(this.view, p);
-    const target = ev.target as Element;
-    const portKey = target.getAttribute?.("data-port");
-    const port = portKey ? this.allPorts.find((q) => q.key === portKey) ?? null : portAt(this.allPorts, w);
-    if (port && port.kind === "out") {
-      this.drag = { kind: "edge", port };
-      this.askHints(port);
-      ev.preventDefault();
-      return;
-    }
-    if (port && port.kind === "in") {
-      // a filled slot: its wire comes off with the pointer (drop on another slot, or in empty space to unplug)
-      const e = this.state.edges.find((x) => `in:${x.dst.join(":")}` === port.key);
-      if (e) {
-        this.drag = { kind: "rewire", edge: e, from: port };
-        ev.preventDefault();
-        return;
-      }
-    }
-    const toggle = target.closest?.("[data-toggle]");
-    if (toggle) {
-      this.toggle(toggle.getAttribute("data-toggle")!);
-      ev.preventDefault();
-      return;
-    }
-    const edge = target.closest?.("[data-edge]");
-    if (edge) {
-      this.inspectEdge(Number(edge.getAttribute("data-edge")));
-      ev.preventDefault(); // the focus stays on the edge, for Delete
-      return;
-    }
-    const box = boxAt(this.placed(), w);
-    if (box) {
-      // A second press soon after on a nested model's box folds it out (or back). Counted here,
-      // not by "dblclick": the first press redraws the box, and the browser then sees two targets.
-      const now = performance.now();
-      const again = this.lastPress?.name === box.name && now - this.lastPress.at < DOUBLE_PRESS_MS;
-      this.lastPress = again ? null : { name: box.name, at: now };
-      if (again && (box.inner_layers !== null || box.fold)) { this.toggle(box.name); return; }
-      this.clearEdge();
-      if (ev.shiftKey) {
-        if (this.selected.has(box.name)) this.selected.delete(box.name); else this.selected.add(box.name);
-      } else if (!this.selected.has(box.name)) {
-        this.selected = new Set([box.name]);
-      }
-      this.inspectorError = null;
-      this.drag = { kind: "box", name: box.name, from: w, start: { x: box.x, y: box.y }, moved: false };
-      this.render();
-      this.root.focus({ preventScroll: true });
-      return;
-    }
-    if (this.selectedEdgeKey || this.highlighted) { this.clearEdge(); this.render(); }
-    if (ev.shiftKey) {
-      const rect = svg("rect", { class: "kc-band", x: w.x, y: w.y, width: 0, height: 0 });
-      this.world.append(rect);
-      this.drag = { kind: "select", from: w, rect };
-      return;
-    }
-    this.drag = { kind: "pan", from: p, view: this.view, moved: false };
-  }
-
-  private readonly onMove = (ev: PointerEvent): void => {
-    const drag = this.drag;
-    if (!drag) return;
-    if (drag.kind === "new") { this.moveGhost(ev); return; }
-    if (drag.kind === "mini") { this.miniTo(ev); return; }
-    const p = this.local(ev);
-    const w = toWorld(this.view, p);
-    if (drag.kind === "pan") {
-      this.view = { ...drag.view, x: drag.view.x + p.x - drag.from.x, y: drag.view.y + p.y - drag.from.y };
-      drag.moved = drag.moved || Math.abs(p.x - drag.from.x) + Math.abs(p.y - drag.from.y) > 3;
-      this.viewChanged();
-    } else if (drag.kind === "box") {
-      const x = drag.start.x + w.x - drag.from.x;
-      const y = drag.start.y + w.y - drag.from.y;
-      drag.moved = drag.moved || Math.abs(w.x - drag.from.x) + Math.abs(w.y - drag.from.y) > 3;
-      if (drag.moved) { this.shown.set(drag.name, { x, y }); this.drawMoving(new Set([drag.name])); }
-    } else if (drag.kind === "edge") {
-      if (!this.svgEl.classList.contains("kc-wiring")) { this.svgEl.classList.add("kc-wiring"); this.render(); }
-      this.overlay.setAttribute("d", edgePath(drag.port.at, w));
-    } else if (drag.kind === "rewire") {
-      const src = this.portAt(`out:${drag.edge.src.join(":")}`);
-      if (src) this.overlay.setAttribute("d", edgePath(src, w));
-      const g = this.edgeLayer.querySelector(`[data-edge-key="${CSS.escape(edgeKey(drag.edge))}"]`);
-      g?.classList.add("kc-edge-lifted");
-    } else if (drag.kind === "select") {
-      const r = rectFrom(drag.from, w);
-      for (const [k, v] of Object.entries({ x: r.x, y: r.y, width: r.w, height: r.h })) drag.rect.setAttribute(k, String(v));
-    }
-  };
-
-  private readonly onUp = (ev: PointerEvent): void => {
-    const drag = this.drag;
-    this.drag = null;
-    if (!drag) return;
-    if (drag.kind === "mini") { this.render(); return; }
-    if (drag.kind === "new") {
-      drag.ghost.remove();
-      this.dropWire = -1;
-      const r = this.stage.getBoundingClientRect();
-      if (ev.clientX >= r.left && ev.clientX <= r.right && ev.clientY >= r.top && ev.clientY <= r.bottom) {
-        this.lastPointer = this.local(ev);
-        const at = toWorld(this.view, this.lastPointer);
-        const e = drag.wire >= 0 ? this.state.edges[drag.wire] : undefined;
-        const pts = drag.wire >= 0 ? this.routes[drag.wire] : null;
-        if (e && pts && !INPUT_PRESETS[drag.className]) {
-          const { kind, ...fields } = insertIntent(drag.className, e, pts, at);
-          this.actResult(kind, fields, at).then((name) => this.selectNew(name));
-        } else this.addLayer(drag.className, at);
-      } else this.render();
-      return;
-    }
-    const p = this.local(ev);
-    this.lastPointer = p;
-    const w = toWorld(this.view, p);
-    if (drag.kind === "select") {
-      drag.rect.remove();
-      const r: Rect = rectFrom(drag.from, w);
-      for (const name of boxesIn(this.placed(), r)) this.selected.add(name);
-      this.render();
-    } else if (drag.kind === "pan") {
-      if (!drag.moved && this.selected.size) { this.selected.clear(); this.render(); }
-      this.drawMinimap(this.placed());
-    } else if (drag.kind === "box" && drag.moved) {
-      const at = this.shown.get(drag.name);
-      if (at) {
-        const x = Math.round(at.x), y = Math.round(at.y);
-        this.shown.set(drag.name, { x, y });
-        this.render(); // routes and labels around the box where it was dropped
-        // the box stays where it was dropped until the state says so (or the move was refused)
-        this.act("move", { name: drag.name, x, y }).then((ok) => {
-          const l = this.state.layers.find((q) => q.name === drag.name);
-          if (this.shown.get(drag.name) !== undefined && (!ok || !l || (l.x === x && l.y === y))) { this.shown.delete(drag.name); this.render(); }
-        });
-      }
-    } else if (drag.kind === "edge") {
-      this.overlay.setAttribute("d", "");
-      this.svgEl.classList.remove("kc-wiring");
-      const out = dropWire(drag.port, w, this.allPorts, this.placed(), this.state.edges);
-      this.render();
-      if (out && "intent" in out) this.perform(out.intent, out.at);
-      else if (out) this.openQuickAdd(p, out.search); // empty space: the layers that accept this tensor
-    } else if (drag.kind === "rewire") {
-      this.overlay.setAttribute("d", "");
-      const out = dropRewire(drag.edge, drag.from, w, this.allPorts, this.state.layers);
-      if (out && "intent" in out) this.perform(out.intent, out.at); else this.render();
-    }
-  };
 
   private connect(src: Port, dst: Port): void {
     this.perform(connectIntent(src, dst, this.state.layers), dst.at);
@@ -954,60 +779,53 @@ export class CanvasView {
 
   private handleKey(ev: KeyboardEvent): boolean {
     const target = ev.target as HTMLElement;
-    if (target.tagName === "INPUT" || target.tagName === "SELECT" || target.tagName === "BUTTON" || target.tagName === "TEXTAREA") return false;
-    const mod = ev.ctrlKey || ev.metaKey;
-    const key = ev.key.toLowerCase();
-    const portKey = target.getAttribute?.("data-port");
-    if (ev.key === "Enter" && portKey) {
-      const port = this.allPorts.find((p) => p.key === portKey);
-      if (port?.kind === "out") { this.armed = port; this.render(); this.focusPort(port.key); }
-      else if (port && this.armed) { const src = this.armed; this.armed = null; this.render(); this.focusPort(port.key); this.connect(src, port); }
-      ev.preventDefault();
-      return true;
+    const attr = (name: string) => target.getAttribute?.(name) ?? null;
+    const edge = attr("data-edge");
+    const command = keyCommand({ key: ev.key, ctrl: ev.ctrlKey || ev.metaKey, shift: ev.shiftKey, alt: ev.altKey }, {
+      port: attr("data-port"), toggle: attr("data-toggle"), edge: edge === null ? null : Number(edge), box: attr("data-name"),
+      field: ["INPUT", "SELECT", "BUTTON", "TEXTAREA"].includes(target.tagName),
+    }, { selected: [...this.selected], edge: this.selectedEdgeState(), clipboard: this.clipboard.length, pointerInside: this.pointer.inside });
+    if (!command) return false;
+    switch (command.kind) {
+      case "port": {
+        const port = this.allPorts.find((p) => p.key === command.port);
+        if (port?.kind === "out") { this.armed = port; this.render(); this.focusPort(port.key); }
+        else if (port && this.armed) { const src = this.armed; this.armed = null; this.render(); this.focusPort(port.key); this.connect(src, port); }
+        ev.preventDefault();
+        break;
+      }
+      case "toggle": ev.preventDefault(); this.toggle(command.name); break;
+      case "inspect-edge": this.inspectEdge(command.index); break;
+      case "edge-menu": {
+        const e = this.state.edges[command.index];
+        const pts = this.routes[command.index];
+        if (e && pts) { ev.preventDefault(); this.openEdgeMenu(e, toScreen(this.view, pts[Math.floor(pts.length / 2)])); }
+        break;
+      }
+      case "box-menu": {
+        const layer = this.placed().find((l) => l.name === command.name);
+        if (layer) { ev.preventDefault(); this.openMenu(layer, toScreen(this.view, { x: layer.x + 20, y: layer.y + 20 })); }
+        break;
+      }
+      case "select-box":
+        if (command.add) this.selected.add(command.name); else this.selected = new Set([command.name]);
+        this.render();
+        this.focusBox(command.name);
+        break;
+      case "find": ev.preventDefault(); this.openFind(); break;
+      case "edit":
+        ev.preventDefault();
+        if (command.intent.kind === "disconnect") this.removeEdge(this.selectedEdgeState()!); // it also clears the selection
+        else this.perform(command.intent);
+        break;
+      case "copy": this.clipboard = [...this.selected]; this.notice(`Copied ${this.clipboard.length} layer(s)`); break;
+      case "paste": ev.preventDefault(); this.paste(); break;
+      case "select-all": ev.preventDefault(); this.selected = new Set(this.state.layers.map((l) => l.name)); this.render(); break;
+      case "quick-add": ev.preventDefault(); this.openQuickAdd(this.pointer.last); break;
+      case "rename": (this.inspector.querySelector('[aria-label="layer name"]') as HTMLInputElement | null)?.focus(); break;
+      case "escape": this.armed = null; this.selected.clear(); this.clearEdge(); this.hideToast(); this.render(); break;
     }
-    const toggleName = target.getAttribute?.("data-toggle");
-    if (toggleName && (ev.key === "Enter" || ev.key === " ")) { ev.preventDefault(); this.toggle(toggleName); return true; }
-    const edgeIndex = target.getAttribute?.("data-edge");
-    if (ev.key === "Enter" && edgeIndex !== null && edgeIndex !== undefined) { this.inspectEdge(Number(edgeIndex)); return true; }
-    if (edgeIndex !== null && edgeIndex !== undefined && (ev.key === "ContextMenu" || (ev.shiftKey && ev.key === "F10"))) {
-      const e = this.state.edges[Number(edgeIndex)];
-      const pts = this.routes[Number(edgeIndex)];
-      if (e && pts) { ev.preventDefault(); this.openEdgeMenu(e, toScreen(this.view, pts[Math.floor(pts.length / 2)])); }
-      return true;
-    }
-    const boxName = target.getAttribute?.("data-name");
-    if (boxName && (ev.key === "ContextMenu" || (ev.shiftKey && ev.key === "F10"))) {
-      const layer = this.placed().find((l) => l.name === boxName);
-      if (layer) { ev.preventDefault(); this.openMenu(layer, toScreen(this.view, { x: layer.x + 20, y: layer.y + 20 })); }
-      return true;
-    }
-    if (ev.key === "Enter" && boxName) {
-      if (ev.shiftKey) this.selected.add(boxName); else this.selected = new Set([boxName]);
-      this.render();
-      this.focusBox(boxName);
-      return true;
-    }
-    if (mod && key === "f") { ev.preventDefault(); this.openFind(); return true; }
-    const edit = keyIntent({ key: ev.key, ctrl: mod, shift: ev.shiftKey }, [...this.selected], this.selectedEdgeState());
-    if (edit) {
-      ev.preventDefault();
-      if (edit.kind === "disconnect") this.removeEdge(this.selectedEdgeState()!); // it also clears the selection
-      else this.perform(edit);
-      return true;
-    }
-    if (mod && key === "c" && this.selected.size) { this.clipboard = [...this.selected]; this.notice(`Copied ${this.clipboard.length} layer(s)`); return true; }
-    if (mod && key === "v" && this.clipboard.length) { ev.preventDefault(); this.paste(); return true; }
-    if (mod && key === "a") { ev.preventDefault(); this.selected = new Set(this.state.layers.map((l) => l.name)); this.render(); return true; }
-    // Shift+A (Blender) always; Tab (Houdini, ComfyUI) while the pointer is over the drawing, so
-    // that Tab still moves the keyboard focus from box to box for people without a mouse
-    if (!mod && !ev.altKey && ((ev.key === "Tab" && !ev.shiftKey && this.pointerInside) || (ev.shiftKey && key === "a"))) {
-      ev.preventDefault();
-      this.openQuickAdd(this.lastPointer);
-      return true;
-    }
-    if (ev.key === "F2" && this.selected.size === 1) { (this.inspector.querySelector('[aria-label="layer name"]') as HTMLInputElement | null)?.focus(); return true; }
-    if (ev.key === "Escape") { this.armed = null; this.selected.clear(); this.clearEdge(); this.hideToast(); this.render(); return true; }
-    return false;
+    return true;
   }
 
   /** Ctrl+V: copies of the copied boxes, together in free space in view, and selected. */
@@ -1036,7 +854,7 @@ export class CanvasView {
   }
 
   private onMenu(ev: MouseEvent): void {
-    const p = this.local(ev);
+    const p = this.pointer.local(ev);
     const w = toWorld(this.view, p);
     const edgeEl = (ev.target as Element).closest?.("[data-edge]");
     if (edgeEl) {
@@ -1048,27 +866,10 @@ export class CanvasView {
     this.openBlankMenu(p);
   }
 
-  /** Fill the menu with entries and show it at `at`, kept inside the visible drawing. */
-  private showMenu(at: Point, entries: [string, () => void][], back: () => void): void {
-    clear(this.menu);
-    for (const [label, run] of entries) {
-      const b = el("button", { role: "menuitem", class: "kc-menu-item" }, label);
-      b.addEventListener("click", () => { this.menu.classList.remove("kc-show"); run(); }, this.on);
-      b.addEventListener("keydown", (ev) => {
-        if (ev.key === "Escape") { ev.stopPropagation(); this.menu.classList.remove("kc-show"); back(); }
-      }, this.on);
-      this.menu.append(b);
-    }
-    this.menu.style.left = `${at.x}px`;
-    this.menu.style.top = `${at.y}px`;
-    this.menu.classList.add("kc-show");
-    const r = this.stage.getBoundingClientRect();
-    // visible part of the stage: the page may cut it (notebook scrolled)
-    const area = { w: Math.min(r.width, window.innerWidth - r.left), h: Math.min(r.height, window.innerHeight - r.top) };
-    const spot = placeMenu(at, { w: this.menu.offsetWidth, h: this.menu.offsetHeight }, area);
-    this.menu.style.left = `${spot.x}px`;
-    this.menu.style.top = `${spot.y}px`;
-    (this.menu.firstChild as HTMLElement | null)?.focus({ preventScroll: true });
+  /** Shows a menu's entries (menu.ts), each run by the canvas, kept inside the visible stage. */
+  private showMenu(at: Point, entries: MenuEntry[], run: Partial<Record<MenuAction, () => void>>, back: () => void): void {
+    const area = visibleArea(this.stage.getBoundingClientRect(), { width: window.innerWidth, height: window.innerHeight });
+    this.menu.show(at, entries.map((e) => [e.label, () => run[e.action]?.()]), back, area);
   }
 
   /** A box's context menu (right click, or the Menu key / Shift+F10 on a focused box). */
@@ -1077,41 +878,41 @@ export class CanvasView {
     this.selected = new Set([box.name]);
     this.render();
     const anchor = { x: box.x + boxWidth(box), y: box.y };
-    const entries: [string, () => void][] = [];
-    if (!box.is_input) entries.push(["Call again (shared weights)", () => this.act("add_call", { name: box.name }, anchor)]);
-    if (box.calls.length > 1) entries.push([`Remove call ${box.calls.length - 1}`, () => this.act("remove_call", { name: box.name, call: box.calls.length - 1 }, anchor)]);
-    if (box.inner_layers !== null) entries.push([box.expanded ? "Collapse" : "Expand (show its layers)", () => this.toggle(box.name)]);
-    const fold = foldMenu(box);
-    if (fold) entries.push([fold.label, () => this.act("fold", { name: box.name, folded: fold.folded }, anchor)]);
-    entries.push(["Rename", () => (this.inspector.querySelector('[aria-label="layer name"]') as HTMLInputElement | null)?.focus()]);
-    entries.push(["Copy", () => { this.clipboard = [box.name]; this.notice("Copied 1 layer(s)"); }]);
-    entries.push(["Delete", () => this.act("remove", { names: [box.name] }, anchor)]);
-    const into = this.state.edges.filter((e) => e.dst[0] === box.name).length;
-    if (into === 1 && box.calls.length === 1 && box.n_outputs === 1) {
-      entries.push(["Delete, keep the chain joined (Shift+Del)", () => this.act("remove", { names: [box.name], bridge: true }, anchor)]);
-    }
-    this.showMenu(at, entries, () => this.focusBox(box.name));
+    const name = box.name;
+    this.showMenu(at, boxMenu(box, this.state.edges), {
+      "call-again": () => this.act("add_call", { name }, anchor),
+      "remove-call": () => this.act("remove_call", { name, call: box.calls.length - 1 }, anchor),
+      toggle: () => this.toggle(name),
+      fold: () => this.act("fold", { name, folded: true }, anchor),
+      unfold: () => this.act("fold", { name, folded: false }, anchor),
+      rename: () => (this.inspector.querySelector('[aria-label="layer name"]') as HTMLInputElement | null)?.focus(),
+      copy: () => { this.clipboard = [name]; this.notice("Copied 1 layer(s)"); },
+      delete: () => this.act("remove", { names: [name] }, anchor),
+      "delete-bridged": () => this.act("remove", { names: [name], bridge: true }, anchor),
+    }, () => this.focusBox(name));
   }
 
   /** An edge's context menu: delete it, insert a layer into it, show its tensor. */
   private openEdgeMenu(e: EdgeState, at: Point): void {
     const index = this.state.edges.indexOf(e);
     this.inspectEdge(index);
-    this.showMenu(at, [
-      ["Delete edge", () => this.removeEdge(e)],
-      ["Insert layer here…", () => this.openQuickAdd(at, null, e)],
-      ["Show tensor", () => this.inspectEdge(index)],
-    ], () => this.focusEdge(edgeKey(e)));
+    this.showMenu(at, edgeMenu(), {
+      "delete-edge": () => this.removeEdge(e),
+      "insert-into-edge": () => this.openQuickAdd(at, null, e),
+      "show-tensor": () => this.inspectEdge(index),
+    }, () => this.focusEdge(edgeKey(e)));
   }
 
-  /** Empty space: add a layer there, paste, fit. */
+  /** Empty space: add a layer there, paste, fit, find. */
   private openBlankMenu(at: Point): void {
-    const entries: [string, () => void][] = [["Add layer here… (Tab)", () => this.openQuickAdd(at)]];
-    if (this.clipboard.length) entries.push(["Paste", () => this.paste()]);
-    entries.push(["Fit (show the drawing)", () => this.fit()]);
-    entries.push(["Find a layer… (Ctrl+F)", () => this.openFind()]);
-    for (const f of foldAllMenu(this.state.layers)) entries.push([f.label, () => this.act("fold_all", { folded: f.folded })]);
-    this.showMenu(at, entries, () => this.root.focus({ preventScroll: true }));
+    this.showMenu(at, blankMenu(this.clipboard.length > 0, this.state.layers), {
+      "add-here": () => this.openQuickAdd(at),
+      paste: () => this.paste(),
+      fit: () => this.fit(),
+      find: () => this.openFind(),
+      "fold-all": () => this.act("fold_all", { folded: true }),
+      "unfold-all": () => this.act("fold_all", { folded: false }),
+    }, () => this.root.focus({ preventScroll: true }));
   }
 
   private fit(): void {
@@ -1131,7 +932,7 @@ export class CanvasView {
     button("Undo", "Undo (Ctrl+Z)", () => this.act("undo"));
     button("Redo", "Redo (Ctrl+Shift+Z)", () => this.act("redo"));
     gap();
-    button("Add layer", "Search the layers at the pointer (Tab or Shift+A)", () => this.openQuickAdd(this.lastPointer));
+    button("Add layer", "Search the layers at the pointer (Tab or Shift+A)", () => this.openQuickAdd(this.pointer.last));
     button("Find", "Find a layer by name (Ctrl+F)", () => this.openFind());
     button("Arrange", "Lay the drawing out again from its depth map", () => this.arrange());
     button("Fit", "Show the drawing (from its inputs when it is too big to read whole)", () => this.fit());
@@ -1144,8 +945,8 @@ export class CanvasView {
     button("Depth steps", "Play the depth computation step by step", () => this.play("depth_steps"));
     button("Forward pass", "Run one sample through, node by node", () => this.play("forward_steps"));
     gap();
-    button("Export SVG", "Save the drawing as SVG", () => exportSvg(this.svgEl, this.placed(), this.state.name));
-    button("Export PNG", "Save the drawing as PNG", () => exportPng(this.svgEl, this.placed(), this.state.name));
+    button("Export SVG", "Save the drawing as SVG", () => { this.scene.catchUp(() => Infinity); exportSvg(this.svgEl, this.placed(), this.state.name); });
+    button("Export PNG", "Save the drawing as PNG", () => { this.scene.catchUp(() => Infinity); exportPng(this.svgEl, this.placed(), this.state.name); });
     return bar;
   }
 

@@ -1,6 +1,6 @@
 // Applying the kernel's numbered diffs to the mirrored state: a pure reducer, the TypeScript
 // twin of kerascanvas/diffs.py `apply` (both replay js/test/fixtures/diffs.json in their tests).
-import type { EdgeState, GraphState, Keyed, LayerEntry, LayerState, StateDiff, Target, ViewRow } from "./types";
+import type { EdgeState, GraphState, Keyed, LayerEntry, LayerState, StateDiff, Target } from "./types";
 
 /** A diff that does not follow the revision held: one was lost, the full state must be asked for. */
 export class DiffGap extends Error {
@@ -9,38 +9,33 @@ export class DiffGap extends Error {
   }
 }
 
-const VIEW_KEYS = ["x", "y", "w", "h", "pinned", "depth"] as const;
-
 /** The state after `diff`; throws DiffGap when `diff.base` is not `state.revision`. */
 export function applyDiff(state: GraphState, diff: StateDiff): GraphState {
   if (diff.base !== state.revision) throw new DiffGap(state.revision, diff.base);
-  const depths = state.layers.map((l) => l.depth).filter((d): d is number => d !== null);
-  const oldTop = depths.length ? Math.max(...depths) : 0;
+  let oldTop = 0, anyDepth = false;
+  for (const l of state.layers) if (l.depth !== null) { oldTop = anyDepth ? Math.max(oldTop, l.depth) : l.depth; anyDepth = true; }
   const top = diff.top !== undefined && diff.top !== null ? diff.top : oldTop;
-  const entries = new Map<string, LayerEntry>();
-  const rows = new Map<string, ViewRow>();
-  for (const l of state.layers) {
-    const entry: Record<string, unknown> = { ...l };
-    for (const k of VIEW_KEYS) delete entry[k];
-    entries.set(l.name, entry as LayerEntry);
-    rows.set(l.name, [l.x, l.y, l.w ?? 0, l.h ?? 0, l.pinned, l.depth === null ? null : oldTop - l.depth]);
-  }
-  const layerEntries = applyKeyed(entries, diff.layers, (e) => e.name, (k) => k);
-  for (const [name, row] of Object.entries(diff.view ?? {})) rows.set(name, row);
-  const layers: LayerState[] = [];
+  // the layers as held, keyed; its view fields (x, y, w, h, pinned, depth) are left in: every layer that
+  // is made again below gets them from its view row
   const old = new Map(state.layers.map((l) => [l.name, l]));
+  const layerEntries = diff.layers ? applyKeyed(old as Map<string, LayerEntry>, diff.layers, (e) => e.name, (k) => k) : old;
+  const layers: LayerState[] = [];
   const remade = new Set([...(diff.layers?.set ?? []), ...(diff.layers?.patch ?? [])].map((e) => e.name));
   const view = diff.view ?? {};
   for (const [name, entry] of layerEntries) {
     const kept = old.get(name);
-    if (kept && top === oldTop && !remade.has(name) && !(name in view)) {
+    // own rows only: a layer may be named "constructor" or "toString"
+    const row = Object.prototype.hasOwnProperty.call(view, name) ? view[name] : undefined;
+    if (kept && top === oldTop && !remade.has(name) && row === undefined) {
       layers.push(kept); // unchanged: the same object, so a view can tell what moved by identity
       continue;
     }
-    const row = rows.get(name);
-    if (!row) throw new Error(`the diff gives no position for the new box ${name}`);
-    const [x, y, w, h, pinned, level] = row;
-    layers.push({ ...entry, x, y, w, h, pinned, depth: level === null ? null : top - level });
+    let x: number, y: number, w: number, h: number, pinned: boolean, depth: number | null;
+    if (row !== undefined) [x, y, w, h, pinned, depth] = [row[0], row[1], row[2], row[3], row[4], row[5] === null ? null : top - row[5]];
+    else if (kept) [x, y, w, h, pinned, depth] = [kept.x, kept.y, kept.w ?? 0, kept.h ?? 0, kept.pinned, kept.depth === null ? null : top - (oldTop - kept.depth)];
+    else throw new Error(`the diff gives no position for the new box ${name}`);
+    // a set entry has no view fields; a patched or kept one has the old ones, replaced here
+    layers.push({ ...entry, x, y, w, h, pinned, depth } as LayerState);
   }
   const edgeMap = new Map<string, EdgeState>(state.edges.map((e) => [edgeKey(e.dst), e]));
   const edges = applyKeyed(edgeMap, diff.edges, (e) => edgeKey(e.dst), edgeKey);

@@ -1,5 +1,7 @@
 // The minimap's geometry: where on the drawing a point of the minimap is, and where the view goes
-// while its viewport is dragged. Pure, so vitest checks it without a browser.
+// while its viewport is dragged. Pure, so vitest checks it without a browser; MiniMap, at the
+// end, is the element that shows it.
+import { clear, svg } from "./dom";
 import type { Point, View } from "./geometry";
 
 export interface Box { x: number; y: number; width: number; height: number }
@@ -25,4 +27,69 @@ export function miniGrab(view: View, stage: { width: number; height: number }, w
 /** The view with world point `w` minus `grab` at the centre of the stage. */
 export function miniView(view: View, stage: { width: number; height: number }, w: Point, grab: Point): View {
   return { ...view, x: stage.width / 2 - (w.x - grab.x) * view.k, y: stage.height / 2 - (w.y - grab.y) * view.k };
+}
+
+/** The world rectangle the view shows on a stage of `stage`'s size: the minimap's viewport. */
+export function viewportRect(view: View, stage: { width: number; height: number }): Box {
+  return { x: -view.x / view.k, y: -view.y / view.k, width: stage.width / view.k, height: stage.height / view.k };
+}
+
+/** x, y, width and height of every box, in order: equal arrays, the same minimap. */
+export function boxesKey(boxes: { x: number; y: number; w: number; h: number }[]): Float64Array {
+  const key = new Float64Array(4 * boxes.length);
+  boxes.forEach((b, i) => { key[4 * i] = b.x; key[4 * i + 1] = b.y; key[4 * i + 2] = b.w; key[4 * i + 3] = b.h; });
+  return key;
+}
+
+export function sameKey(a: Float64Array, b: Float64Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** The minimap element: every box as one path (thousands on a big graph: one element, not one
+ * per box), and the view's rectangle on top, which alone follows pan and zoom. */
+export class MiniMap {
+  readonly root: SVGSVGElement;
+  private viewport: SVGRectElement | null = null;
+  private drawn: Float64Array = new Float64Array(0); // boxesKey of what is drawn
+
+  constructor() {
+    this.root = svg("svg", { class: "kc-minimap", "aria-label": "Minimap" });
+  }
+
+  /** Shown for graphs bigger than the view only. */
+  show(visible: boolean): void {
+    this.root.style.display = visible ? "" : "none";
+  }
+
+  /** Draws `boxes` (nothing for fewer than two); an edit that moved no box (a connect, a
+   * configure) leaves the elements alone. */
+  draw(boxes: { x: number; y: number; w: number; h: number }[]): void {
+    const b = boxes.length < 2 ? null : extent(boxes);
+    if (!b) { clear(this.root); this.viewport = null; this.drawn = new Float64Array(0); return; }
+    const key = boxesKey(boxes);
+    if (this.viewport && sameKey(key, this.drawn)) return;
+    const pad = 20;
+    let d = "";
+    for (const q of boxes) d += `M${q.x},${q.y}h${q.w}v${q.h}h${-q.w}z`;
+    clear(this.root);
+    this.root.setAttribute("viewBox", `${b.x - pad} ${b.y - pad} ${b.w + 2 * pad} ${b.h + 2 * pad}`);
+    this.root.append(svg("path", { d, class: "kc-mini-box" }));
+    this.viewport = svg("rect", { class: "kc-mini-view" });
+    this.root.append(this.viewport);
+    this.drawn = key;
+  }
+
+  /** The view's rectangle, for `view` on a stage of `stage`'s size. */
+  follow(view: View, stage: { width: number; height: number }): void {
+    if (!this.viewport) return;
+    for (const [k, v] of Object.entries(viewportRect(view, stage))) this.viewport.setAttribute(k, String(v));
+  }
+}
+
+function extent(boxes: { x: number; y: number; w: number; h: number }[]): { x: number; y: number; w: number; h: number } {
+  let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+  for (const b of boxes) { x0 = Math.min(x0, b.x); y0 = Math.min(y0, b.y); x1 = Math.max(x1, b.x + b.w); y1 = Math.max(y1, b.y + b.h); }
+  return { x: x0, y: y0, w: x1 - x0, h: y1 - y0 };
 }

@@ -157,6 +157,50 @@ function overlaps(a: Rect, b: Rect): boolean {
 
 export interface LabelSpot { x: number; y: number; rect: Rect }
 
+/** Rectangles bucketed in square cells, so that "does anything overlap this rectangle" looks
+ * at the few rectangles nearby instead of all of them (label placement asks it a few times per
+ * edge, for every edge: quadratic on a graph of hundreds). `any` calls `test` with the index of
+ * every rectangle sharing a cell with `r` (a superset of those overlapping it), once each. */
+export class RectGrid {
+  private cells = new Map<number, number[]>();
+  private wide: number[] = [];   // rectangles over too many cells: tried every time
+  private stamp: number[] = [];  // the query that last tried each index
+  private query = 0;
+
+  constructor(private cell = 200) {}
+
+  private span(r: Rect): [number, number, number, number] {
+    const c = this.cell;
+    return [Math.floor(r.x / c), Math.floor((r.x + r.w) / c), Math.floor(r.y / c), Math.floor((r.y + r.h) / c)];
+  }
+
+  add(r: Rect, index: number): void {
+    const [x0, x1, y0, y1] = this.span(r);
+    if (!Number.isFinite(x0 + x1 + y0 + y1) || (x1 - x0 + 1) * (y1 - y0 + 1) > 256) { this.wide.push(index); return; }
+    for (let x = x0; x <= x1; x++) for (let y = y0; y <= y1; y++) {
+      const k = x * 1048576 + y;
+      const list = this.cells.get(k);
+      if (list) list.push(index); else this.cells.set(k, [index]);
+    }
+  }
+
+  any(r: Rect, test: (index: number) => boolean): boolean {
+    const q = ++this.query;
+    const once = (i: number) => { if (this.stamp[i] === q) return false; this.stamp[i] = q; return test(i); };
+    for (const i of this.wide) if (once(i)) return true;
+    const [x0, x1, y0, y1] = this.span(r);
+    if (!Number.isFinite(x0 + x1 + y0 + y1) || (x1 - x0 + 1) * (y1 - y0 + 1) > 256) {
+      for (const list of this.cells.values()) for (const i of list) if (once(i)) return true;
+      return false;
+    }
+    for (let x = x0; x <= x1; x++) for (let y = y0; y <= y1; y++) {
+      const list = this.cells.get(x * 1048576 + y);
+      if (list) for (const i of list) if (once(i)) return true;
+    }
+    return false;
+  }
+}
+
 /**
  * Places one label per route (text of `widths[i]` px, `height` px high) at the first spot along
  * its edge (middle first, then either side) where it overlaps no box, no label placed before it
@@ -168,8 +212,11 @@ export function placeLabels(routes: Point[][], widths: number[], boxes: Rect[], 
   const placed: Rect[] = [];
   const ts = [0.5, 0.4, 0.6, 0.3, 0.7, 0.2, 0.8];
   const extents = routes.map(extent);
+  const boxGrid = new RectGrid(), edgeGrid = new RectGrid(), placedGrid = new RectGrid();
+  boxes.forEach((b, i) => boxGrid.add(b, i));
+  extents.forEach((e, j) => edgeGrid.add(e, j));
   const onAnEdge = (rect: Rect, own: number) =>
-    routes.some((pts, j) => j !== own && overlaps(extents[j], rect) && polylineHits(pts, rect));
+    edgeGrid.any(rect, (j) => j !== own && overlaps(extents[j], rect) && polylineHits(routes[j], rect));
   return routes.map((pts, i) => {
     const w = widths[i];
     for (const t of ts) {
@@ -179,7 +226,9 @@ export function placeLabels(routes: Point[][], widths: number[], boxes: Rect[], 
       const over = [{ x: p.x - w / 2, y: p.y - height - 3 }, { x: p.x - w / 2, y: p.y + 3 }];
       for (const at of across ? [...over, ...beside] : [...beside, ...over]) {
         const rect = { x: at.x, y: at.y, w, h: height };
-        if (boxes.some((b) => overlaps(b, rect)) || placed.some((o) => overlaps(o, rect)) || onAnEdge(rect, i)) continue;
+        if (boxGrid.any(rect, (b) => overlaps(boxes[b], rect)) || placedGrid.any(rect, (o) => overlaps(placed[o], rect))
+          || onAnEdge(rect, i)) continue;
+        placedGrid.add(rect, placed.length);
         placed.push(rect);
         return { x: rect.x, y: rect.y + height - 2, rect };
       }

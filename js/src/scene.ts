@@ -30,6 +30,10 @@ export interface SceneInput {
   shown: Map<string, Point>;       // positions while an animation or a drag moves boxes
   look: Look;
   seen: Rect | null;               // the world area drawn (big graphs); null: every box
+  /** The world area on screen: a drawn box elsewhere whose content changed is redrawn later,
+   * by catchUp() (an edit at the end of a chain changes every box's depth text, and the user
+   * waits only for the boxes in view); null or absent: every change at once. */
+  urgent?: Rect | null;
 }
 
 /** A port's name for people: the slot's argument name (query, value, key), its list position,
@@ -68,7 +72,7 @@ function filledCounts(edges: EdgeState[]): Map<string, number> {
   if (!counts) {
     counts = new Map();
     for (const e of edges) {
-      const k = `${e.dst[0]}:${e.dst[1]}`;
+      const k = keysOf(e).call;
       counts.set(k, (counts.get(k) ?? 0) + 1);
     }
     filledCache.set(edges, counts);
@@ -88,6 +92,9 @@ function edgesInto(layer: LayerState, counts: Map<string, number>): EdgeState[] 
 
 interface BoxEntry {
   g: SVGGElement;
+  layer: LayerState;               // the state drawn (the same object: nothing changed)
+  detail: boolean;
+  wanted: { layer: LayerState; detail: boolean } | null; // to draw once catchUp() reaches it (off screen)
   content: string;                 // contentKey + detail, as drawn
   cls: string;
   at: Point;
@@ -108,9 +115,28 @@ interface EdgeEntry {
   index: number;
   points: Point[];
   labelRect: Rect | null;
+  edge: EdgeState;                 // the state drawn (its shape is the label's text)
 }
 
-interface PortCache { layer: LayerState; filled: string; x: number; y: number; ports: Port[] }
+/** A box's ports and rectangle, kept while what ports() reads is the same: a diff makes every
+ * layer a new object when depths change, and most boxes' ports stay where they were. */
+interface PortCache {
+  slots: LayerState["slots"]; isInput: boolean; calls: number; outputs: number; filled: string;
+  x: number; y: number; w: number; h: number; ports: Port[]; rect: Rect;
+}
+
+/** An edge's keys, once per edge object (edges stay the same objects across diffs). */
+interface EdgeKeys { key: string; lane: string; out: string; in: string; call: string }
+const edgeKeys = new WeakMap<EdgeState, EdgeKeys>();
+function keysOf(e: EdgeState): EdgeKeys {
+  let k = edgeKeys.get(e);
+  if (!k) {
+    const lane = e.src.join(":"), dst = e.dst.join(":");
+    k = { key: `${lane}>${dst}`, lane, out: `out:${lane}`, in: `in:${dst}`, call: `${e.dst[0]}:${e.dst[1]}` };
+    edgeKeys.set(e, k);
+  }
+  return k;
+}
 
 /** Sets an attribute only when its value changes (a write is a style recalculation). */
 function setAttr(node: Element, name: string, value: string): void {
@@ -134,6 +160,10 @@ function morph(old: Element, fresh: Element): void {
   }
 }
 
+function overlaps(at: Point, l: LayerState, r: Rect): boolean {
+  return at.x + boxWidth(l) >= r.x && at.x <= r.x + r.w && at.y + boxHeight(l) >= r.y && at.y <= r.y + r.h;
+}
+
 function sameRects(a: Map<string, Rect>, b: Map<string, Rect>): boolean {
   if (a.size !== b.size) return false;
   for (const [name, r] of b) {
@@ -149,6 +179,7 @@ export class Scene {
   private portCache = new Map<string, PortCache>();
   private routeCache = new Map<string, { a: Point; b: Point; lane: number; r: Route }>();
   private routedAround: Map<string, Rect> | null = null; // the boxes the cached routes avoid
+  private behind = new Set<string>(); // boxes drawn with an older state (off screen), for catchUp
   /** Every port of every box (drawn or culled), for hit tests; routes by edge index. */
   allPorts: Port[] = [];
   routes: (Point[] | null)[] = [];
@@ -170,11 +201,21 @@ export class Scene {
   private portsOf(l: LayerState, at: Point, counts: Map<string, number>): Port[] {
     let filled = "";
     for (let k = 0; k < Math.max(1, l.calls.length); k++) filled += `${counts.get(`${l.name}:${k}`) ?? 0},`;
-    const cached = this.portCache.get(l.name);
-    if (cached && cached.layer === l && cached.filled === filled && cached.x === at.x && cached.y === at.y) return cached.ports;
+    const c = this.portCache.get(l.name);
+    const w = boxWidth(l), h = boxHeight(l);
+    if (c && c.slots === l.slots && c.isInput === l.is_input && c.calls === l.calls.length && c.outputs === l.n_outputs
+      && c.filled === filled && c.x === at.x && c.y === at.y && c.w === w && c.h === h) return c.ports;
     const found = ports({ ...l, x: at.x, y: at.y }, edgesInto(l, counts));
-    this.portCache.set(l.name, { layer: l, filled, x: at.x, y: at.y, ports: found });
+    this.portCache.set(l.name, { slots: l.slots, isInput: l.is_input, calls: l.calls.length, outputs: l.n_outputs, filled,
+      x: at.x, y: at.y, w, h, ports: found, rect: { x: at.x, y: at.y, w, h } });
     return found;
+  }
+
+  /** Where a port is now (its box's cached ports, as portsOf last made them). */
+  private portPoint(layer: string, key: string): Point | undefined {
+    const found = this.portCache.get(layer)?.ports;
+    if (found) for (const p of found) if (p.key === key) return p.at;
+    return undefined;
   }
 
   /** Everything: boxes in view made or changed, boxes gone or out of view removed, edges routed. */
@@ -190,11 +231,9 @@ export class Scene {
       const at = this.pos(input, l);
       const found = this.portsOf(l, at, counts);
       for (const p of found) this.allPorts.push(p);
-      const visible = !seen || (at.x + boxWidth(l) >= seen.x && at.x <= seen.x + seen.w
-        && at.y + boxHeight(l) >= seen.y && at.y <= seen.y + seen.h);
-      if (!visible) continue;
+      if (seen && !overlaps(at, l, seen)) continue;
       keep.add(l.name);
-      const entry = this.drawBox(l, at, found, input.look, prev);
+      const entry = this.drawBox(l, at, found, input.look, prev, input.urgent ?? null);
       prev = entry.g;
       for (const r of entry.labelRects) this.portLabels.push({ ...r, x: r.x + at.x, y: r.y + at.y });
     }
@@ -203,6 +242,7 @@ export class Scene {
       entry.g.remove();
       entry.ports.remove();
       this.boxes.delete(name);
+      this.behind.delete(name);
       this.touched.removed++;
     }
     if (this.portCache.size > input.layers.length) {
@@ -239,13 +279,54 @@ export class Scene {
     this.touched.changed++;
   }
 
-  private drawBox(l: LayerState, at: Point, found: Port[], look: Look, prev: SVGGElement | null): BoxEntry {
-    const content = `${look.detail}|${contentKey(l)}`;
-    const cls = ["kc-box"];
-    if (look.selected.has(l.name)) cls.push("kc-selected");
-    if (look.highlighted === l.name) cls.push("kc-highlight");
+  /** How many drawn boxes still show an older state (catchUp() redraws them). */
+  get lagging(): number {
+    return this.behind.size;
+  }
+
+  /** Redraws the boxes update() left behind, while `timeLeft()` (ms) is positive; true when
+   * some are still behind. */
+  catchUp(timeLeft: () => number): boolean {
+    for (const name of this.behind) {
+      if (timeLeft() <= 0) return true;
+      this.behind.delete(name);
+      const entry = this.boxes.get(name);
+      if (!entry?.wanted) continue;
+      const g = entry.g.classList;
+      this.redraw(entry, entry.wanted.layer, entry.at, entry.wanted.detail);
+      this.setLook(entry, g.contains("kc-selected"), g.contains("kc-highlight"));
+    }
+    return false;
+  }
+
+  /** A box's content drawn again for `l`, when what it shows changed (not for a move alone). */
+  private redraw(entry: BoxEntry, l: LayerState, at: Point, detail: boolean): void {
+    this.behind.delete(l.name);
+    entry.layer = l;
+    entry.detail = detail;
+    entry.wanted = null;
+    const content = `${detail}|${contentKey(l)}`;
+    if (entry.content === content) { this.place(entry, at); return; }
+    morph(entry.g, boxShape({ ...l, x: at.x, y: at.y }, { selected: false, highlighted: false, detail }));
+    entry.content = content;
+    entry.cls = entry.g.getAttribute("class") ?? "";
+    entry.at = at;
+    entry.ports.setAttribute("transform", `translate(${at.x},${at.y})`);
+    this.touched.changed++;
+  }
+
+  /** Selection and highlight are classes on the same <g>: its content stays as it is. */
+  private setLook(entry: BoxEntry, selected: boolean, highlighted: boolean): void {
+    let want = entry.cls.split(" ").filter((c) => c !== "kc-selected" && c !== "kc-highlight").join(" ");
+    if (selected) want += " kc-selected";
+    if (highlighted) want += " kc-highlight";
+    setAttr(entry.g, "class", want);
+  }
+
+  private drawBox(l: LayerState, at: Point, found: Port[], look: Look, prev: SVGGElement | null, urgent: Rect | null): BoxEntry {
     let entry = this.boxes.get(l.name);
     if (!entry) {
+      const content = `${look.detail}|${contentKey(l)}`;
       const g = boxShape({ ...l, x: at.x, y: at.y }, { selected: false, highlighted: false, detail: look.detail });
       const portsG = svg("g", { class: "kc-ports", transform: `translate(${at.x},${at.y})` });
       const labels = svg("g");
@@ -253,21 +334,18 @@ export class Scene {
       // in state order among the boxes drawn: the later box is on top, as boxAt finds it
       this.boxLayer.insertBefore(g, prev ? prev.nextSibling : this.boxLayer.firstChild);
       this.portLayer.append(portsG);
-      entry = { g, content, cls: g.getAttribute("class") ?? "", at, ports: portsG, circles: new Map(), labels, labelsKey: "", labelRects: [] };
+      entry = { g, layer: l, detail: look.detail, wanted: null, content, cls: g.getAttribute("class") ?? "", at, ports: portsG,
+        circles: new Map(), labels, labelsKey: "", labelRects: [] };
       this.boxes.set(l.name, entry);
       this.touched.made++;
-    } else if (entry.content !== content) {
-      morph(entry.g, boxShape({ ...l, x: at.x, y: at.y }, { selected: false, highlighted: false, detail: look.detail }));
-      entry.content = content;
-      entry.cls = entry.g.getAttribute("class") ?? "";
-      entry.at = at;
-      entry.ports.setAttribute("transform", `translate(${at.x},${at.y})`);
-      this.touched.changed++;
+    } else if (entry.layer !== l || entry.detail !== look.detail) {
+      if (urgent && !overlaps(at, l, urgent)) {
+        entry.wanted = { layer: l, detail: look.detail }; // off screen: catchUp() draws it, unless a later update does first
+        this.behind.add(l.name);
+        this.place(entry, at);
+      } else this.redraw(entry, l, at, look.detail);
     } else this.place(entry, at);
-    // selection and highlight are classes on the same <g>: its content stays as it is
-    const base = entry.cls.split(" ").filter((c) => c !== "kc-selected" && c !== "kc-highlight");
-    const want = [...base, ...cls.slice(1)].join(" ");
-    setAttr(entry.g, "class", want);
+    this.setLook(entry, look.selected.has(l.name), look.highlighted === l.name);
     this.drawPorts(entry, l, at, look.detail ? found : [], look);
     return entry;
   }
@@ -301,7 +379,9 @@ export class Scene {
     // zoomed in, or where the name says something (several slots, a second call), it is written
     const telling = l.slots.kind === "args" || l.slots.kind === "list" || l.calls.length > 1 || l.n_outputs > 1;
     const written = telling && look.k >= (l.slots.kind === "args" ? 0.8 : LABEL_SCALE);
-    const labelsKey = written ? found.map((p) => `${p.key}@${p.at.x - at.x},${p.at.y - at.y}`).join(";") + contentKey(l) : "";
+    // the names depend on the ports, the slots and the counts of calls and outputs (portName)
+    const labelsKey = written ? found.map((p) => `${p.key}@${p.at.x - at.x},${p.at.y - at.y}`).join(";")
+      + JSON.stringify(l.slots) + `|${l.calls.length}|${l.n_outputs}` : "";
     if (labelsKey === entry.labelsKey) return;
     entry.labelsKey = labelsKey;
     entry.labels.replaceChildren();
@@ -324,11 +404,11 @@ export class Scene {
    * With `moving`, only the edges joined to those boxes are routed and drawn again. */
   private drawEdges(input: SceneInput, moving: Set<string> | null): void {
     const { edges, look } = input;
-    const at = new Map(this.allPorts.map((p) => [p.key, p.at]));
     const rects = new Map<string, Rect>();
     for (const l of input.layers) {
-      const p = this.pos(input, l);
-      rects.set(l.name, { x: p.x, y: p.y, w: boxWidth(l), h: boxHeight(l) });
+      const c = this.portCache.get(l.name); // every layer's ports were just made or kept (portsOf)
+      if (c) rects.set(l.name, c.rect);
+      else { const p = this.pos(input, l); rects.set(l.name, { x: p.x, y: p.y, w: boxWidth(l), h: boxHeight(l) }); }
     }
     const routing = edges.length <= ROUTE_LIMIT;
     // routes stay valid while no box has moved or changed size: a selection, a hint, a new
@@ -344,16 +424,18 @@ export class Scene {
     const keep = new Set<string>();
     const labelling: EdgeEntry[] = [];
     let prev: SVGGElement | null = null;
-    for (const [index, e] of edges.entries()) {
-      const key = edgeKey(e);
-      const laneKey = e.src.join(":");
-      const lane = lanes.get(laneKey) ?? lanes.size % 4;
-      lanes.set(laneKey, lane);
+    for (let index = 0; index < edges.length; index++) {
+      const e = edges[index];
+      const keys = keysOf(e);
+      const key = keys.key;
+      const laneKey = keys.lane;
+      let lane = lanes.get(laneKey);
+      if (lane === undefined) { lane = lanes.size % 4; lanes.set(laneKey, lane); }
       const joined = moving !== null && (moving.has(e.src[0]) || moving.has(e.dst[0]));
       if (moving && !joined) continue;
       if (!moving) this.routes.push(null);
-      const a = at.get(`out:${e.src.join(":")}`);
-      const b = at.get(`in:${e.dst.join(":")}`);
+      const a = this.portPoint(e.src[0], keys.out);
+      const b = this.portPoint(e.dst[0], keys.in);
       if (!a || !b || !(inView(a) || inView(b))) {
         if (moving) this.routes[index] = null;
         continue;
@@ -381,7 +463,7 @@ export class Scene {
           "aria-label": `edge ${e.src.join(".")} to ${e.dst.join(".")}` });
         g.append(hit, line, title);
         this.edgeLayer.insertBefore(g, prev ? prev.nextSibling : moving ? null : this.edgeLayer.firstChild);
-        entry = { g, hit, line, title, label: null, d: r.d, index, points: r.points, labelRect: null };
+        entry = { g, hit, line, title, label: null, d: r.d, index, points: r.points, labelRect: null, edge: e };
         this.edges.set(key, entry);
         this.touched.made++;
       } else {
@@ -399,6 +481,7 @@ export class Scene {
         if (entry.title.textContent !== title) entry.title.textContent = title;
       }
       entry.points = r.points;
+      entry.edge = e;
       prev = entry.g;
       labelling.push(entry);
       void e;
@@ -421,13 +504,27 @@ export class Scene {
       for (const entry of drawn) { entry.label?.remove(); entry.label = null; entry.labelRect = null; }
       return;
     }
-    const fixed: Rect[] = [...rects.values(), ...this.portLabels];
+    const texts = drawn.map((entry) => shapeText(entry.edge.shape));
+    // a label sits beside its edge, at most its width (and a few px) off it: what lies farther
+    // from every drawn edge cannot collide with one (on a big graph, most boxes are far away)
+    let reach: Rect | null = null;
+    drawn.forEach((entry, i) => {
+      const m = texts[i].length * 5.6 + 24;
+      for (const p of entry.points) {
+        if (!reach) reach = { x: p.x - m, y: p.y - m, w: 2 * m, h: 2 * m };
+        const x0 = Math.min(reach.x, p.x - m), y0 = Math.min(reach.y, p.y - m);
+        const x1 = Math.max(reach.x + reach.w, p.x + m), y1 = Math.max(reach.y + reach.h, p.y + m);
+        reach = { x: x0, y: y0, w: x1 - x0, h: y1 - y0 };
+      }
+    });
+    const near = (r: Rect) => reach !== null && r.x <= reach.x + reach.w && reach.x <= r.x + r.w && r.y <= reach.y + reach.h && reach.y <= r.y + r.h;
+    const fixed: Rect[] = [];
+    for (const r of rects.values()) if (near(r)) fixed.push(r);
+    for (const r of this.portLabels) if (near(r)) fixed.push(r);
     if (frame) {
       const moved = new Set(drawn);
-      for (const entry of this.edges.values()) if (!moved.has(entry) && entry.labelRect) fixed.push(entry.labelRect);
+      for (const entry of this.edges.values()) if (!moved.has(entry) && entry.labelRect && near(entry.labelRect)) fixed.push(entry.labelRect);
     }
-    const byKey = new Map(input.edges.map((e) => [edgeKey(e), e]));
-    const texts = drawn.map((entry) => shapeText(byKey.get(entry.g.getAttribute("data-edge-key") ?? "")?.shape ?? null));
     const spots = placeLabels(drawn.map((d) => d.points), texts.map((t) => t.length * 5.6), fixed);
     spots.forEach((spot, i) => {
       const entry = drawn[i];

@@ -128,3 +128,16 @@ describe("StateStore", () => {
     store.destroy();
   });
 });
+
+describe("applyDiff and layer names that are also Object's", () => {
+  it("a layer named constructor or toString keeps its own view row", () => {
+    const layer = (name: string, y: number) => ({ name, class_name: "Dense", group: "core", config: {}, is_input: false,
+      x: 0, y, w: 180, h: 62, pinned: false, slots: { kind: "single" as const, names: ["inputs"], min: 1, max: 1 },
+      n_outputs: 1, calls: [], params: 0, depth: 0, problems: [], inner_layers: null, expanded: false, inner: null });
+    const state: GraphState = { version: 1, revision: 1, name: "m", layers: [layer("constructor", 0), layer("toString", 100)],
+      edges: [], problems: [], model: null, can_undo: false, can_redo: false };
+    const next = applyDiff(state, { base: 1, revision: 2, view: { toString: [5, 200, 180, 62, true, 0] as [number, number, number, number, boolean, number | null] } });
+    expect(next.layers[0]).toBe(state.layers[0]);
+    expect(next.layers[1]).toMatchObject({ name: "toString", x: 5, y: 200, pinned: true, depth: 0 });
+  });
+});

@@ -145,3 +145,57 @@ def test_no_listener_of_a_destroyed_view_runs(plain_page):
     page.evaluate("() => { window.destroy(); window.runs = 0; window.ran = []; }")
     page.evaluate(POKE)  # the old elements are still there: nothing of the view may answer
     assert page.evaluate("window.runs") == 0, page.evaluate("window.ran")
+
+
+# A stand-in model whose state a test replaces, as the store does when a diff arrives.
+CHANGING = """<!doctype html><html><body><div id="host"></div><script type="module">
+import widget from "./widget.js";
+const data = await (await fetch("./data.json")).json();
+const handlers = {};
+const model = { get: (k) => data[k], set: (k, v) => { data[k] = v; }, on: (e, cb) => { handlers[e] = cb; },
+  off: () => {}, send: () => {}, save_changes: () => {} };
+widget.render({ model, el: document.getElementById("host") });
+window.change = (state) => { data.state = state; handlers["change:state"](); };
+window.ready = true;
+</script></body></html>"""
+
+# For each drawn box: whether it is on the stage, and whether its text shows the depth it has.
+DEPTHS = """(depths) => {
+  const stage = document.querySelector('.kc-stage').getBoundingClientRect();
+  return [...document.querySelectorAll('.kc-svg .kc-box[data-name]')].map((g) => {
+    const r = g.getBoundingClientRect();
+    const seen = r.bottom > stage.top && r.top < stage.bottom && r.right > stage.left && r.left < stage.right;
+    return [g.getAttribute('data-name'), seen, g.textContent.includes(`depth ${depths[g.getAttribute('data-name')]}`)];
+  });
+}"""
+
+
+def test_a_change_of_every_box_redraws_those_on_screen_at_once_and_the_rest_soon(browser):
+    # an edge drawn at the end of a chain changes every box's depth text; the boxes on screen
+    # show it in the same task, the ones off screen once the page is idle
+    g = kc.Graph()
+    g.add_input((8,), name="x")
+    last = "x"
+    for i in range(60):
+        g.add_layer("Dense", units=4, name=f"d{i}")
+        g.connect(last, f"d{i}")
+        last = f"d{i}"
+    g.add_layer("Dense", units=2, name="tail")
+    before = g.state()
+    g.connect(last, "tail")
+    after = g.state()
+    depths = {layer["name"]: layer["depth"] for layer in after["layers"]}
+    assert depths["x"] != {layer["name"]: layer["depth"] for layer in before["layers"]}["x"]
+    data = json.dumps({"state": before, "palette": catalog.palette(), "height": 400})
+    with static_site({"index.html": CHANGING, "data.json": data}) as (_, url):
+        page = browser.new_page(viewport={"width": 1200, "height": 800})
+        page.goto(f"{url}/index.html")
+        page.wait_for_function("() => window.ready === true", timeout=30_000)
+        page.wait_for_timeout(300)
+        now = page.evaluate(f"([state, depths]) => {{ window.change(state); return ({DEPTHS})(depths); }}",
+                            [after, depths])
+        on_screen = [name for name, seen, _ in now if seen]
+        assert on_screen and all(ok for _, seen, ok in now if seen), now
+        assert len(on_screen) < len(now)  # the test means something: some boxes are off screen
+        page.wait_for_function(f"(depths) => ({DEPTHS})(depths).every(([, , ok]) => ok)", arg=depths, timeout=5_000)
+        page.close()
