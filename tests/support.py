@@ -104,3 +104,17 @@ class DrawsFromGraph:
         """One edge (src, dst) of the drawing, or None when it has none."""
         edges = self.g.edges
         return data.draw(st.sampled_from(edges)) if edges else None
+
+
+def residual(g, prev, i, units=8):
+    """Dense -> Dense -> Add(skip) -> ReLU, drawn as a canvas user would."""
+    g.add_layer("Dense", units=units, activation="relu", name=f"b{i}_a")
+    g.add_layer("Dense", units=units, name=f"b{i}_b")
+    g.add_layer("Add", name=f"b{i}_add")
+    g.add_layer("ReLU", name=f"b{i}_out")
+    g.connect(prev, f"b{i}_a")
+    g.connect(f"b{i}_a", f"b{i}_b")
+    g.connect(f"b{i}_b", f"b{i}_add")
+    g.connect(prev, f"b{i}_add")
+    g.connect(f"b{i}_add", f"b{i}_out")
+    return f"b{i}_out"

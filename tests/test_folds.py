@@ -4,24 +4,11 @@ fold; the folded run is one box in the layout; files keep folds; the canvas inte
 
 import keras
 import pytest
-from support import fingerprint, ok
+from support import fingerprint, ok, residual
 
 import kerascanvas as kc
 from kerascanvas import folds
 from kerascanvas.diffs import apply
-
-
-def residual(g, prev, i, units=8):
-    g.add_layer("Dense", units=units, activation="relu", name=f"b{i}_a")
-    g.add_layer("Dense", units=units, name=f"b{i}_b")
-    g.add_layer("Add", name=f"b{i}_add")
-    g.add_layer("ReLU", name=f"b{i}_out")
-    g.connect(prev, f"b{i}_a")
-    g.connect(f"b{i}_a", f"b{i}_b")
-    g.connect(f"b{i}_b", f"b{i}_add")
-    g.connect(prev, f"b{i}_add")
-    g.connect(f"b{i}_add", f"b{i}_out")
-    return f"b{i}_out"
 
 
 def drawn(blocks=3):

@@ -5,6 +5,7 @@ copies apart."""
 import itertools
 
 import pytest
+from support import residual
 
 import kerascanvas as kc
 from kerascanvas.repeats import Repeat, repeated_blocks
@@ -54,20 +55,6 @@ def test_identical_single_layers_are_not_pairs():
     assert found(g) == []  # four Dense are not two blocks of two Dense
     (run,) = found(g, min_layers=1)
     assert run.blocks == (("d0",), ("d1",), ("d2",), ("d3",))
-
-
-def residual(g, prev, i, units=8):
-    """Dense -> Dense -> Add(skip) -> ReLU, drawn as a canvas user would."""
-    g.add_layer("Dense", units=units, activation="relu", name=f"b{i}_a")
-    g.add_layer("Dense", units=units, name=f"b{i}_b")
-    g.add_layer("Add", name=f"b{i}_add")
-    g.add_layer("ReLU", name=f"b{i}_out")
-    g.connect(prev, f"b{i}_a")
-    g.connect(f"b{i}_a", f"b{i}_b")
-    g.connect(f"b{i}_b", f"b{i}_add")
-    g.connect(prev, f"b{i}_add")
-    g.connect(f"b{i}_add", f"b{i}_out")
-    return f"b{i}_out"
 
 
 def test_residual_blocks_drawn_on_the_canvas():
