@@ -217,7 +217,11 @@ canvas""".format(str(ROOT / "benchmarks"), blocks)]
         page.screenshot(path=str(ROOT / "test-artifacts" / f"bench-edit-{blocks}-found.png"))
         times = []
         for _ in range(7):
-            a = page.locator(f'.kc-svg [aria-label="{last} out 0.0"]').bounding_box()
+            try:
+                a = page.locator(f'.kc-svg [aria-label="{last} out 0.0"]').bounding_box(timeout=10_000)
+            except Exception:
+                page.screenshot(path=str(ROOT / "test-artifacts" / f"bench-edit-{blocks}-round{len(times)}.png"))
+                raise
             b = page.locator('.kc-svg [aria-label="tail in 0.0"]').bounding_box()
             page.mouse.move(a["x"] + a["width"] / 2, a["y"] + a["height"] / 2)
             page.mouse.down()
@@ -281,7 +285,8 @@ def main():
             print(f"(5) dragging a box on the 2,000-layer graph: p95 frame {p95(d):.1f} ms "
                   f"(median {statistics.median(d):.1f}); target <= 16 ms")
         if "--no-lab" not in sys.argv:
-            for blocks in (100,) if "--small" in sys.argv else (100, 1000):
+            sizes = (100,) if "--small" in sys.argv else (1000,) if "--big" in sys.argv else (100, 1000)
+            for blocks in sizes:
                 rounds = bench_edit(browser, blocks)
                 times = [r[0] for r in rounds]
                 print(f"(4) mouse-up to updated shapes, edge drawn at the end of a {2 * blocks + 2:,}-layer "
