@@ -14,9 +14,9 @@ import { FindBar } from "./find";
 import { drawnEdges, hiddenLayers, shownLayers } from "./folds";
 import { type MenuAction, type MenuEntry, ContextMenu, blankMenu, boxMenu, edgeMenu, placeMenu, visibleArea } from "./menu";
 import { CodePanel } from "./codepanel";
-import { FAMILIES, family } from "./families";
+import { Legend, ProblemList } from "./legend";
 import { usefulMessage } from "./words";
-import { byName, problemLines, shapeText, summary } from "./mirror";
+import { byName, shapeText, summary } from "./mirror";
 import { type Explanation, INPUT_PRESETS, renderPalette } from "./panels";
 import { Client, type FieldsArg, type IntentArgs, type IntentFields, type IntentKind, type Model } from "./protocol";
 import { exportPng, exportSvg } from "./exporting";
@@ -29,7 +29,6 @@ import type { EdgeState, GraphState, LayerState, PaletteEntry } from "./types";
 const ANIMATE_MS = 250;
 const ANIMATE_LIMIT = 400; // layers: bigger graphs jump to the new layout
 const BIG_GRAPH = 300; // layers: beyond this, draw only near the viewport and preview gestures
-const PROBLEMS_SHOWN = 12; // lines in the problem list under the drawing
 const FAILED = Symbol("failed");
 /** `act`'s arguments after the kind: the intent's fields, then where to show a refusal. */
 type ActArgs<K extends IntentKind> = IntentArgs<K, Point>;
@@ -46,7 +45,7 @@ export class CanvasView {
   private overlay: SVGPathElement;
   private minimap: MiniMap;
   private status: HTMLElement;
-  private problemList: HTMLElement;
+  private problemList: ProblemList;
   private inspector: HTMLElement;
   private panel: Inspector;
   private scene: Scene;
@@ -93,7 +92,8 @@ export class CanvasView {
     this.svgEl.append(this.world);
     this.minimap = new MiniMap();
     this.status = el("div", { class: "kc-status", role: "status" });
-    this.problemList = el("ul", { class: "kc-problems", "aria-label": "Problems" });
+    this.problemList = new ProblemList((name) => { this.selected = new Set([name]); this.render(); this.focusBox(name); },
+      this.abort.signal);
     this.toast = new Toast(this.abort.signal);
     this.menu = new ContextMenu(this.abort.signal);
     // the canvas owns its context menu: JupyterLab's (Restart Kernel, Delete Cell...) stays off it
@@ -103,10 +103,10 @@ export class CanvasView {
     this.finder = new FindBar(() => this.state.layers, (name, next) => this.showHit(name, next),
       () => this.root.focus({ preventScroll: true }), this.abort.signal);
     this.stage.append(this.svgEl, this.minimap.root, this.toast.root, this.menu.root, this.quick.root, this.finder.root);
-    this.legend = el("div", { class: "kc-legend", "aria-label": "Layer families" });
+    this.legend = new Legend();
     this.playerHost = el("div", { class: "kc-player-host" });
     this.code = new CodePanel(this.client, () => this.state.name, (m) => this.notice(m));
-    main.append(this.legend, this.stage, this.status, this.problemList, this.playerHost, this.code.root);
+    main.append(this.legend.root, this.stage, this.status, this.problemList.root, this.playerHost, this.code.root);
     this.training = new TrainingPanel(model, this.client, (m) => this.showError(m));
     main.append(this.training.root);
     this.onTraining = () => this.training.update(model.get("training") ?? {});
@@ -131,7 +131,7 @@ export class CanvasView {
   private themed: MutationObserver;
   private quick: QuickAdd;
   private code: CodePanel;
-  private legend: HTMLElement;
+  private legend: Legend;
   private finder: FindBar;
   private pointer: Pointer;
   /** Each edge's drawn polyline (world), by edge index, and every port: for hit tests. */
@@ -275,9 +275,9 @@ export class CanvasView {
     // the panels under the drawing change with the state, not with the selection or a gesture
     if (this.panelsFor !== this.state) {
       this.panelsFor = this.state;
-      this.drawLegend();
+      this.legend.draw(this.state.layers);
       this.status.textContent = summary(this.state);
-      this.drawProblems();
+      this.problemList.draw(this.state);
     }
     if (this.minimapFor !== this.state.layers || this.shown.size) {
       this.minimapFor = this.shown.size ? null : this.state.layers;
@@ -327,57 +327,6 @@ export class CanvasView {
     return { x: tl.x, y: tl.y, w: (2 * r.width) / this.view.k, h: (2 * r.height) / this.view.k };
   }
 
-
-  /** Families present in the drawing, with their colour: the legend under the toolbar. */
-  private drawLegend(): void {
-    // family() once per kind of layer, not once per layer (thousands on a big graph)
-    const kinds = new Set<string>();
-    const present = new Set<string>();
-    for (const l of this.state.layers) {
-      const kind = `${l.is_input}|${l.inner_layers !== null}|${l.group}`;
-      if (kinds.has(kind)) continue;
-      kinds.add(kind);
-      const f = family(l);
-      if (f) present.add(f.name);
-    }
-    const key = [...present].sort().join("|");
-    if (key === this.legendKey) return;
-    this.legendKey = key;
-    clear(this.legend);
-    for (const f of FAMILIES) {
-      if (!present.has(f.name)) continue;
-      const item = el("span", { class: "kc-legend-item" });
-      const swatch = el("span", { class: "kc-swatch" });
-      swatch.style.setProperty("--kc-hue", String(f.hue));
-      item.append(swatch, document.createTextNode(f.name));
-      this.legend.append(item);
-    }
-  }
-
-  private legendKey: string | null = null;
-  private problemsKey: string | null = null;
-
-  /** The drawing's problems in words under it; a click on one goes to its box. */
-  private drawProblems(): void {
-    const lines = problemLines(this.state);
-    const key = JSON.stringify(lines.slice(0, PROBLEMS_SHOWN + 1).map((l) => [l.text, l.layer])) + lines.length;
-    if (key === this.problemsKey) return; // the same list: its items (and their focus) stay
-    this.problemsKey = key;
-    clear(this.problemList);
-    for (const line of lines.slice(0, PROBLEMS_SHOWN)) {
-      const item = el("li", { class: "kc-problem-line" }, line.text);
-      if (line.layer) {
-        const name = line.layer;
-        item.setAttribute("tabindex", "0");
-        item.setAttribute("role", "button");
-        const go = () => { this.selected = new Set([name]); this.render(); this.focusBox(name); };
-        item.addEventListener("click", go, this.on);
-        item.addEventListener("keydown", (ev) => { if (ev.key === "Enter") { ev.stopPropagation(); go(); } }, this.on);
-      }
-      this.problemList.append(item);
-    }
-    if (lines.length > PROBLEMS_SHOWN) this.problemList.append(el("li", { class: "kc-muted" }, `and ${lines.length - PROBLEMS_SHOWN} more`));
-  }
 
   private focusBox(name: string): void {
     const box = this.boxLayer.querySelector(`[data-name="${CSS.escape(name)}"]`) as SVGElement | null;
