@@ -15,6 +15,8 @@ import { drawnEdges, hiddenLayers, shownLayers } from "./folds";
 import { type MenuAction, type MenuEntry, ContextMenu, blankMenu, boxMenu, edgeMenu, placeMenu, visibleArea } from "./menu";
 import { CodePanel } from "./codepanel";
 import { Legend, ProblemList } from "./legend";
+import { GLIDE_MS, Glide } from "./glide";
+import { toolbar } from "./toolbar";
 import { usefulMessage } from "./words";
 import { byName, shapeText, summary } from "./mirror";
 import { type Explanation, INPUT_PRESETS, renderPalette } from "./panels";
@@ -26,8 +28,6 @@ import { Toast } from "./toast";
 import { MiniMap } from "./minimap";
 import type { EdgeState, GraphState, LayerState, PaletteEntry } from "./types";
 
-const ANIMATE_MS = 250;
-const ANIMATE_LIMIT = 400; // layers: bigger graphs jump to the new layout
 const BIG_GRAPH = 300; // layers: beyond this, draw only near the viewport and preview gestures
 const FAILED = Symbol("failed");
 /** `act`'s arguments after the kind: the intent's fields, then where to show a refusal. */
@@ -67,7 +67,8 @@ export class CanvasView {
   private shown = new Map<string, Point>();
   private inspectorError: string | null = null;
   private fitted = false;
-  private frame = 0;
+  private readonly glide = new Glide({ shown: this.shown, render: () => this.render(),
+    drawMoving: (names) => this.drawMoving(names) });
 
   constructor(private model: Model, host: HTMLElement) {
     this.client = new Client(model);
@@ -157,7 +158,7 @@ export class CanvasView {
     this.model.off("change:training", this.onTraining);
     this.training.destroy();
     this.client.close();
-    cancelAnimationFrame(this.frame);
+    this.glide.stop();
     this.idle?.();
   }
 
@@ -173,7 +174,7 @@ export class CanvasView {
     if (this.selectedEdgeKey && !state.edges.some((e) => edgeKey(e) === this.selectedEdgeKey)) this.clearEdge();
     this.hints = null; // the kernel's answers about slots were for the drawing as it was
     this.code.changed();
-    this.animateFrom(before);
+    this.glide.start(state.layers, before);
   }
 
   // ----- rendering ---------------------------------------------------------------------------
@@ -377,36 +378,6 @@ export class CanvasView {
     this.svgEl.style.transform = `translate(${this.view.x - this.drawn.x * s}px,${this.view.y - this.drawn.y * s}px) scale(${s})`;
     window.clearTimeout(this.settle);
     this.settle = window.setTimeout(() => this.render(), 150);
-  }
-
-  private animateFrom(before: Map<string, Point>): void {
-    cancelAnimationFrame(this.frame);
-    this.shown.clear();
-    const moving = this.state.layers.filter((l) => {
-      const b = before.get(l.name);
-      return b && (b.x !== l.x || b.y !== l.y);
-    });
-    if (!moving.length || this.state.layers.length > ANIMATE_LIMIT || typeof requestAnimationFrame === "undefined") {
-      this.render();
-      return;
-    }
-    // the new state drawn once with the moving boxes where they were; then each frame moves
-    // only them and their edges, and the last draws everything where the state says
-    for (const l of moving) this.shown.set(l.name, before.get(l.name)!);
-    this.render();
-    const names = new Set(moving.map((l) => l.name));
-    const start = performance.now();
-    const step = (now: number) => {
-      const t = Math.min(1, (now - start) / ANIMATE_MS);
-      const ease = t * (2 - t);
-      for (const l of moving) {
-        const b = before.get(l.name)!;
-        this.shown.set(l.name, { x: b.x + (l.x - b.x) * ease, y: b.y + (l.y - b.y) * ease });
-      }
-      if (t >= 1) { this.shown.clear(); this.render(); } else this.drawMoving(names);
-      if (t < 1) this.frame = requestAnimationFrame(step);
-    };
-    this.frame = requestAnimationFrame(step);
   }
 
   // ----- intents -------------------------------------------------------------------------------
@@ -871,37 +842,26 @@ export class CanvasView {
   }
 
   private toolbar(): HTMLElement {
-    const bar = el("div", { class: "kc-toolbar", role: "toolbar" });
-    const button = (label: string, title: string, run: () => void) => {
-      const b = el("button", { class: "kc-button jp-ToolbarButtonComponent", "aria-label": label, title }, label);
-      b.addEventListener("click", run, this.on);
-      bar.append(b);
-    };
-    const gap = () => bar.append(el("span", { class: "kc-toolbar-gap" }));
-    button("Undo", "Undo (Ctrl+Z)", () => this.act("undo"));
-    button("Redo", "Redo (Ctrl+Shift+Z)", () => this.act("redo"));
-    gap();
-    button("Add layer", "Search the layers at the pointer (Tab or Shift+A)", () => this.openQuickAdd(this.pointer.last));
-    button("Find", "Find a layer by name (Ctrl+F)", () => this.openFind());
-    button("Arrange", "Lay the drawing out again from its depth map", () => this.arrange());
-    button("Fit", "Show the drawing (from its inputs when it is too big to read whole)", () => this.fit());
-    if (this.model.get("path")) {
-      gap();
-      button("Save", "Save drawing and weights", () => this.act("save").then((ok) => ok && this.notice(`Saved to ${this.model.get("path")}`)));
-      button("Load", "Load the saved drawing", () => this.act("load"));
-    }
-    gap();
-    button("Depth steps", "Play the depth computation step by step", () => this.play("depth_steps"));
-    button("Forward pass", "Run one sample through, node by node", () => this.play("forward_steps"));
-    gap();
-    button("Export SVG", "Save the drawing as SVG", () => { this.scene.catchUp(() => Infinity); exportSvg(this.svgEl, this.placed(), this.state.name); });
-    button("Export PNG", "Save the drawing as PNG", () => { this.scene.catchUp(() => Infinity); exportPng(this.svgEl, this.placed(), this.state.name); });
-    return bar;
+    const path = () => this.model.get("path");
+    return toolbar(Boolean(path()), {
+      undo: () => this.act("undo"),
+      redo: () => this.act("redo"),
+      "add-layer": () => this.openQuickAdd(this.pointer.last),
+      find: () => this.openFind(),
+      arrange: () => this.arrange(),
+      fit: () => this.fit(),
+      save: () => this.act("save").then((ok) => ok && this.notice(`Saved to ${path()}`)),
+      load: () => this.act("load"),
+      "depth-steps": () => this.play("depth_steps"),
+      "forward-pass": () => this.play("forward_steps"),
+      "export-svg": () => { this.scene.catchUp(() => Infinity); exportSvg(this.svgEl, this.placed(), this.state.name); },
+      "export-png": () => { this.scene.catchUp(() => Infinity); exportPng(this.svgEl, this.placed(), this.state.name); },
+    }, this.abort.signal);
   }
 
   /** Arrange: the boxes glide to the depth layout, then the view fits it. */
   private arrange(): void {
-    this.act("arrange").then((ok) => { if (ok) window.setTimeout(() => this.fit(), ANIMATE_MS + 60); });
+    this.act("arrange").then((ok) => { if (ok) window.setTimeout(() => this.fit(), GLIDE_MS + 60); });
   }
 
 
