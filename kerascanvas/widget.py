@@ -12,11 +12,11 @@ State: the full state goes once (`snapshot`); after that each change is a custom
 
 from __future__ import annotations
 
-import asyncio
 import gc
 import json
 import logging
 import math
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -280,6 +280,7 @@ class Canvas(anywidget.AnyWidget):
     # ----- messages ------------------------------------------------------------------------
 
     def _on_message(self, _widget: Any, content: Any, _buffers: Any = None) -> None:
+        _run_waiting()  # an earlier edit's leftovers first: its model is checked before this one
         _hold_collector()
         try:
             self._answer(content)
@@ -345,19 +346,39 @@ class Canvas(anywidget.AnyWidget):
 
 
 DRAWING_TIME = 0.1  # seconds: an edit's diff reaches the page and is drawn (bench_canvas.py (4))
+_waiting: list[Callable[[], None]] = []  # work left until the diff has been drawn, in order
 
 
 def _when_drawn(work: Callable[[], None]) -> None:
-    """Run `work` once an edit's diff has had time to reach the page and be drawn, when a kernel's
-    event loop runs this code (at once where none does: a script, a test). Work left for then
-    (Keras's check of the model, Python's garbage collection) would otherwise compete with the
-    diff's way out and its drawing for the machine's cores."""
-    try:
-        loop = asyncio.get_running_loop()
-    except RuntimeError:
+    """Run `work` once an edit's diff has had time to reach the page and be drawn, in an IPython
+    kernel (at once elsewhere: a script, a test, marimo). Work left for then (Keras's check of
+    the model, the repeated blocks, Python's garbage collection) would otherwise compete with
+    the diff's way out and its drawing for the machine's cores. Whatever is still waiting when
+    the next intent comes runs first, so nothing waits longer than that."""
+    loop = _kernel_loop()
+    if loop is None:
         work()
         return
-    loop.call_later(DRAWING_TIME, work)
+    _waiting.append(work)
+    loop.add_callback(lambda: loop.call_later(DRAWING_TIME, _run_waiting))  # from any thread
+
+
+def _run_waiting() -> None:
+    while _waiting:
+        work = _waiting.pop(0)
+        try:
+            work()
+        except Exception:  # noqa: BLE001 - a bug: logged, and the rest (the collector) still runs
+            _log.exception("kerascanvas: work left after an edit failed")
+
+
+def _kernel_loop():
+    """The event loop of the IPython kernel this code runs in, or None. (Not any running asyncio
+    loop: Playwright's sync API, for one, keeps a loop "running" that only turns when it is used.)"""
+    kernelbase = sys.modules.get("ipykernel.kernelbase")
+    if kernelbase is None or not kernelbase.Kernel.initialized():
+        return None
+    return getattr(kernelbase.Kernel.instance(), "io_loop", None)
 
 
 _collector = {"holds": 0, "was_on": True}

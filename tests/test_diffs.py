@@ -211,3 +211,51 @@ def test_the_garbage_collector_waits_while_an_intent_is_answered():
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_outside_a_kernel_keras_s_check_and_the_collector_wait_for_nothing():
+    """Any running asyncio loop is not a kernel's: Playwright's sync API keeps one "running" that
+    only turns when it is used, and work left on it never ran (the collector stayed off)."""
+    import asyncio
+    import gc
+
+    c = kc.Canvas(chain(3))
+    c.send = lambda content, buffers=None: None
+
+    async def inside_a_loop():
+        c._on_message(None, {"kind": "add_layer", "id": 1, "class_name": "Dense", "config": {"units": 2}})
+        c._on_message(None, {"kind": "connect", "id": 2, "src": ["d2", 0, 0], "dst": ["dense", 0, None]})
+        return c.graph.model_checked, gc.isenabled()
+
+    assert asyncio.run(inside_a_loop()) == (True, True)
+
+
+def test_in_a_kernel_the_check_follows_the_diff_and_waits_no_longer_than_the_next_intent():
+    jupyter_client = pytest.importorskip("jupyter_client")
+    km, client = jupyter_client.manager.start_new_kernel(kernel_name="python3")
+    try:
+        def run(code):
+            out = []
+            reply = client.execute_interactive(code, timeout=120, output_hook=lambda m: out.append(
+                m["content"].get("text", "")) if m["msg_type"] == "stream" else None)
+            assert reply["content"]["status"] == "ok", reply["content"]
+            return "".join(out).split()
+
+        assert run("""
+import gc, kerascanvas as kc
+g = kc.Graph(); g.add_input((4,), name='x'); g.add_layer('Dense', units=2, name='d')
+c = kc.Canvas(g)
+c._on_message(None, {'kind': 'connect', 'id': 1, 'src': ['x', 0, 0], 'dst': ['d', 0, None]})
+print(g.model_checked, gc.isenabled())
+g2 = kc.Graph(); g2.add_input((4,), name='x'); g2.add_layer('Dense', units=2, name='d')
+c2 = kc.Canvas(g2)
+c2._on_message(None, {'kind': 'connect', 'id': 1, 'src': ['x', 0, 0], 'dst': ['d', 0, None]})
+c._on_message(None, {'kind': 'move', 'id': 2, 'name': 'd', 'x': 5, 'y': 5})
+print(g2.model_checked)
+""") == ["False", "False", "True"]  # the diff went first; the next intent ran what waited
+        import time
+        time.sleep(0.5)
+        assert run("print(g.model_checked, gc.isenabled())") == ["True", "True"]
+    finally:
+        client.stop_channels()
+        km.shutdown_kernel(now=True)

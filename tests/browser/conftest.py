@@ -344,6 +344,19 @@ def box(page, name):
     return page.locator(f'.kc-svg [data-name="{name}"]')
 
 
+def wait_still(page, name):
+    """Until the box of layer `name` stands still (boxes glide for a quarter second to a new
+    state's places: a box shown by unfolding comes out of its folded box)."""
+    page.wait_for_function("""(name) => {
+        const b = document.querySelector(`.kc-svg [data-name="${CSS.escape(name)}"]`);
+        if (!b) return false;
+        const r = b.getBoundingClientRect(), now = `${r.x},${r.y},${r.width}`;
+        const still = window.__kcStill === now;
+        window.__kcStill = now;
+        return still;
+    }""", arg=name, polling=100, timeout=10_000)
+
+
 def port(page, label):
     """The port (or slot) of a box with the accessible name `label`, e.g. "dense in 0.0"."""
     return page.locator(f'.kc-svg [aria-label="{label}"]')
