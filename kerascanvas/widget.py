@@ -12,11 +12,9 @@ State: the full state goes once (`snapshot`); after that each change is a custom
 
 from __future__ import annotations
 
-import gc
 import json
 import logging
 import math
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -24,7 +22,7 @@ from typing import Any
 import anywidget
 import traitlets
 
-from . import catalog, custom, intents, kinds, limits, placement
+from . import catalog, custom, intents, kinds, later, limits, placement
 from .diffs import Tracker
 from .drawing import MAX_NAME_LENGTH, EditError
 from .graph import Graph
@@ -117,6 +115,7 @@ class Canvas(anywidget.AnyWidget):
             self._tracker.reset(graph)  # a new drawing travels whole, at a new revision
         self._stop = graph.observe(self._push)
         self._whole_bytes: int | None = None  # at most what the whole state takes (see _push)
+        self._check_waits = False  # a _check_model is waiting (later.when_drawn)
         self.snapshot = self._full_state()
         self.revision = self._tracker.revision
 
@@ -211,12 +210,14 @@ class Canvas(anywidget.AnyWidget):
         changed what shows (Keras refused a model kerascanvas's own checks pass)."""
         self._oversize = None
         self._send_diff(self._tracker.update(quick=True))
-        if not (graph.model_checked and graph.repeats_found):
-            _when_drawn(self._check_model)
+        if not (graph.model_checked and graph.repeats_found) and not self._check_waits:
+            self._check_waits = True  # once however many edits come before it (a loop in a cell)
+            later.when_drawn(self._check_model)
 
     def _check_model(self) -> None:
         """Keras's answer for the structure shown (the model built or refused) and the repeated
         blocks found again, and what they changed on the canvas: usually nothing."""
+        self._check_waits = False
         if self.comm is None:  # closed meanwhile
             return
         self._send_diff(self._tracker.update())  # a full update builds and finds them
@@ -280,12 +281,12 @@ class Canvas(anywidget.AnyWidget):
     # ----- messages ------------------------------------------------------------------------
 
     def _on_message(self, _widget: Any, content: Any, _buffers: Any = None) -> None:
-        _run_waiting()  # an earlier edit's leftovers first: its model is checked before this one
-        _hold_collector()
+        later.run_waiting()  # an earlier edit's leftovers first: its model is checked before this one
+        later.hold_collector()
         try:
             self._answer(content)
         finally:
-            _when_drawn(_release_collector)
+            later.when_drawn(later.release_collector)
 
     def _answer(self, content: Any) -> None:
         ident = content.get("id") if isinstance(content, dict) else None
@@ -343,61 +344,6 @@ class Canvas(anywidget.AnyWidget):
                 limits.check_forward(model)
             return _forward_steps(self.graph, message, self._sample())
         return _HANDLERS[kind](self.graph, message)
-
-
-DRAWING_TIME = 0.1  # seconds: an edit's diff reaches the page and is drawn (bench_canvas.py (4))
-_waiting: list[Callable[[], None]] = []  # work left until the diff has been drawn, in order
-
-
-def _when_drawn(work: Callable[[], None]) -> None:
-    """Run `work` once an edit's diff has had time to reach the page and be drawn, in an IPython
-    kernel (at once elsewhere: a script, a test, marimo). Work left for then (Keras's check of
-    the model, the repeated blocks, Python's garbage collection) would otherwise compete with
-    the diff's way out and its drawing for the machine's cores. Whatever is still waiting when
-    the next intent comes runs first, so nothing waits longer than that."""
-    loop = _kernel_loop()
-    if loop is None:
-        work()
-        return
-    _waiting.append(work)
-    loop.add_callback(lambda: loop.call_later(DRAWING_TIME, _run_waiting))  # from any thread
-
-
-def _run_waiting() -> None:
-    while _waiting:
-        work = _waiting.pop(0)
-        try:
-            work()
-        except Exception:  # noqa: BLE001 - a bug: logged, and the rest (the collector) still runs
-            _log.exception("kerascanvas: work left after an edit failed")
-
-
-def _kernel_loop():
-    """The event loop of the IPython kernel this code runs in, or None. (Not any running asyncio
-    loop: Playwright's sync API, for one, keeps a loop "running" that only turns when it is used.)"""
-    kernelbase = sys.modules.get("ipykernel.kernelbase")
-    if kernelbase is None or not kernelbase.Kernel.initialized():
-        return None
-    return getattr(kernelbase.Kernel.instance(), "io_loop", None)
-
-
-_collector = {"holds": 0, "was_on": True}
-
-
-def _hold_collector() -> None:
-    """Python's cyclic garbage collector waits while intents are answered and drawn: on a big
-    drawing a full collection over Keras's objects takes 350-600 ms and fell inside about one edit
-    in five. A user's own gc.disable() is kept."""
-    if _collector["holds"] == 0:
-        _collector["was_on"] = gc.isenabled()
-        gc.disable()
-    _collector["holds"] += 1
-
-
-def _release_collector() -> None:
-    _collector["holds"] -= 1
-    if _collector["holds"] == 0 and _collector["was_on"]:
-        gc.enable()
 
 
 # ----- validation of untrusted fields ---------------------------------------------------------

@@ -261,6 +261,14 @@ print(g2.model_checked)
         import time
         time.sleep(0.5)
         assert run("print(g.model_checked, gc.isenabled())") == ["True", "True"]
+        assert run("""
+from kerascanvas import later
+for i in range(5):
+    g.add_layer('Dense', units=2)
+print(len(later._waiting), g.model_checked)
+""") == ["1", "False"]  # five edits in a cell: one check waits for all of them
+        time.sleep(0.5)
+        assert run("print(g.model_checked)") == ["True"]
     finally:
         client.stop_channels()
         km.shutdown_kernel(now=True)
