@@ -110,6 +110,7 @@ class Slots:
     names: tuple[str, ...]
     min: int  # slots that must be filled for the call to exist
     max: int | None  # slots that may be filled (None: any number)
+    named: tuple[str, ...] = ()  # the last of `names`: tensor keyword arguments (calls.py)
 
 
 @dataclass(frozen=True)
@@ -339,10 +340,15 @@ def _slots(name: str, cls: type) -> Slots:
         return Slots("list", ("query", "value", "key"), 2, 3)
     if name == "HashedCrossing":  # call(inputs=(x1, x2))
         return Slots("list", (), 2, 2)
-    params = list(inspect.signature(cls.call).parameters)
-    if params[1:4] == ["query", "value", "key"]:  # MultiHeadAttention, GroupQueryAttention
-        return Slots("args", ("query", "value", "key"), 2, 3)
-    return Slots("single", ("inputs",), 1, 1)  # mask, training, initial_state: not slots
+    from . import calls
+
+    params = [p.name for p in calls.call_parameters(cls)]
+    if params[:3] == ["query", "value", "key"]:  # MultiHeadAttention, GroupQueryAttention
+        slots = Slots("args", ("query", "value", "key"), 2, 3)
+    else:
+        slots = Slots("single", ("inputs",), 1, 1)  # training, initial_state: not slots
+    # tensor keyword arguments (attention_mask, padding_mask): named slots after those
+    return calls.with_keywords(slots, calls.keyword_defaults(cls, slots.names))
 
 
 def _public_classes() -> dict[str, type]:

@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 
 import keras
 
-from . import kinds, nested, ops
+from . import calls, kinds, nested, ops
 from .drawing import EditError
 
 WIDTH = 88
@@ -61,8 +61,9 @@ def to_code(g, op_names: bool = False) -> str:
         if name not in built and spec.class_name not in nested.MODULES:
             lines += _assign(names[name], _constructor(spec.class_name), _arguments(spec))
         built.add(name)  # each layer built once, called once per node
-        lines += _call(names[name], sources, spec.slots.kind == "list", results,
-                       _unpacking(spec.class_name, spec.config, g.keras_layer(name)))
+        filled = {slot: _Raw(names[s]) for slot, s in g.call_slots(name, k).items()}
+        lines += _call(names[name], calls.arrange(spec.slots, filled, calls.of(spec, k)),
+                       results, _unpacking(spec.class_name, spec.config, g.keras_layer(name)))
     lines.append("")
     ins = [_Raw(names[(n, 0, 0)]) for n in g.inputs]
     if g.dict_inputs:
@@ -282,11 +283,12 @@ def _model_block(model, target: str, fresh) -> list[str]:
         if name not in built and cls not in nested.MODULES:
             lines += _assign(own[name], _constructor(cls), _layer_args(op))
         built.add(name)
-        listed = kinds.get(cls).slots.kind == "list" if cls not in nested.MODULES else len(sources) > 1
         config = op.get_config() if cls == "Bidirectional" else {}
         results = [own.setdefault((name, k, t), fresh("x")) for t in range(w.widths[(name, k)])]
         # (each call's tensors are new keys: fresh() runs once for each)
-        lines += _call(own[name], sources, listed, results, _unpacking(cls, config, op))
+        filled = {slot: _Raw(own[s]) for slot, s in w.filled(name, k).items()}
+        lines += _call(own[name], calls.arrange(w.slots[name], filled, w.call_args[name][k]),
+                       results, _unpacking(cls, config, op))
     structure = keras.tree.pack_sequence_as
     inputs = structure(w.model._inputs_struct, [_Raw(own[(n.name, 0, 0)]) for n in w.inputs])
     outputs = structure(w.model._outputs_struct, [_Raw(own[t]) for t in w.outputs])
@@ -321,9 +323,11 @@ def _unpacking(class_name: str, config, layer) -> str:
     return ""
 
 
-def _call(layer: str, sources: list, listed: bool, results: list, unpacking: str) -> list[str]:
-    tensors = [_Raw(t) for t in sources]
-    call = _Call(layer, (("", tensors),) if listed else tuple(("", t) for t in tensors))
+def _call(layer: str, arguments: tuple, results: list, unpacking: str) -> list[str]:
+    """`results = layer(args..., name=value...)` from calls.arrange's (args, kwargs)."""
+    args, kwargs = arguments
+    call = _Call(layer, tuple(("", a) for a in args)
+                 + tuple((k, calls.plain(v)) for k, v in kwargs.items()))
     if unpacking == "flatten":
         call = _Call("keras.tree.flatten", (("", call),))
     target = ", ".join(results)

@@ -46,6 +46,7 @@ class NoSlots:
     names: tuple = ()
     min: int = 0
     max: int = 0
+    named: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,8 @@ class LayerSpec:
     slots: Any  # catalog.Slots (kind, names, min, max) or NoSlots
     n_outputs: int
     calls: int = 1
+    call_args: tuple = ()  # per call: calls.CallArgs (settings, how tensors are passed); the
+    # default where the tuple is shorter
 
     @property
     def is_input(self) -> bool:
@@ -231,11 +234,27 @@ class Drawing:
             kept.append(Edge(src, dst))
         self.edges = kept
         self._reindex()
-        self.layers[name] = replace(spec, calls=spec.calls - 1)
+        self.layers[name] = replace(spec, calls=spec.calls - 1, call_args=tuple(
+            a for j, a in enumerate(spec.call_args) if j != call))
         self._keep_outputs(lambda t: not (t[0] == name and t[1] == call))
         self.output_order = tuple(
             (t[0], t[1] - (t[0] == name and t[1] > call), t[2]) for t in self.output_order)
         self.touched.update((name, k) for k in range(call, spec.calls))  # the last one: to cut
+
+    def set_call_args(self, name: str, call: int, args: Any) -> None:
+        """A call's settings and how it passes its tensors (a calls.CallArgs)."""
+        spec = self.spec(name)
+        if spec.is_input or not _is_index(call) or call >= spec.calls:
+            raise EditError(f"{name} has calls 0..{spec.calls - 1}; there is no call {call!r} "
+                            "to set.", layer=name)
+        found = list(spec.call_args) + [None] * (spec.calls - len(spec.call_args))
+        found[call] = args
+        default = type(args)()
+        found = [default if a is None else a for a in found]
+        while found and found[-1] == default:
+            found.pop()
+        self.layers[name] = replace(spec, call_args=tuple(found))
+        self.touched.add((name, call))
 
     def connect(self, src: Triple, dst: tuple[str, int, int | None]) -> Edge:
         src_spec, dst_spec = self.spec(src[0]), self.spec(dst[0])
@@ -371,7 +390,12 @@ class Drawing:
         if any(i not in filled for i in range(slots.min)):
             return None
         ordered = [filled[i] for i in sorted(filled)]
-        return ordered if sorted(filled) == list(range(len(filled))) else None
+        # positional slots are filled from the first; named ones (tensor keyword arguments)
+        # may stay empty in any order
+        named = set(getattr(slots, "named", ()))
+        positional = [i for i in sorted(filled) if i >= len(slots.names)
+                      or slots.names[i] not in named]
+        return ordered if positional == list(range(len(positional))) else None
 
     def missing(self, spec: LayerSpec, filled: Mapping[int, Triple]) -> str:
         slots = spec.slots

@@ -20,6 +20,7 @@ from typing import Any
 
 import keras
 
+from . import calls as call_model
 from . import catalog, folds, kinds, limits
 from .boxes import box_size
 from .depth import DepthMap, depth_map
@@ -117,10 +118,13 @@ class Graph:
 
         return self._edit(change)
 
-    def add_layer_from_config(self, serialized: Mapping[str, Any], as_given: bool = False) -> str:
+    def add_layer_from_config(self, serialized: Mapping[str, Any], as_given: bool = False,
+                              keywords: Iterable[str] = (), call_args: Iterable = ()) -> str:
         """Add a layer from Keras's serialized form, {"class_name": ..., "config": {...}} (as in a
         model's get_config()["layers"]); the config's name is the box's name. Used by import.
-        as_given: the config is a live layer's own get_config() (import): kept, not redone."""
+        as_given: the config is a live layer's own get_config() (import): kept, not redone.
+        keywords: tensor keyword arguments its calls take as named slots (padding_mask, ...);
+        call_args: per call, its calls.CallArgs (settings, how many slots go by position)."""
         if not isinstance(serialized, Mapping) or not isinstance(serialized.get("config"), Mapping):
             raise EditError(f"Expected {{'class_name': ..., 'config': {{...}}}}, got {serialized!r:.200}.")
         class_name, config = serialized.get("class_name"), dict(serialized["config"])
@@ -130,7 +134,8 @@ class Graph:
         def change(d: Drawing) -> str:
             name = d.check_new_name(config.get("name"))
             layer = _made(lambda **c: kind.create(c), name, class_name, config)
-            spec = self._spec(kind, name, config if as_given else kinds.config_of(kind, layer, config))
+            spec = self._spec(kind, name, config if as_given else kinds.config_of(kind, layer, config),
+                              keywords=tuple(keywords), call_args=call_model.trimmed(call_args))
             self._net.prepared[name] = (spec.config, layer)
             d.add(spec)
             return name
@@ -233,9 +238,36 @@ class Graph:
 
                 config = with_trainable(config, changes["trainable"])
             config = _remade(kind, name, config)
-            d.replace_spec(self._spec(kind, name, config, calls=spec.calls))
+            d.replace_spec(self._spec(kind, name, config, calls=spec.calls,
+                                      keywords=spec.slots.named, call_args=spec.call_args))
 
         self._edit(change)
+
+    def configure_call(self, name: str, call: int = 0, **settings: Any) -> None:
+        """Set the settings of one call: the arguments that are not tensors (training=True,
+        use_causal_mask=True, ...); a value of None takes a setting away. Keras checks them
+        when the call is made again (its message is in the error)."""
+        check_strings(settings, f"The call settings of {name!r:.80}")
+
+        def change(d: Drawing) -> None:
+            spec = d.spec(name)
+            where = f"{name} call {call!r:.20}"
+            if spec.is_input:
+                raise EditError(f"{name} is an Input: it is not called.", layer=name)
+            kind = kinds.get(spec.class_name)
+            call_model.check_setting_names(kind.cls, spec.slots, settings, where)
+            old = call_model.of(spec, call) if isinstance(call, int) else call_model.DEFAULT
+            merged = {**old.settings_dict, **settings}
+            merged = {k: v for k, v in merged.items() if v is not None}
+            d.set_call_args(name, call, replace(old, settings=call_model.checked_settings(
+                merged, where)))
+
+        self._edit(change)
+
+    def call_settings(self, name: str, call: int = 0) -> dict:
+        """The settings of one call (see configure_call)."""
+        d = self._drawing
+        return call_model.of(d.spec(name), call).settings_dict
 
     def add_call(self, name: str) -> int:
         """A new, pending call of a layer (shared weights); returns its call number = node_index."""
@@ -586,10 +618,17 @@ class Graph:
         d = self._drawing
         return d.call_inputs(d.spec(name), d.filled((name, call)))
 
+    def call_slots(self, name: str, call: int = 0) -> dict[int, Triple]:
+        """{slot: source triple} of a call (named slots may stay empty)."""
+        self._drawing.spec(name)
+        return self._drawing.filled((name, call))
+
     def node_inputs(self) -> dict[tuple[str, int], list[Triple]]:
-        """{(layer, call): its sources in slot order} for every complete call."""
+        """{(layer, call): its sources in Keras's order (`node.input_tensors`: positional ones,
+        then keyword tensors sorted by name)} for every complete call."""
         d = self._drawing
-        return {key: d.call_inputs(d.layers[key[0]], d.filled(key))
+        return {key: call_model.keras_order(d.layers[key[0]].slots, d.filled(key),
+                                            call_model.of(d.layers[key[0]], key[1]))
                 for key, why in self._net.status.items() if why is None}
 
     def call_path(self, start: tuple[str, int], goal: tuple[str, int]) -> list | None:
@@ -866,9 +905,11 @@ class Graph:
 
     # ----- internals --------------------------------------------------------------------------
 
-    def _spec(self, kind, name: str, config: Mapping, calls: int = 1) -> LayerSpec:
-        return LayerSpec(name, kind.class_name, config, kind.slots_for(config), kind.n_outputs(config),
-                         calls)
+    def _spec(self, kind, name: str, config: Mapping, calls: int = 1, keywords: tuple = (),
+              call_args: tuple = ()) -> LayerSpec:
+        slots = call_model.with_keywords(kind.slots_for(config), keywords)
+        return LayerSpec(name, kind.class_name, config, slots, kind.n_outputs(config), calls,
+                         call_args)
 
     def _edit(self, change: Callable[[Drawing], Any], network: bool = True,
               predecessors: Mapping | None = None, view: bool = False) -> Any:

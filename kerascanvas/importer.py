@@ -17,7 +17,7 @@ from pathlib import Path
 import keras
 from keras.src.models.functional import Functional
 
-from . import catalog, custom, kinds, nested, ops
+from . import calls, catalog, custom, kinds, nested, ops
 from .drawing import EditError
 from .repeats import repeated_blocks
 
@@ -36,6 +36,16 @@ class Walk:
     widths: dict[tuple[str, int], int]  # call -> how many output tensors it has
     by_depth: list[tuple[str, int]]  # the calls in Keras's execution order (decreasing depth)
     configs: dict[str, dict] = field(default_factory=dict)  # name -> its box's config
+    # layer name -> per call, the slot each of calls[name][k] fills (slot order, gaps where a
+    # named slot stays empty)
+    targets: dict[str, list[list[int]]] = field(default_factory=dict)
+    keywords: dict[str, tuple[str, ...]] = field(default_factory=dict)  # named slots it adds
+    call_args: dict[str, list] = field(default_factory=dict)  # per call: calls.CallArgs
+    slots: dict[str, object] = field(default_factory=dict)  # name -> its box's slots
+
+    def filled(self, name: str, k: int) -> dict[int, Triple]:
+        """{slot: source} of call k of a layer."""
+        return dict(zip(self.targets[name][k], self.calls[name][k]))
 
 
 def walk(model, trust_custom: bool = False) -> Walk:
@@ -58,19 +68,32 @@ def walk(model, trust_custom: bool = False) -> Walk:
 
     inputs = [t._keras_history.operation for t in functional.inputs]
     layers = [op for op in functional.operations if not isinstance(op, keras.layers.InputLayer)]
-    calls, widths, configs, per_class = {}, {}, {}, {}
+    w = Walk(functional, inputs, layers, {}, [], {}, [])
+    per_class: dict = {}
     for op in layers:
         _check_offered(op, trust_custom)
         nodes = [n for n in op._inbound_nodes if id(n) in mine]
-        configs[op.name] = config = _box_config(op, nodes)
+        w.configs[op.name] = config = _box_config(op, nodes)
+        read = [_read_call(op, node) for node in nodes]
+        keywords = tuple(dict.fromkeys(k for r in read for k in r[1]))
         slots = _slots(op, config, nodes)
-        calls[op.name] = [[triple(t) for t in _slot_tensors(op, node, slots)] for node in nodes]
-        widths.update({(op.name, k): len(node.output_tensors) for k, node in enumerate(nodes)})
+        try:
+            slots = calls.with_keywords(slots, keywords)
+        except EditError as e:
+            raise EditError(f"Layer {op.name!r}: {e}", layer=op.name) from None
+        filled = [_filled(op, slots, *r) for r in read]
+        w.slots[op.name], w.keywords[op.name] = slots, tuple(k for k in keywords
+                                                             if k in slots.named)
+        w.targets[op.name] = [sorted(f) for f in filled]
+        w.calls[op.name] = [[triple(f[i]) for i in sorted(f)] for f in filled]
+        w.call_args[op.name] = [calls.CallArgs(r[2], _positional(slots, f, r[0]))
+                                for r, f in zip(read, filled)]
+        w.widths.update({(op.name, k): len(node.output_tensors) for k, node in enumerate(nodes)})
         _check_widths(op, config, nodes, per_class)
-    order = [(n.operation.name, local[id(n)]) for depth in sorted(depths, reverse=True)
-             for n in depths[depth] if not isinstance(n.operation, keras.layers.InputLayer)]
-    return Walk(functional, inputs, layers, calls, [triple(t) for t in functional.outputs], widths,
-                order, configs)
+    w.by_depth = [(n.operation.name, local[id(n)]) for depth in sorted(depths, reverse=True)
+                  for n in depths[depth] if not isinstance(n.operation, keras.layers.InputLayer)]
+    w.outputs = [triple(t) for t in functional.outputs]
+    return w
 
 
 def from_model(model, graph_class, trust_custom: bool = False):
@@ -90,9 +113,12 @@ def from_model(model, graph_class, trust_custom: bool = False):
                "config": {"batch_shape": list(layer.batch_shape), "dtype": layer.dtype}}
               for layer in w.inputs]
     layers += [{"name": op.name, "class_name": class_name(op), "config": w.configs[op.name],
-                "calls": len(w.calls[op.name])} for op in w.layers]
-    edges = [[list(src), [op.name, k, i]] for op in w.layers
-             for k, sources in enumerate(w.calls[op.name]) for i, src in enumerate(sources)]
+                "calls": len(w.calls[op.name]), "keywords": list(w.keywords[op.name]),
+                "call_args": [a.as_json() for a in calls.trimmed(w.call_args[op.name])]}
+               for op in w.layers]
+    edges = [[list(src), [op.name, k, slot]] for op in w.layers
+             for k, (sources, slots) in enumerate(zip(w.calls[op.name], w.targets[op.name]))
+             for slot, src in zip(slots, sources)]
     dict_inputs = isinstance(w.model._inputs_struct, dict)
     if dict_inputs:
         _check_dict_keys(w.model)
@@ -310,30 +336,65 @@ def _slots(op, config, nodes=()):
     return kinds.get(class_name(op)).slots
 
 
-def _slot_tensors(op, node, slots) -> list:
-    """The tensors of a call in slot order. Keras sorts keyword tensors (mha(query=q, value=v,
-    key=k) is stored as key, query, value), so named slots are read by name."""
+def _read_call(op, node) -> tuple[list, dict, tuple]:
+    """(positional tensors, keyword tensors by name, settings) of a call as Keras recorded it
+    (`node.arguments`). Settings are the caller's non-tensor arguments: what Keras fills in
+    itself (mask=None, training=False, a signature's default) is left for it to fill again."""
     if not isinstance(op, keras.layers.Layer):
-        return ops.node_arguments(op, node)[0]
-    args = node.arguments.args
+        return list(ops.node_arguments(op, node)[0]), {}, ()
+    args, kwargs = node.arguments.args, node.arguments.kwargs
     defaults = _call_defaults(type(op))
-    kwargs = {k: v for k, v in node.arguments.kwargs.items()  # what Keras fills in itself
-              if not (k == "training" and v is False)  # (mask=None, training=False, or the
-              and not _is_default(defaults, k, v)  # signature's default: training=True) is not
-              and any(x is not None for x in keras.tree.flatten(v))}  # the caller's
-    if slots.kind == "args":
-        tensors = list(args[: len(slots.names)])
-        for name in slots.names[len(tensors):]:
-            if kwargs.get(name) is None:
-                break
-            tensors.append(kwargs.pop(name))
-    else:
-        tensors = list(node.input_tensors)
-    if kwargs:
-        raise EditError(f"Layer {op.name!r} ({type(op).__name__}) is called with "
-                        f"{', '.join(f'{k}=' for k in sorted(kwargs))}, which a drawing cannot "
-                        "hold: only the tensors a call takes in its slots.", layer=op.name)
-    return tensors
+    tensors, settings = {}, {}
+    for key, value in kwargs.items():
+        flat = keras.tree.flatten(value)
+        if isinstance(value, keras.KerasTensor):
+            tensors[key] = value
+        elif any(isinstance(x, keras.KerasTensor) for x in flat):
+            raise EditError(f"Layer {op.name!r} ({type(op).__name__}) is called with {key}= "
+                            "holding several tensors, which a drawing cannot hold yet: a named "
+                            "slot takes one tensor.", layer=op.name)
+        elif not (key == "training" and value is False) and not _is_default(defaults, key, value) \
+                and any(x is not None for x in flat):  # (mask=[None, None] is Keras's)
+            settings[key] = value
+    try:
+        found = calls.checked_settings(settings, f"Layer {op.name!r} ({type(op).__name__})")
+    except EditError as e:
+        raise EditError(e.message, layer=op.name) from None
+    return list(args), tensors, found
+
+
+def _filled(op, slots, args: list, tensors: dict, settings=()) -> dict:
+    """{slot: tensor} of a call read by _read_call, in the box's slots."""
+    if not isinstance(op, keras.layers.Layer):
+        return dict(enumerate(args))
+    if slots.kind == "list" or isinstance(op, keras.Model):
+        flat = [t for t in keras.tree.flatten(args) if t is not None]
+        if any(not isinstance(t, keras.KerasTensor) for t in flat):
+            raise EditError(f"Layer {op.name!r} ({type(op).__name__}) is called with a value "
+                            "that is not a tensor in its list of inputs.", layer=op.name)
+        return dict(enumerate(flat))
+    filled = {}
+    for i, value in enumerate(args):
+        if not isinstance(value, keras.KerasTensor) or i >= calls.positional_count(slots):
+            shown = type(value).__name__
+            raise EditError(f"Layer {op.name!r} ({type(op).__name__}) is called with {shown} as "
+                            f"positional argument {i}, which a drawing cannot hold: only tensors "
+                            f"in its slots ({', '.join(slots.names)}).", layer=op.name)
+        filled[i] = value
+    for key, value in tensors.items():
+        filled[slots.names.index(key)] = value
+    return filled
+
+
+def _positional(slots, filled: dict, args: list) -> int | None:
+    """How many slots a call passed by position, where that differs from the default (every
+    filled positional slot from the first)."""
+    if slots.kind == "list":
+        return None
+    default = 0
+    while default in filled and default < calls.positional_count(slots):
+        default += 1
+    return None if len(args) == default else len(args)
 
 
 @functools.cache

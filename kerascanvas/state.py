@@ -13,6 +13,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import calls as call_model
 from .inner import inner_view
 from .kinds import NESTED_MODEL_CLASSES as MODELS
 from .words import canvas_words  # the state is what the canvas shows
@@ -185,7 +186,9 @@ def _view(g, p: Parts, previous: Parts | None) -> None:
 def _layer_entry(g, name, spec, layer, records, why, by_layer, run) -> dict:
     calls = [{"index": k, "built": record is not None,
               "output_shapes": None if record is None else [_shape(t.shape) for t in record.outputs],
-              "missing": why[k]}
+              "missing": why[k],
+              # the call's settings (training=..., use_causal_mask=...: kerascanvas/calls.py)
+              "settings": _jsonable(call_model.of(spec, k).settings_dict)}
              for k, record in enumerate(records)]
     inside = inner_view(layer) if layer is not None and spec.class_name in MODELS else None
     expanded = name in g.expanded and inside is not None

@@ -2,7 +2,8 @@
 
 The file is a zip archive (format version 1):
     kerascanvas.json  {"format": "kerascanvas", "version": 1, "name": str,
-                       "layers": [{"name", "class_name", "config", "calls", "weights": n}, ...],
+                       "layers": [{"name", "class_name", "config", "calls", "weights": n,
+                                   "keywords": [...], "call_args": [...]} (both optional), ...],
                        "edges": [[[src, node_index, tensor_index], [dst, call, slot]], ...],
                        "pinned": {name: [x, y]}, "outputs": [[layer, node, tensor], ...],
                        "outputs_only": bool, "expanded": [name, ...] (optional),
@@ -48,7 +49,7 @@ def save(g, path) -> None:
         for j, w in enumerate(weights):
             arrays[f"l{i}_{j}"] = w
         layers.append({"name": name, "class_name": spec.class_name, "config": spec.config,
-                       "calls": spec.calls, "weights": len(weights)})
+                       "calls": spec.calls, "weights": len(weights), **call_entry(spec)})
     document = {"format": FORMAT, "version": VERSION, "name": g.name, "layers": layers,
                 "edges": [[list(src), list(dst)] for src, dst in g.edges],
                 "pinned": {n: list(g.positions[n]) for n in g.pinned},
@@ -219,7 +220,7 @@ def replay(g, doc, as_given: bool = False) -> None:
                 g.add_input(tuple(shape[1:]), name=layer["name"], dtype=config.get("dtype", "float32"))
             else:
                 g.add_layer_from_config({"class_name": layer["class_name"], "config": config},
-                                        as_given=as_given)
+                                        as_given=as_given, **call_model(layer))
         for layer in doc["layers"]:  # every call first: edges may come from any of them
             for _ in range(layer["calls"] - 1):
                 g.add_call(layer["name"])
@@ -243,6 +244,34 @@ def replay(g, doc, as_given: bool = False) -> None:
             g.set_outputs([tuple(t) for t in doc["outputs"]], only=doc.get("outputs_only", False))
         if doc.get("dict_inputs", False) is not False:  # optional: older files lack it
             g.set_dict_inputs(doc["dict_inputs"])
+
+
+def call_entry(spec) -> dict:
+    """A layer entry's optional call model: "keywords" (the tensor keyword arguments its
+    calls take as named slots) and "call_args" (per call: settings, positional count)."""
+    entry = {}
+    if spec.slots.named:
+        entry["keywords"] = list(spec.slots.named)
+    if spec.call_args:
+        entry["call_args"] = [a.as_json() for a in spec.call_args]
+    return entry
+
+
+def call_model(layer: dict) -> dict:
+    """add_layer_from_config's keywords and call_args from a layer entry, checked."""
+    from . import calls
+
+    where = f"Layer {layer['name']!r:.80}"
+    keywords, call_args = layer.get("keywords", []), layer.get("call_args", [])
+    if not (isinstance(keywords, list) and len(keywords) <= 64
+            and all(isinstance(k, str) and k.isidentifier() for k in keywords)):
+        raise EditError(f"{where}: 'keywords' must be a list of argument names, got "
+                        f"{keywords!r:.80}.")
+    if not (isinstance(call_args, list) and len(call_args) <= layer["calls"]):
+        raise EditError(f"{where}: 'call_args' must be a list, one entry per call, got "
+                        f"{call_args!r:.80}.")
+    return {"keywords": tuple(keywords),
+            "call_args": tuple(calls.CallArgs.from_json(a, where) for a in call_args)}
 
 
 def _in_slot_order(edges: list) -> list:

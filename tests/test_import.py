@@ -127,11 +127,12 @@ def test_layers_inside_nested_models_are_checked_too():
         kc.Graph.from_model(keras.Model(y, Mine(name="mine")(y)))
 
 
-def test_call_arguments_a_drawing_cannot_hold_are_refused_not_dropped():
+def test_call_arguments_that_are_no_tensors_are_kept_as_settings_not_dropped():
     x = keras.Input((3,))
     model = keras.Model(x, keras.layers.Dropout(0.5, name="drop")(x, training=True))
-    with pytest.raises(kc.EditError, match="'drop' .*training="):
-        kc.Graph.from_model(model)
+    g = ok(kc.Graph.from_model(model))
+    assert g.call_settings("drop") == {"training": True}
+    assert g.keras_layer("drop")._inbound_nodes[0].arguments.kwargs == {"training": True}
 
 
 def test_keyword_tensors_go_to_their_named_slots():
