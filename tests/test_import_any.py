@@ -34,7 +34,7 @@ def test_a_training_argument_the_caller_chose_is_kept_as_a_call_setting():
     model = keras.Model(x, keras.layers.Dropout(0.5, name="drop")(x, training=True))
     g = kc.Graph.from_model(model)
     assert g.call_settings("drop") == {"training": True}
-    assert "drop(x, training=True)" in g.to_code()
+    assert "drop(input_layer, training=True)" in g.to_code()
 
 
 def test_dict_inputs_stay_dict_inputs(tmp_path):
