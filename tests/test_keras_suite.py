@@ -1,0 +1,106 @@
+"""Issue 24: every Functional/Sequential model Keras's own test suite builds (tests/
+keras_suite_models.py) imports exactly, or is refused by design with kerascanvas's own message.
+
+For each model: from_model (trusted, as its author would) -> the invariants hold -> g.model gives
+the original's outputs, in the original's structure, on the same inputs -> to_code() runs and
+rebuilds the same operations, parameters, input and output shapes -> save/load gives the same
+outputs -> the mirrored state serializes as JSON.
+"""
+
+import json
+import warnings
+
+import keras
+import keras_suite_models as suite
+import numpy as np
+import pytest
+from support import ok, rebuild
+
+import kerascanvas as kc
+from kerascanvas import custom
+
+
+def pack(model, values):
+    """values (model.inputs order) in the structure the model was built with."""
+    struct = getattr(model, "_inputs_struct", None)
+    if struct is None:  # a Sequential: its one (or its inner Functional's) input
+        struct = model._functional._inputs_struct
+    return keras.tree.pack_sequence_as(struct, values)
+
+
+def run(model, values):
+    with warnings.catch_warnings():  # Keras warns for dicts keyed unlike their Inputs
+        warnings.simplefilter("ignore")
+        out = model(pack(model, values), training=False)
+    return {path: keras.ops.convert_to_numpy(y)
+            for path, y in keras.tree.flatten_with_path(out)}
+
+
+def assert_same(got, expected):
+    assert list(got) == list(expected)  # the same structure: paths and order
+    for path, y in expected.items():
+        assert got[path].shape == y.shape, path
+        np.testing.assert_allclose(got[path], y, rtol=1e-5, atol=1e-5, err_msg=str(path))
+
+
+def trusted_import(model):
+    lambdas = [kc.register(layer) for layer in model.layers
+               if isinstance(layer, keras.layers.Lambda)]
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # a subclass of Functional is said to be drawn plainly
+            return ok(kc.Graph.from_model(model, trust_custom=True)), lambdas
+    except BaseException:
+        for name in lambdas:
+            custom.unregister(name)
+        raise
+
+
+def round_trip(model, tmp_path):
+    values = suite.sample_inputs(model)
+    expected = run(model, values)
+    g, lambdas = trusted_import(model)
+    try:
+        assert g.model is not None, g.problems
+        assert_same(run(g.model, values), expected)
+        rebuilt = rebuild(g.to_code())
+        assert len(rebuilt.operations) == len(g.model.operations)
+        assert rebuilt.count_params() == g.model.count_params() == model.count_params()
+        assert [tuple(t.shape) for t in rebuilt.inputs] == [tuple(t.shape) for t in model.inputs]
+        assert [tuple(t.shape) for t in rebuilt.outputs] == \
+            [tuple(t.shape) for t in g.model.outputs]
+        path = tmp_path / "model.kc"
+        g.save(path)
+        loaded = ok(kc.Graph.load(path))
+        assert_same(run(loaded.model, values), expected)
+        json.dumps(g.state())
+    finally:
+        for name in lambdas:
+            custom.unregister(name)
+    return g
+
+
+@pytest.mark.parametrize("make", suite.MODELS, ids=lambda f: f.__name__)
+def test_keras_suite_model_round_trips(make, tmp_path):
+    round_trip(make(), tmp_path)
+
+
+@pytest.mark.parametrize("make", suite.REFUSED, ids=lambda f: f.__name__)
+def test_subclassed_models_are_refused_saying_why(make):
+    with pytest.raises(kc.EditError, match="subclassed model.*only Functional and Sequential"):
+        kc.Graph.from_model(make(), trust_custom=True)
+
+
+def test_no_import_raises_anything_but_a_refusal():
+    """The whole corpus, trusted or not: an import gives a Graph or kerascanvas's own EditError."""
+    for make in suite.MODELS + suite.REFUSED:
+        for trust in (True, False):
+            try:
+                kc.Graph.from_model(make(), trust_custom=trust)
+            except kc.EditError as e:
+                assert e.message if hasattr(e, "message") else str(e)
+
+
+def test_corpus_covers_the_keras_test_files():
+    assert len(suite.MODELS) >= 100
+    assert len(suite.REFUSED) >= 2
