@@ -84,17 +84,16 @@ class Graph:
     # ----- building ---------------------------------------------------------------------------
 
     def add_input(self, shape: Iterable[int | None], name: str | None = None,
-                  dtype: str = "float32") -> str:
-        """Add a `keras.Input` box; returns its name."""
+                  dtype: str = "float32", batch_size: int | None = None,
+                  optional: bool = False) -> str:
+        """Add a `keras.Input` box; returns its name. batch_size fixes the batch dimension;
+        optional: the model may be called with None for it (keras.Input(optional=True))."""
         shape = _check_shape(shape)
 
         def change(d: Drawing) -> str:
             chosen = d.check_new_name(name) if name is not None else d.auto_name("input_layer")
-            try:
-                layer = keras.layers.InputLayer(shape=shape, dtype=dtype, name=chosen)
-            except Exception as e:
-                raise EditError(f"Keras refused Input(shape={shape}, dtype={dtype!r}): {e}") from e
-            d.add(LayerSpec(chosen, INPUT_CLASS, layer.get_config(), NoSlots(), 1))
+            config = _input_config(shape, dtype, chosen, batch_size, optional)
+            d.add(LayerSpec(chosen, INPUT_CLASS, config, NoSlots(), 1))
             return chosen
 
         return self._edit(change)
@@ -224,11 +223,8 @@ class Graph:
                 dtype = changes.pop("dtype", spec.config["dtype"])
                 if changes:
                     raise TypeError(f"An Input takes shape and dtype, not {sorted(changes)}.")
-                try:
-                    config = keras.layers.InputLayer(shape=shape, dtype=dtype, name=name).get_config()
-                except Exception as e:
-                    raise EditError(f"Keras refused Input(shape={shape}, dtype={dtype!r}): {e}",
-                                    layer=name) from e
+                config = _input_config(shape, dtype, name, spec.config["batch_shape"][0],
+                                       spec.config.get("optional", False))
                 d.replace_spec(replace(spec, config=config))
                 return
             kind = kinds.get(spec.class_name)
@@ -1141,6 +1137,22 @@ def _triple(src: Any) -> Triple:
         return (src[0], src[1], src[2])
     raise EditError(f"A source is a layer name or a (layer, node_index, tensor_index) triple of "
                     f"non-negative ints; got {src!r}.")
+
+
+def _input_config(shape: tuple, dtype, name: str, batch_size=None, optional=False) -> dict:
+    """An InputLayer's config, as Keras makes it (its fixed batch size and optional flag kept)."""
+    if batch_size is not None and not (isinstance(batch_size, int) and not isinstance(
+            batch_size, bool) and 0 < batch_size <= 2**31):
+        raise EditError(f"An Input's batch_size is a positive int or None, got {batch_size!r:.40}.",
+                        layer=name)
+    if not isinstance(optional, bool):
+        raise EditError(f"An Input's optional is True or False, got {optional!r:.40}.", layer=name)
+    try:
+        return keras.layers.InputLayer(shape=shape, dtype=dtype, name=name, batch_size=batch_size,
+                                       optional=optional).get_config()
+    except Exception as e:
+        raise EditError(f"Keras refused Input(shape={shape}, dtype={dtype!r}): {e}",
+                        layer=name) from e
 
 
 def _check_shape(shape: Any) -> tuple:

@@ -110,7 +110,8 @@ def from_model(model, graph_class, trust_custom: bool = False):
     g = graph_class(name=model.name)
     # model input order = the drawing's input order; the same replay as a file's
     layers = [{"name": layer.name, "class_name": "InputLayer", "calls": 1,
-               "config": {"batch_shape": list(layer.batch_shape), "dtype": layer.dtype}}
+               "config": {"batch_shape": list(layer.batch_shape), "dtype": layer.dtype,
+                          "optional": bool(getattr(layer, "optional", False))}}
               for layer in w.inputs]
     layers += [{"name": op.name, "class_name": class_name(op), "config": w.configs[op.name],
                 "calls": len(w.calls[op.name]), "keywords": list(w.keywords[op.name]),

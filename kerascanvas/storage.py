@@ -217,7 +217,8 @@ def replay(g, doc, as_given: bool = False) -> None:
                 shape = config.get("batch_shape")
                 if not isinstance(shape, list) or not shape:
                     raise EditError(f"Input {layer['name']!r} has no batch_shape.")
-                g.add_input(tuple(shape[1:]), name=layer["name"], dtype=config.get("dtype", "float32"))
+                g.add_input(tuple(shape[1:]), name=layer["name"], dtype=config.get("dtype", "float32"),
+                            batch_size=shape[0], optional=config.get("optional", False))
             else:
                 g.add_layer_from_config({"class_name": layer["class_name"], "config": config},
                                         as_given=as_given, **call_model(layer))

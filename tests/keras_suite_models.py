@@ -641,7 +641,7 @@ def _quantizable():
 @case
 def quantized_int8():
     model = _quantizable()
-    model.quantize("int8", verbose=False)
+    model.quantize("int8")
     return model
 
 
@@ -651,7 +651,7 @@ def quantized_int8_filtered():
     x = layers.Dense(8, name="dense_1")(inputs)
     x = layers.Dense(8, name="dense_2")(x)
     model = keras.Model(inputs, layers.Dense(8, name="output")(x))
-    model.quantize("int8", filters="dense_2", verbose=False)
+    model.quantize("int8", filters="dense_2")
     return model
 
 
@@ -664,7 +664,7 @@ def dense_with_layer_activation():
 @case
 def dense_with_layer_activation_quantized():
     model = dense_with_layer_activation()
-    model.quantize("int8", verbose=False)
+    model.quantize("int8")
     return model
 
 
@@ -679,7 +679,7 @@ def quantized_nested_sequential():
     inner = keras.Sequential([layers.Dense(4, name="inner_dense")])
     inputs = layers.Input([4], name="in")
     model = keras.Model(inputs, inner(inputs))
-    model.quantize("int8", verbose=False)
+    model.quantize("int8")
     return model
 
 
@@ -918,9 +918,14 @@ def bidirectional_lstm():
     return keras.Model(inputs, layers.Bidirectional(layers.LSTM(4))(inputs))
 
 
+def last_three_steps(x):
+    return x[:, -3:, :]
+
+
 @case
 def sequential_lambda_slice():
-    return keras.Sequential([keras.Input((5, 2)), layers.Lambda(lambda x: x[:, -3:, :])])
+    """(The test's lambda, written with def: a lambda cannot be exported, and says so.)"""
+    return keras.Sequential([keras.Input((5, 2)), layers.Lambda(last_three_steps)])
 
 
 # -- layers: MultiHeadAttention, merging, Bidirectional, Dense (LoRA, int8) ---------------------
@@ -930,7 +935,8 @@ def mha_lora_dict_inputs():
     layer = layers.MultiHeadAttention(num_heads=3, key_dim=8, use_bias=False, use_gate=True)
     q, k, v = (layers.Input((2, 2)) for _ in range(3))
     layer(q, k, v)
-    layer.enable_lora(2)
+    for dense in (layer.query_dense, layer.key_dense, layer.value_dense, layer.output_dense):
+        dense.enable_lora(2)  # (MultiHeadAttention.enable_lora itself came after Keras 3.15)
     return keras.Model({"query": q, "key": k, "value": v}, layer(q, k, v))
 
 
@@ -1027,7 +1033,7 @@ def concatenate_with_mask():
 def concatenate_with_mask_as_output():
     a, b = layers.Input((4, 2)), layers.Input((4, 2))
     output = layers.Concatenate(axis=1)([layers.Masking()(a), b])
-    return keras.Model([a, b], keras.backend.get_keras_mask(output))
+    return keras.Model([a, b], output._keras_mask)
 
 
 @case
@@ -1099,7 +1105,7 @@ def einsum_dense_int8():
     inputs = layers.Input((3,))
     x = layers.EinsumDense("ab,bc->ac", output_shape=4, bias_axes="c")(inputs)
     model = keras.Model(inputs, x)
-    model.quantize("int8", verbose=False)
+    model.quantize("int8")
     return model
 
 
@@ -1133,12 +1139,17 @@ def ops_between_layers_with_call_settings():
     return keras.Model(inputs, ops.softmax(ops.expand_dims(x, 1), axis=-1))
 
 
+def functional(model):
+    """A model's Functional form (a Sequential's inner one: its .inputs may be undefined)."""
+    return model._functional if isinstance(model, keras.Sequential) else model
+
+
 def sample_inputs(model, seed=0):
     """A batch of 2 (or the Input's fixed batch) for each of the model's inputs (model.inputs
     order)."""
     rng = np.random.default_rng(seed)
     values = []
-    for t in model.inputs:
+    for t in functional(model).inputs:
         shape = tuple(t.shape)
         shape = (shape[0] or 2,) + tuple(d or 4 for d in shape[1:])
         if "int" in str(t.dtype):

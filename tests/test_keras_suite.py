@@ -22,10 +22,7 @@ from kerascanvas import custom
 
 def pack(model, values):
     """values (model.inputs order) in the structure the model was built with."""
-    struct = getattr(model, "_inputs_struct", None)
-    if struct is None:  # a Sequential: its one (or its inner Functional's) input
-        struct = model._functional._inputs_struct
-    return keras.tree.pack_sequence_as(struct, values)
+    return keras.tree.pack_sequence_as(suite.functional(model)._inputs_struct, values)
 
 
 def run(model, values):
@@ -66,7 +63,8 @@ def round_trip(model, tmp_path):
         rebuilt = rebuild(g.to_code())
         assert len(rebuilt.operations) == len(g.model.operations)
         assert rebuilt.count_params() == g.model.count_params() == model.count_params()
-        assert [tuple(t.shape) for t in rebuilt.inputs] == [tuple(t.shape) for t in model.inputs]
+        assert [tuple(t.shape) for t in rebuilt.inputs] == \
+            [tuple(t.shape) for t in suite.functional(model).inputs]
         assert [tuple(t.shape) for t in rebuilt.outputs] == \
             [tuple(t.shape) for t in g.model.outputs]
         path = tmp_path / "model.kc"
