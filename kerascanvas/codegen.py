@@ -149,6 +149,8 @@ def _op_call(kind, config, sources: list, results: list, op: str | None = None,
     function, positional, keywords = kind.code(config, [_Raw(t) for t in sources])
     if function == "-" and len(positional) == 1:
         return [f"{target}-{_literal(positional[0])}"]
+    if function == "[]":  # x[:, 0] (positional: the tensor, the subscript's text)
+        return [f"{target}{_literal(positional[0])}[{positional[1]}]"]
     if len(function) <= 2 and len(positional) == 2:  # an operator
         return [f"{target}{_literal(positional[0])} {function} {_literal(positional[1])}"]
     call = _Call(function, tuple(("", v) for v in positional) + tuple(keywords.items()))
@@ -486,7 +488,8 @@ def _literal(value: Any) -> str:
         return _string(value)
     if isinstance(value, float) and not math.isfinite(value):  # repr gives bare nan / inf
         return f'float("{value}")'
-    if isinstance(value, bool) or value is None or isinstance(value, (int, float)):
+    if isinstance(value, bool) or value is None or isinstance(value, (int, float, slice)) \
+            or value is Ellipsis:
         return repr(value)
     if isinstance(value, tuple):
         inner = ", ".join(_literal(v) for v in value)
