@@ -66,11 +66,12 @@ def to_code(g, op_names: bool = False) -> str:
                        results, _unpacking(spec.class_name, spec.config, g.keras_layer(name)))
     lines.append("")
     ins = [_Raw(names[(n, 0, 0)]) for n in g.inputs]
-    if g.dict_inputs:
+    if g.dict_inputs and g.input_structure is None:
         ins = [dict(zip(g.inputs, ins))]
     outs = [_Raw(names[t]) for t in g.outputs]
-    if g.output_keys:
+    if g.output_keys and g.output_structure is None:
         outs = [dict(zip(g.output_keys, outs))]
+    ins, outs = _structured(g, ins, outs)
     lines += _assign("model", "keras.Model", {"inputs": ins[0] if len(ins) == 1 else ins,
                                               "outputs": outs[0] if len(outs) == 1 else outs,
                                               "name": g.name})
@@ -476,6 +477,17 @@ def _exploded(prefix: str, value: Any, level: int, end: str) -> list[str]:
     for p, v in items:
         lines += _exploded(p, v, level + 1, ",")
     return lines + [f"{pad}{closing}{end}"]
+
+
+def _structured(g, ins: list, outs: list) -> tuple[list, list]:
+    """Inputs and outputs in the drawing's nested structures, where set (structures.py)."""
+    from . import structures
+
+    if g.input_structure is not None and structures.fits(g.input_structure, len(ins)):
+        ins = [structures.packed(g.input_structure, ins)]
+    if g.output_structure is not None and structures.fits(g.output_structure, len(outs)):
+        outs = [structures.packed(g.output_structure, outs)]
+    return ins, outs
 
 
 def _literal(value: Any) -> str:

@@ -470,6 +470,7 @@ class Graph:
                     raise EditError(f"{t} is not an output port of {t[0]}.", layer=t[0])
             d.output_order, d.output_keys = order, keys
             d.outputs_only = bool(only) and bool(order)
+            d.output_structure = None
 
         self._edit(change, network=False)
 
@@ -483,6 +484,34 @@ class Graph:
             d.dict_inputs = on
 
         self._edit(change, network=False)
+
+    def set_structures(self, inputs: Any = ..., outputs: Any = ...) -> None:
+        """The nested structures `g.model` takes its inputs in and gives its outputs in, as
+        JSON over positions (kerascanvas/structures.py): inputs over the Inputs in creation
+        order, outputs over `outputs` (`keras.Model({"x": a, "more": {"y": b}}, ...)`, dicts
+        keyed unlike the Inputs' names, tuples, one tensor in several places). None: plain."""
+        from . import structures
+
+        def change(d: Drawing) -> None:
+            if inputs is not ...:  # (... leaves it as it is)
+                n = sum(1 for s in d.layers.values() if s.is_input)
+                d.input_structure = None if inputs is None else structures.checked(
+                    inputs, n, "input")
+            if outputs is not ...:
+                d.output_structure = None if outputs is None else structures.checked(
+                    outputs, len(d.output_order), "output")
+
+        self._edit(change, network=False)
+
+    @property
+    def input_structure(self) -> Any:
+        """The inputs' structure set by `set_structures` (JSON), or None."""
+        return self._drawing.input_structure
+
+    @property
+    def output_structure(self) -> Any:
+        """The outputs' structure set by `set_structures` (JSON), or None."""
+        return self._drawing.output_structure
 
     @property
     def output_keys(self) -> tuple[str, ...]:
@@ -1058,7 +1087,9 @@ class Graph:
         found = []
         if not self.inputs:
             found.append(Problem("The drawing has no Input: add one with add_input()."))
-        used = {e.src[0] for e in d.edges}
+        used = {e.src[0] for e in d.edges} | {t[0] for t in self.outputs}
+        if d.input_structure is not None:  # an imported model's own inputs, used or not
+            used |= set(self.inputs)
         for name in self.inputs:
             if name not in used:
                 found.append(Problem(f"Input {name} is not used by any layer.", name, 0))
@@ -1069,6 +1100,17 @@ class Graph:
             found.append(Problem("The drawing has no output."))
         return found
 
+    def _structured(self, inputs: list, outputs: list) -> tuple[list, list]:
+        """Inputs and outputs in the drawing's structures, where set (one item: the structure)."""
+        from . import structures
+
+        d = self._drawing
+        if d.input_structure is not None and structures.fits(d.input_structure, len(inputs)):
+            inputs = [structures.packed(d.input_structure, inputs)]
+        if d.output_structure is not None and structures.fits(d.output_structure, len(outputs)):
+            outputs = [structures.packed(d.output_structure, outputs)]
+        return inputs, outputs
+
     def _build_model(self) -> keras.Model | None:
         net = self._net
         inputs = [net.records[(n, 0)].outputs[0] for n in self.inputs]
@@ -1076,9 +1118,10 @@ class Graph:
         limit = sys.getrecursionlimit()  # Keras's map_graph recurses once per node (#15596)
         sys.setrecursionlimit(max(limit, 20 * len(net.records) + 2000))
         try:
-            if self._drawing.dict_inputs:
+            inputs, outputs = self._structured(inputs, outputs)
+            if self._drawing.dict_inputs and self._drawing.input_structure is None:
                 inputs = [dict(zip(self.inputs, inputs))]
-            if self._drawing.output_keys:  # the ports whose calls are built, with their keys
+            if self._drawing.output_keys and self._drawing.output_structure is None:
                 d, built = self._drawing, set(self.outputs)
                 outputs = [{k: net.records[t[:2]].outputs[t[2]] for t, k in
                             zip(d.output_order, d.output_keys) if t in built}]

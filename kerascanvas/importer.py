@@ -17,7 +17,7 @@ from pathlib import Path
 import keras
 from keras.src.models.functional import Functional
 
-from . import calls, catalog, custom, kinds, nested, ops
+from . import calls, catalog, custom, kinds, nested, ops, structures
 from .drawing import EditError
 from .repeats import repeated_blocks
 
@@ -120,15 +120,15 @@ def from_model(model, graph_class, trust_custom: bool = False):
     edges = [[list(src), [op.name, k, slot]] for op in w.layers
              for k, (sources, slots) in enumerate(zip(w.calls[op.name], w.targets[op.name]))
              for slot, src in zip(slots, sources)]
-    dict_inputs = isinstance(w.model._inputs_struct, dict)
-    if dict_inputs:
-        _check_dict_keys(w.model)
+    in_struct, out_struct = w.model._inputs_struct, w.model._outputs_struct
+    dict_inputs = isinstance(in_struct, dict)
     # a big model opens readable: its runs of repeated blocks folded (g.fold_all(False) opens them)
     runs = repeated_blocks({layer["name"]: layer for layer in layers}, edges)
     g.replay({"layers": layers, "edges": edges, "outputs": [list(t) for t in w.outputs],
               "outputs_only": True, "dict_inputs": dict_inputs,
               "output_keys": _output_keys(w.model),
               "folded": [run.blocks[0][0] for run in runs]}, as_given=True)
+    _keep_structures(g, w, edges)
     for op in w.layers:
         copy_weights(op, g.keras_layer(op.name))
     return g
@@ -216,24 +216,33 @@ def _functional(model):
     return model
 
 
-def _check_dict_keys(model) -> None:
-    """Dict inputs come back keyed by the Inputs' names: a model whose keys differ says so."""
-    for key, tensor in model._inputs_struct.items():
-        name = tensor._keras_history.operation.name
-        if key != name:
-            raise EditError(f"Model {model.name!r} takes its input {name!r} under the key {key!r}; "
-                            "a drawing keys dict inputs by the Input's name: name the Input "
-                            f"{key!r}.", layer=name)
+def _keep_structures(g, w, edges) -> None:
+    """Inputs and outputs in the model's own structures where plain flags cannot say them
+    (nested, dicts keyed unlike the Inputs' names, tuples), and an Input that feeds nothing
+    kept as the model's (Keras builds such a model)."""
+    names = [layer.name for layer in w.inputs]
+    in_struct, out_struct = w.model._inputs_struct, w.model._outputs_struct
+    fed = {src[0] for src, _ in edges} | {t[0] for t in w.outputs}
+    plain_in = structures.plain_inputs(in_struct, names) and fed >= set(names)
+    plain_out = structures.plain_outputs(out_struct)
+    if plain_in and plain_out:
+        return
+    g.set_structures(inputs=None if plain_in else structures.encoded(in_struct, _counter()),
+                     outputs=None if plain_out else structures.encoded(out_struct, _counter()))
+
+
+def _counter():
+    """Positions in flattening order (Keras's: dicts by sorted key), one per leaf."""
+    count = iter(range(1 << 30))
+    return lambda leaf: next(count)
 
 
 def _output_keys(model) -> list[str]:
-    """The keys of a model's dict outputs in flattened (sorted) order, [] for other outputs."""
+    """The keys of a model's flat dict outputs in flattened (sorted) order, [] for others
+    (a nested structure is kept by _keep_structures)."""
     struct = model._outputs_struct
-    if not isinstance(struct, dict):
+    if not isinstance(struct, dict) or not structures.plain_outputs(struct):
         return []
-    if not all(isinstance(k, str) and isinstance(v, keras.KerasTensor) for k, v in struct.items()):
-        raise EditError(f"Model {model.name!r} gives a nested dict of outputs; a drawing holds a "
-                        "list or a flat {name: tensor} dict of outputs.")
     return sorted(struct)
 
 

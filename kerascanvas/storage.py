@@ -56,7 +56,8 @@ def save(g, path) -> None:
                 "expanded": sorted(g.expanded),
                 "folded": sorted(g.folded),
                 "outputs": [list(t) for t in g.output_order], "outputs_only": g.outputs_only,
-                "dict_inputs": g.dict_inputs, "output_keys": list(g.output_keys)}
+                "dict_inputs": g.dict_inputs, "output_keys": list(g.output_keys),
+                "input_structure": g.input_structure, "output_structure": g.output_structure}
     buffer = io.BytesIO()
     np.savez(buffer, **arrays)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
@@ -245,6 +246,9 @@ def replay(g, doc, as_given: bool = False) -> None:
             g.set_outputs([tuple(t) for t in doc["outputs"]], only=doc.get("outputs_only", False))
         if doc.get("dict_inputs", False) is not False:  # optional: older files lack it
             g.set_dict_inputs(doc["dict_inputs"])
+        if doc.get("input_structure") is not None or doc.get("output_structure") is not None:
+            g.set_structures(inputs=doc.get("input_structure"),  # optional, as output_keys
+                             outputs=doc.get("output_structure"))
 
 
 def call_entry(spec) -> dict:
