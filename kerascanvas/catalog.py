@@ -265,7 +265,7 @@ def _check_safe(class_name: str, key: str, value: Any) -> None:
 # constraints, dtype policies): Keras would deserialize any class named in a config, so only
 # these modules are let through, and never a registered custom class ("package>Name").
 SERIALIZED_MODULES = ("keras.initializers", "keras.regularizers", "keras.constraints",
-                      "keras.dtype_policies")
+                      "keras.dtype_policies", "keras.quantizers")  # (quantizers: int8 configs)
 
 
 def check_serialized(where: str, value: Any, depth: int = 0) -> None:
@@ -282,8 +282,9 @@ def check_serialized(where: str, value: Any, depth: int = 0) -> None:
                        # (regularizers for a kernel_regularizer); "pkg>Name", "__lambda__" not
                        or (module is None and isinstance(name, str) and name.isidentifier()
                            and not name.startswith("_")))
-            if (not allowed or value.get("registered_name") not in (None, name)
-                    or not isinstance(name, str) or name.startswith("_")):  # __lambda__: code
+            trusted = _trusted_object(module, name, value.get("registered_name"))
+            if not trusted and (not allowed or value.get("registered_name") not in (None, name)
+                                or not isinstance(name, str) or name.startswith("_")):
                 raise EditError(f"{where} holds a serialized {name!r:.60} from {module!r:.60}; a "
                                 f"config may only hold Keras's own initializers, regularizers, "
                                 f"constraints and dtype policies.")
@@ -292,6 +293,20 @@ def check_serialized(where: str, value: Any, depth: int = 0) -> None:
     elif isinstance(value, (list, tuple)):
         for item in value:
             check_serialized(where, item, depth + 1)
+
+
+def _trusted_object(module: Any, name: Any, registered_name: Any) -> bool:
+    """A layer object held in a config (Dense(activation=layers.ReLU())): a layer class of
+    Keras's own, or a class the user registered (kc.register)."""
+    from . import custom
+
+    if not isinstance(name, str):
+        return False
+    if module == "keras.layers":
+        return name in custom.keras_own() or name in _kinds()
+    cls = custom.registered().get(name)
+    return cls is not None and cls.__module__ == module and registered_name in (
+        None, name, keras.saving.get_registered_name(cls))
 
 
 def _shown(kwargs: dict) -> str:

@@ -415,6 +415,8 @@ def _inner(value: Any) -> Any:
 
 def _object(value: Any) -> Any:
     """A serialized initializer, regularizer or constraint as a constructor call."""
+    if isinstance(value, dict) and value.get("module") == "keras.quantizers":  # an int8 config:
+        return _Call("keras.saving.deserialize_keras_object", (("", value),))  # (init takes objects)
     if not (isinstance(value, dict) and value.get("module") in _OBJECT_MODULES
             and isinstance(value.get("class_name"), str) and isinstance(value.get("config"), dict)):
         return value

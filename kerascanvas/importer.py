@@ -268,6 +268,8 @@ def _check_offered(layer, trust_custom: bool = False) -> None:
         if ops.name_of(layer) is None:
             raise EditError(ops.refusal(layer), layer=layer.name)
         return
+    if trust_custom:
+        _trust_held(layer)
     if custom.drawing_name(layer) is not None:  # Keras's own, registered or a trusted Lambda
         return
     if isinstance(layer, keras.Model):
@@ -298,6 +300,18 @@ def _check_offered(layer, trust_custom: bool = False) -> None:
     raise EditError(f"Layer {layer.name!r} is a {type(layer).__module__}.{name}, a class of your "
                     f"own: register it with kc.register({name}) (or import with "
                     "trust_custom=True) to draw it.", layer=layer.name)
+
+
+def _trust_held(layer) -> None:
+    """Trusting a model trusts the layer objects its layers hold as settings: a custom
+    activation class given as Dense(activation=ScaledTanh())."""
+    import keras
+
+    for value in vars(layer).values():
+        if isinstance(value, keras.layers.Layer) and not isinstance(value, keras.Model) and \
+                type(value).__module__.split(".")[0] != "keras" and \
+                custom.class_name_of(type(value)) is None:
+            custom.register(type(value))
 
 
 def _box_config(op, nodes) -> dict:
