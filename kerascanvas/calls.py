@@ -138,6 +138,17 @@ def keyword_defaults(cls, positional: tuple[str, ...]) -> tuple[str, ...]:
                  and p.name not in filled_by_keras)
 
 
+def optional_tensors(cls, positional: tuple[str, ...]) -> tuple[str, ...]:
+    """A user class's optional second tensor argument, offered as a named slot: the parameter
+    after its first tensor, where it defaults to None (call(x, y=None)) and Keras does not fill
+    it in (further keyword tensors become slots when a call is imported with them)."""
+    params = [p for p in call_parameters(cls) if p.kind in (p.POSITIONAL_ONLY,
+                                                             p.POSITIONAL_OR_KEYWORD)]
+    skip = set(KERAS_FILLED) | {"mask"} | {f"{name}_mask" for name in positional}
+    return tuple(p.name for p in params[1:2] if p.default is None and p.name not in skip
+                 and p.name not in positional)
+
+
 def with_keywords(slots, names) -> Any:
     """`slots` with the tensor keyword arguments `names` as further named slots (those it has
     already are kept where they are). A box called on a list takes none."""

@@ -74,9 +74,9 @@ def walk(model, trust_custom: bool = False) -> Walk:
         _check_offered(op, trust_custom)
         nodes = [n for n in op._inbound_nodes if id(n) in mine]
         w.configs[op.name] = config = _box_config(op, nodes)
-        read = [_read_call(op, node) for node in nodes]
-        keywords = tuple(dict.fromkeys(k for r in read for k in r[1]))
         slots = _slots(op, config, nodes)
+        read = [_by_name(op, slots, *_read_call(op, node)) for node in nodes]
+        keywords = tuple(dict.fromkeys(k for r in read for k in r[1]))
         try:
             slots = calls.with_keywords(slots, keywords)
         except EditError as e:
@@ -139,7 +139,18 @@ def copy_weights(source, target) -> None:
     take the very array they are given, and a JAX fit donates (deletes) its arrays: copy there,
     or training the import would delete the original model's weights."""
     fresh = keras.ops.copy if keras.backend.backend() == "jax" else (lambda value: value)
-    for a, b in zip(getattr(target, "weights", []), getattr(source, "weights", []), strict=True):
+    mine, theirs = getattr(target, "weights", []), getattr(source, "weights", [])
+    if [tuple(w.shape) for w in mine] != [tuple(w.shape) for w in theirs]:
+        extra = [w.path for w in theirs if "lora" in w.path.split("/")[-1]]
+        why = (f"it holds LoRA weights ({', '.join(extra[:3])}) enabled on its inner layers, "
+               "which its config does not record" if extra else
+               "its weights differ from those Keras makes from its config")
+        raise EditError(f"Layer {source.name!r} ({type(source).__name__}) cannot be drawn "
+                        f"with its weights: {why}. Enable LoRA on the layer itself where Keras "
+                        "records it in the config (Dense, EinsumDense, Embedding: lora_rank), or "
+                        "merge the LoRA weights into the kernels before importing.",
+                        layer=source.name)
+    for a, b in zip(mine, theirs, strict=True):
         a.assign(fresh(b.value))
 
 
@@ -385,6 +396,24 @@ def _read_call(op, node) -> tuple[list, dict, tuple]:
     except EditError as e:
         raise EditError(e.message, layer=op.name) from None
     return list(args), tensors, found
+
+
+def _by_name(op, slots, args: list, tensors: dict, settings) -> tuple[list, dict, tuple]:
+    """A call's tensors passed by position beyond the box's positional slots (a custom
+    layer's call(x, y=None) called as layer(x, y)), moved to named slots under their
+    parameters' names: the same call, made by keyword."""
+    if not isinstance(op, keras.layers.Layer) or isinstance(op, keras.Model) or \
+            slots.kind == "list":
+        return args, tensors, settings
+    n = calls.positional_count(slots)
+    params = [p.name for p in calls.call_parameters(type(op))
+              if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    extra = args[n:]
+    if not extra or len(args) > len(params) or not all(
+            isinstance(v, keras.KerasTensor) for v in extra) or any(
+            params[i] in tensors for i in range(n, len(args))):
+        return args, tensors, settings
+    return args[:n], {**tensors, **{params[i]: args[i] for i in range(n, len(args))}}, settings
 
 
 def _filled(op, slots, args: list, tensors: dict, settings=()) -> dict:
