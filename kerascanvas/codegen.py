@@ -343,6 +343,9 @@ def _arguments(spec) -> dict:
     kind = custom.get(spec.class_name)
     if isinstance(kind, custom.TrustedLambda):
         return _lambda_arguments(kind, spec)
+    if isinstance(kind, custom.CustomKind) and kind.made_from == "arguments":
+        accepted = custom.init_arguments(kind.cls)  # as published: its own arguments only
+        return {k: _object(v) for k, v in spec.config.items() if k in accepted}
 
     config = json.loads(json.dumps(dict(spec.config)))  # tuples as lists, as in the defaults
     required = _required(spec.class_name, config)

@@ -75,7 +75,18 @@ def register(cls: Any, name: str | None = None, list_input: bool = False,
 
 
 def _trust_lambda(layer, name: str | None, list_input: bool, outputs: int | None) -> str:
-    name = f"Lambda_{re.sub(r'[^0-9a-zA-Z_]', '_', layer.name)}" if name is None else name
+    if name is None:  # Lambda_<layer name>, or the first free Lambda_<layer name>_<n>
+        base = f"Lambda_{re.sub(r'[^0-9a-zA-Z_]', '_', layer.name)}"
+        name, n = base, 0
+        while (_trusted.get(name) or _taken_by(name)) not in (None, layer):
+            n += 1
+            name = f"{base}_{n}"
+        if n:
+            import warnings
+
+            warnings.warn(f"The Lambda {layer.name!r} is trusted as {name!r}: {base!r} is "
+                          f"already {_where(_trusted.get(base) or _taken_by(base))}.",
+                          UserWarning, stacklevel=3)
     if not (isinstance(name, str) and name.isidentifier()):
         raise TypeError(f"A registered name is an identifier, got {name!r:.80}.")
     taken = _trusted.get(name) or _taken_by(name)
@@ -244,10 +255,82 @@ def _kind(class_name: str):
 
 @dataclass(frozen=True)
 class CustomKind(LayerKind):
-    """A registered or Keras-own class: the catalog's kind, with its outputs per call."""
+    """A registered or Keras-own class: the catalog's kind, with its outputs per call.
+
+    A class as people publish it often takes only its own arguments (`__init__(self, maxlen,
+    vocab_size, embed_dim)`: no **kwargs, no get_config, no from_config), so Keras's own
+    from_config (`cls(**config)`, name and trainable included) cannot remake it: such a class
+    is made from the arguments its __init__ accepts that the config holds (Keras records them
+    itself), and is given its name and trainable flag afterwards."""
 
     def n_outputs(self, config: dict) -> int:
         return _outputs.get(self.class_name, 1)
+
+    @property
+    def made_from(self) -> str:
+        """"config" (Keras's from_config) or "arguments" (its __init__'s own arguments)."""
+        return "arguments" if published(self.cls) else "config"
+
+    def create(self, config: dict):
+        config = self._checked(config)
+        if not published(self.cls):
+            return self.cls.from_config(config)
+        return self.build(**config)
+
+    def build(self, **kwargs: Any):
+        if not published(self.cls):
+            return super().build(**kwargs)
+        settings = {k: kwargs.pop(k) for k in ("name", "trainable", "dtype") if k in kwargs}
+        accepted = init_arguments(self.cls)
+        missing = [p.name for p in accepted.values()
+                   if p.default is inspect.Parameter.empty and p.name not in kwargs]
+        if missing:
+            raise EditError(f"{self.class_name} cannot be made again: its __init__ needs "
+                            f"{', '.join(missing)}, which its config does not hold (give the "
+                            "class a get_config() that returns them).")
+        layer = self.cls(**{k: v for k, v in kwargs.items() if k in accepted})
+        if "name" in settings:
+            layer.name = settings["name"]
+        if "trainable" in settings:
+            layer.trainable = settings["trainable"]
+        return layer
+
+    def make_config(self, **kwargs: Any) -> dict:
+        return self.config_of(self.build(**{**self.suggested_args(), **kwargs}))
+
+    def config_of(self, layer, given=None) -> dict:
+        """Its get_config(), with the name and trainable flag Keras's leaves out of a
+        class as published."""
+        config = layer.get_config()
+        if published(self.cls):
+            config = {**config, "name": layer.name, "trainable": layer.trainable}
+        return config
+
+
+def init_arguments(cls) -> dict[str, inspect.Parameter]:
+    """The named parameters of a class's __init__ (after self)."""
+    try:
+        params = list(inspect.signature(cls.__init__).parameters.values())[1:]
+    except (TypeError, ValueError):
+        return {}
+    return {p.name: p for p in params if p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)}
+
+
+@functools.cache
+def published(cls) -> bool:
+    """Whether Keras's from_config cannot remake the class: it keeps Keras's own from_config
+    (cls(**config)) while its __init__ takes neither **kwargs nor a name."""
+    import keras
+
+    try:
+        params = list(inspect.signature(cls.__init__).parameters.values())[1:]
+    except (TypeError, ValueError):
+        return False
+    own_from_config = getattr(cls.from_config, "__func__", None) not in (
+        getattr(keras.layers.Layer.from_config, "__func__", None),
+        getattr(keras.Operation.from_config, "__func__", None))
+    return (not own_from_config and not any(p.kind is p.VAR_KEYWORD for p in params)
+            and "name" not in {p.name for p in params})
 
 
 @dataclass(frozen=True)

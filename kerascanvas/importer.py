@@ -265,7 +265,7 @@ def _check_offered(layer, trust_custom: bool = False) -> None:
             raise EditError(f"Layer {layer.name!r} is a model of class {type(layer).__module__}."
                             f"{name}; only Functional and Sequential models can be drawn.",
                             layer=layer.name)
-        walk(layer)  # its own layers, checked the same way
+        walk(layer, trust_custom)  # its own layers, checked (and trusted) the same way
         return
     if isinstance(layer, keras.layers.Lambda):
         raise EditError(f"Layer {layer.name!r} is a Lambda, which runs code a drawing cannot hold "
@@ -294,7 +294,16 @@ def _box_config(op, nodes) -> dict:
     """What the box's config will be: get_config(), with an operation's call constants."""
     if isinstance(op, keras.layers.Layer):
         kind = custom.get(custom.drawing_name(op))
-        return kind.config_of(op) if isinstance(kind, custom.TrustedLambda) else op.get_config()
+        if isinstance(kind, custom.TrustedLambda):
+            return kind.config_of(op)
+        try:
+            config = op.get_config()
+        except Exception as e:  # a class of one's own whose get_config is broken
+            raise EditError(f"Layer {op.name!r} ({type(op).__name__}) cannot describe itself: "
+                            f"its get_config() raised {type(e).__name__}: {e}", layer=op.name) from e
+        if isinstance(kind, custom.CustomKind) and kind.made_from == "arguments":
+            config = {**config, "name": op.name, "trainable": op.trainable}
+        return config
     constants = [ops.node_arguments(op, node)[1] for node in nodes]
     if any(c != constants[0] for c in constants[1:]):
         raise EditError(f"Operation {op.name!r} is called with different constants in its calls, "
