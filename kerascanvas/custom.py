@@ -74,19 +74,34 @@ def register(cls: Any, name: str | None = None, list_input: bool = False,
     return name
 
 
+def trust(cls) -> str:
+    """Register a class met in a model imported with trust_custom=True: under its own name, or
+    where that is taken by another class (Gemma's RMSNormalization beside Keras's) under the
+    first free `<name>_<n>`, with a warning saying which."""
+    found = class_name_of(cls)
+    if found is not None:
+        return found
+    return register(cls, name=_free_name(cls.__name__, cls, "class"))
+
+
+def _free_name(base: str, thing: Any, what: str) -> str:
+    name, n = base, 0
+    while (_trusted.get(name) or _taken_by(name)) not in (None, thing):
+        n += 1
+        name = f"{base}_{n}"
+    if n:
+        import warnings
+
+        shown = getattr(thing, "name", None) if what == "Lambda" else _where(thing)
+        warnings.warn(f"The {what} {shown!r} is trusted as {name!r}: {base!r} is already "
+                      f"{_where(_trusted.get(base) or _taken_by(base))}.", UserWarning,
+                      stacklevel=4)
+    return name
+
+
 def _trust_lambda(layer, name: str | None, list_input: bool, outputs: int | None) -> str:
     if name is None:  # Lambda_<layer name>, or the first free Lambda_<layer name>_<n>
-        base = f"Lambda_{re.sub(r'[^0-9a-zA-Z_]', '_', layer.name)}"
-        name, n = base, 0
-        while (_trusted.get(name) or _taken_by(name)) not in (None, layer):
-            n += 1
-            name = f"{base}_{n}"
-        if n:
-            import warnings
-
-            warnings.warn(f"The Lambda {layer.name!r} is trusted as {name!r}: {base!r} is "
-                          f"already {_where(_trusted.get(base) or _taken_by(base))}.",
-                          UserWarning, stacklevel=3)
+        name = _free_name(f"Lambda_{re.sub(r'[^0-9a-zA-Z_]', '_', layer.name)}", layer, "Lambda")
     if not (isinstance(name, str) and name.isidentifier()):
         raise TypeError(f"A registered name is an identifier, got {name!r:.80}.")
     taken = _trusted.get(name) or _taken_by(name)
@@ -271,6 +286,13 @@ class CustomKind(LayerKind):
         """"config" (Keras's from_config) or "arguments" (its __init__'s own arguments)."""
         return "arguments" if published(self.cls) else "config"
 
+    def _check_value(self, key: str, value: Any) -> None:
+        """The catalog's checks, but a function Keras's registry names (a class's own
+        activation, "keras_hub>gelu_approximate") may stand in a trusted class's config: it
+        names code the kernel already registered, never code from the file."""
+        if not _registered_function(value):
+            super()._check_value(key, value)
+
     def create(self, config: dict):
         config = self._checked(config)
         if not published(self.cls):
@@ -305,6 +327,18 @@ class CustomKind(LayerKind):
         if published(self.cls):
             config = {**config, "name": layer.name, "trainable": layer.trainable}
         return config
+
+
+def _registered_function(value: Any) -> bool:
+    """A serialized function that Keras's registry of registered objects resolves."""
+    if not (isinstance(value, dict) and value.get("module") == "builtins"
+            and value.get("class_name") == "function" and isinstance(value.get("config"), str)
+            and set(value) <= {"module", "class_name", "config", "registered_name"}):
+        return False
+    import keras
+
+    found = keras.saving.get_registered_object(value["config"])
+    return inspect.isfunction(found)
 
 
 def init_arguments(cls) -> dict[str, inspect.Parameter]:
