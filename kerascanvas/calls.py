@@ -183,12 +183,16 @@ def check_setting_names(cls, slots, names, where: str) -> None:
 
 # ----- a call from the drawing, and back ---------------------------------------------------
 
-def arrange(slots, filled: Mapping[int, Any], call_args: CallArgs = DEFAULT):
+def arrange(slots, filled: Mapping[int, Any], call_args: CallArgs = DEFAULT, keys=None):
     """(args, kwargs) of a call whose slots hold `filled` {slot: value}: positional slots by
     position (as many as the call passes so), the rest by their names, then the settings.
-    A list layer gets its tensors as one list."""
+    A list layer gets its tensors as one list; a model that takes a dict, as {key: tensor}
+    (keys: in slot order, nested.input_keys)."""
     if slots.kind == "list":
-        return [[filled[i] for i in sorted(filled)]], dict(call_args.settings)
+        items = [filled[i] for i in sorted(filled)]
+        if keys is not None and len(keys) == len(items):
+            return [dict(zip(keys, items))], dict(call_args.settings)
+        return [items], dict(call_args.settings)
     limit = positional_count(slots)
     if call_args.positional is not None:
         limit = min(limit, call_args.positional)
@@ -206,15 +210,16 @@ def keras_order(slots, filled: Mapping[int, Any], call_args: CallArgs = DEFAULT)
     """The filled values in the order of `node.input_tensors`: args, then keyword tensors
     sorted by name (keras.tree.flatten sorts dict keys)."""
     args, kwargs = arrange(slots, filled, CallArgs(positional=call_args.positional))
-    flat = [x for a in args for x in (a if isinstance(a, list) else [a])]
+    flat = [x for a in args for x in (a if isinstance(a, list) else [a])]  # (no dict here)
     return flat + [kwargs[k] for k in sorted(kwargs)]
 
 
 def tensor_at(node, slots, s: int):
     """The tensor in slot s of a Keras node, read from its arguments as Keras recorded them."""
     args, kwargs = node.arguments.args, node.arguments.kwargs
-    if slots.kind == "list":
-        return args[0][s]
+    if slots.kind == "list":  # a list, or a model's dict of inputs (slots: sorted keys)
+        items = args[0]
+        return [items[k] for k in sorted(items)][s] if isinstance(items, dict) else items[s]
     name = slots.names[s] if s < len(slots.names) else None
     if name in kwargs:
         return kwargs[name]

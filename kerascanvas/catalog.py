@@ -185,7 +185,7 @@ class LayerKind:
             if key in ("layer", "backward_layer") and value is not None:
                 nested = self._nested(key, value)
                 kwargs[key] = get(nested["class_name"]).create(nested["config"])
-            _check_safe(self.class_name, key, value)
+            self._check_value(key, value)
         try:
             return self.cls(**kwargs)
         except Exception as e:
@@ -201,6 +201,9 @@ class LayerKind:
             raise ValueError(f"Keras refused {self.class_name}({_shown(kwargs)}): "
                              f"{type(e).__name__}: {e}") from e
 
+    def _check_value(self, key: str, value: Any) -> None:
+        _check_safe(self.class_name, key, value)
+
     def create(self, config: dict) -> keras.layers.Layer:
         """`cls.from_config(config)`; nested layers (at any depth) must be catalog classes."""
         return self.cls.from_config(self._checked(config))
@@ -212,7 +215,7 @@ class LayerKind:
         for key, value in config.items():
             if key in ("layer", "backward_layer") and value is not None:
                 config[key] = self._nested(key, value)
-            _check_safe(self.class_name, key, value)
+            self._check_value(key, value)
         return config
 
     def _nested(self, key: str, value: Any) -> dict:

@@ -62,7 +62,8 @@ def to_code(g, op_names: bool = False) -> str:
             lines += _assign(names[name], _constructor(spec.class_name), _arguments(spec))
         built.add(name)  # each layer built once, called once per node
         filled = {slot: _Raw(names[s]) for slot, s in g.call_slots(name, k).items()}
-        lines += _call(names[name], calls.arrange(spec.slots, filled, calls.of(spec, k)),
+        lines += _call(names[name], calls.arrange(spec.slots, filled, calls.of(spec, k),
+                                                  nested.input_keys(spec.class_name, spec.config)),
                        results, _unpacking(spec.class_name, spec.config, g.keras_layer(name)))
     lines.append("")
     ins = [_Raw(names[(n, 0, 0)]) for n in g.inputs]
@@ -146,12 +147,16 @@ def _op_call(kind, config, sources: list, results: list, op: str | None = None,
         lines = [] if make is None else _assign(
             op, f"{kind.cls.__module__}.{kind.cls.__name__}", {**kind.settings(config), "name": make})
         arguments = kind.call_arguments(config, [_Raw(t) for t in sources])
+        if kind.class_name == "get_item":  # its key as Python writes it
+            from .slicing import literal
+
+            arguments = [arguments[0], _Raw(literal(config["key"]))]
         return lines + _exploded(target, _Call(op, tuple(("", v) for v in arguments)), 0, "")
     function, positional, keywords = kind.code(config, [_Raw(t) for t in sources])
     if function == "-" and len(positional) == 1:
         return [f"{target}-{_literal(positional[0])}"]
-    if function == "[]":  # x[:, 0] (positional: the tensor, the subscript's text)
-        return [f"{target}{_literal(positional[0])}[{positional[1]}]"]
+    if function == "[]":  # slicing: x[:, 0]
+        return [f"{target}{positional[0]}"]
     if len(function) <= 2 and len(positional) == 2:  # an operator
         return [f"{target}{_literal(positional[0])} {function} {_literal(positional[1])}"]
     call = _Call(function, tuple(("", v) for v in positional) + tuple(keywords.items()))
@@ -290,7 +295,8 @@ def _model_block(model, target: str, fresh) -> list[str]:
         results = [own.setdefault((name, k, t), fresh("x")) for t in range(w.widths[(name, k)])]
         # (each call's tensors are new keys: fresh() runs once for each)
         filled = {slot: _Raw(own[s]) for slot, s in w.filled(name, k).items()}
-        lines += _call(own[name], calls.arrange(w.slots[name], filled, w.call_args[name][k]),
+        keys = nested.input_keys(cls, w.configs[name])
+        lines += _call(own[name], calls.arrange(w.slots[name], filled, w.call_args[name][k], keys),
                        results, _unpacking(cls, config, op))
     structure = keras.tree.pack_sequence_as
     inputs = structure(w.model._inputs_struct, [_Raw(own[(n.name, 0, 0)]) for n in w.inputs])
@@ -346,6 +352,9 @@ def _arguments(spec) -> dict:
     kind = custom.get(spec.class_name)
     if isinstance(kind, custom.TrustedLambda):
         return _lambda_arguments(kind, spec)
+    if isinstance(kind, custom.CustomKind) and kind.made_from == "arguments":
+        accepted = custom.init_arguments(kind.cls)  # as published: its own arguments only
+        return {k: _object(v) for k, v in spec.config.items() if k in accepted}
 
     config = json.loads(json.dumps(dict(spec.config)))  # tuples as lists, as in the defaults
     required = _required(spec.class_name, config)

@@ -74,8 +74,34 @@ def register(cls: Any, name: str | None = None, list_input: bool = False,
     return name
 
 
+def trust(cls) -> str:
+    """Register a class met in a model imported with trust_custom=True: under its own name, or
+    where that is taken by another class (Gemma's RMSNormalization beside Keras's) under the
+    first free `<name>_<n>`, with a warning saying which."""
+    found = class_name_of(cls)
+    if found is not None:
+        return found
+    return register(cls, name=_free_name(cls.__name__, cls, "class"))
+
+
+def _free_name(base: str, thing: Any, what: str) -> str:
+    name, n = base, 0
+    while (_trusted.get(name) or _taken_by(name)) not in (None, thing):
+        n += 1
+        name = f"{base}_{n}"
+    if n:
+        import warnings
+
+        shown = getattr(thing, "name", None) if what == "Lambda" else _where(thing)
+        warnings.warn(f"The {what} {shown!r} is trusted as {name!r}: {base!r} is already "
+                      f"{_where(_trusted.get(base) or _taken_by(base))}.", UserWarning,
+                      stacklevel=4)
+    return name
+
+
 def _trust_lambda(layer, name: str | None, list_input: bool, outputs: int | None) -> str:
-    name = f"Lambda_{re.sub(r'[^0-9a-zA-Z_]', '_', layer.name)}" if name is None else name
+    if name is None:  # Lambda_<layer name>, or the first free Lambda_<layer name>_<n>
+        name = _free_name(f"Lambda_{re.sub(r'[^0-9a-zA-Z_]', '_', layer.name)}", layer, "Lambda")
     if not (isinstance(name, str) and name.isidentifier()):
         raise TypeError(f"A registered name is an identifier, got {name!r:.80}.")
     taken = _trusted.get(name) or _taken_by(name)
@@ -248,10 +274,101 @@ def _kind(class_name: str):
 
 @dataclass(frozen=True)
 class CustomKind(LayerKind):
-    """A registered or Keras-own class: the catalog's kind, with its outputs per call."""
+    """A registered or Keras-own class: the catalog's kind, with its outputs per call.
+
+    A class as people publish it often takes only its own arguments (`__init__(self, maxlen,
+    vocab_size, embed_dim)`: no **kwargs, no get_config, no from_config), so Keras's own
+    from_config (`cls(**config)`, name and trainable included) cannot remake it: such a class
+    is made from the arguments its __init__ accepts that the config holds (Keras records them
+    itself), and is given its name and trainable flag afterwards."""
 
     def n_outputs(self, config: dict) -> int:
         return _outputs.get(self.class_name, 1)
+
+    @property
+    def made_from(self) -> str:
+        """"config" (Keras's from_config) or "arguments" (its __init__'s own arguments)."""
+        return "arguments" if published(self.cls) else "config"
+
+    def _check_value(self, key: str, value: Any) -> None:
+        """The catalog's checks, but a function Keras's registry names (a class's own
+        activation, "keras_hub>gelu_approximate") may stand in a trusted class's config: it
+        names code the kernel already registered, never code from the file."""
+        if not _registered_function(value):
+            super()._check_value(key, value)
+
+    def create(self, config: dict):
+        config = self._checked(config)
+        if not published(self.cls):
+            return self.cls.from_config(config)
+        return self.build(**config)
+
+    def build(self, **kwargs: Any):
+        if not published(self.cls):
+            return super().build(**kwargs)
+        settings = {k: kwargs.pop(k) for k in ("name", "trainable", "dtype") if k in kwargs}
+        accepted = init_arguments(self.cls)
+        missing = [p.name for p in accepted.values()
+                   if p.default is inspect.Parameter.empty and p.name not in kwargs]
+        if missing:
+            raise EditError(f"{self.class_name} cannot be made again: its __init__ needs "
+                            f"{', '.join(missing)}, which its config does not hold (give the "
+                            "class a get_config() that returns them).")
+        layer = self.cls(**{k: v for k, v in kwargs.items() if k in accepted})
+        if "name" in settings:
+            layer.name = settings["name"]
+        if "trainable" in settings:
+            layer.trainable = settings["trainable"]
+        return layer
+
+    def make_config(self, **kwargs: Any) -> dict:
+        return self.config_of(self.build(**{**self.suggested_args(), **kwargs}))
+
+    def config_of(self, layer, given=None) -> dict:
+        """Its get_config(), with the name and trainable flag Keras's leaves out of a
+        class as published."""
+        config = layer.get_config()
+        if published(self.cls):
+            config = {**config, "name": layer.name, "trainable": layer.trainable}
+        return config
+
+
+def _registered_function(value: Any) -> bool:
+    """A serialized function that Keras's registry of registered objects resolves."""
+    if not (isinstance(value, dict) and value.get("module") == "builtins"
+            and value.get("class_name") == "function" and isinstance(value.get("config"), str)
+            and set(value) <= {"module", "class_name", "config", "registered_name"}):
+        return False
+    import keras
+
+    found = keras.saving.get_registered_object(value["config"])
+    return inspect.isfunction(found)
+
+
+def init_arguments(cls) -> dict[str, inspect.Parameter]:
+    """The named parameters of a class's __init__ (after self)."""
+    try:
+        params = list(inspect.signature(cls.__init__).parameters.values())[1:]
+    except (TypeError, ValueError):
+        return {}
+    return {p.name: p for p in params if p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)}
+
+
+@functools.cache
+def published(cls) -> bool:
+    """Whether Keras's from_config cannot remake the class: it keeps Keras's own from_config
+    (cls(**config)) while its __init__ takes neither **kwargs nor a name."""
+    import keras
+
+    try:
+        params = list(inspect.signature(cls.__init__).parameters.values())[1:]
+    except (TypeError, ValueError):
+        return False
+    own_from_config = getattr(cls.from_config, "__func__", None) not in (
+        getattr(keras.layers.Layer.from_config, "__func__", None),
+        getattr(keras.Operation.from_config, "__func__", None))
+    return (not own_from_config and not any(p.kind is p.VAR_KEYWORD for p in params)
+            and "name" not in {p.name for p in params})
 
 
 @dataclass(frozen=True)

@@ -99,8 +99,13 @@ def walk(model, trust_custom: bool = False) -> Walk:
 def from_model(model, graph_class, trust_custom: bool = False):
     """A Graph drawing `model` (Functional or Sequential of catalog layers, keras.ops operations,
     Keras's own and registered layers), weights included."""
-    w = walk(model, trust_custom)
-    _check_unshared(model, {})
+    try:
+        _check_unshared(model, {})
+        drawn = model
+    except SharedAcrossModels:  # a layer also used outside the nested model that holds it
+        drawn = _inlined(model)  # (KerasHub's tied embeddings): that model is drawn as its layers
+        _check_unshared(drawn, {})
+    w = walk(drawn, trust_custom)
     plain = (keras.Sequential, Functional)
     if type(model) not in plain and type(model).__name__ not in ("Functional", "Sequential"):
         warnings.warn(f"{model.name!r} is a {type(model).__module__}.{type(model).__name__}, a "
@@ -132,6 +137,32 @@ def from_model(model, graph_class, trust_custom: bool = False):
     for op in w.layers:
         copy_weights(op, g.keras_layer(op.name))
     return g
+
+
+def _inlined(model):
+    """The model with every nested Functional drawn in place as its own layers: the same layer
+    objects called once more on the outer tensors (Keras's own graph walk, symbolically), so
+    a layer shared between a nested model and the outside is one box with two calls."""
+    functional = _functional(model)
+
+    def run(f, inputs):
+        def expanded(op):
+            if isinstance(op, Functional) and not isinstance(op, keras.Sequential):
+                return lambda *args, **kwargs: run(op, args[0] if len(args) == 1 else list(args))
+            return op
+
+        return f._run_through_graph(inputs, operation_fn=expanded)
+
+    try:
+        inputs = [keras.Input(batch_shape=t.shape, dtype=t.dtype, sparse=t.sparse,
+                              name=t._keras_history.operation.name) for t in functional.inputs]
+        outputs = run(functional, inputs)
+        return keras.Model(keras.tree.pack_sequence_as(functional._inputs_struct, inputs),
+                           outputs, name=model.name)
+    except Exception as e:
+        raise EditError(f"Model {model.name!r} uses a layer both inside a nested model and "
+                        f"outside it, and drawing the nested model as its layers failed: {e}",
+                        layer=model.name) from e
 
 
 def copy_weights(source, target) -> None:
@@ -205,8 +236,9 @@ def _lambdas_in(path: Path) -> list[str]:
 def class_name(op) -> str:
     """The drawing's class name of a layer: the catalog's, Functional / Sequential, the keras.ops
     name of an operation, or a Keras-own or registered class's name."""
-    if isinstance(op, keras.Model):
-        return type(op).__name__
+    if isinstance(op, keras.Model):  # a subclass of Functional comes in as its graph
+        return "Functional" if isinstance(op, Functional) and not isinstance(
+            op, keras.Sequential) else type(op).__name__
     if not isinstance(op, keras.layers.Layer):
         return ops.name_of(op)
     return custom.drawing_name(op) or kinds.get(type(op).__name__).class_name
@@ -257,6 +289,10 @@ def _output_keys(model) -> list[str]:
     return sorted(struct)
 
 
+class SharedAcrossModels(EditError):
+    """A layer used in two models of one import."""
+
+
 def _check_unshared(model, seen: dict) -> None:
     """Each nested model is one box holding its own layers: a layer (or model) used both inside
     a nested model and outside it, or in two nested models, shares weights across boxes, which
@@ -266,7 +302,7 @@ def _check_unshared(model, seen: dict) -> None:
             continue
         first = seen.setdefault(id(op), model)
         if first is not model:
-            raise EditError(f"Layer {op.name!r} is used in model {first.name!r} and in model "
+            raise SharedAcrossModels(f"Layer {op.name!r} is used in model {first.name!r} and in model "
                             f"{model.name!r}: weights shared across nested models cannot be drawn "
                             "(a nested model is one box with its own layers).", layer=op.name)
         if isinstance(op, keras.Model):  # first seen here (an operation is listed once)
@@ -284,11 +320,14 @@ def _check_offered(layer, trust_custom: bool = False) -> None:
     if custom.drawing_name(layer) is not None:  # Keras's own, registered or a trusted Lambda
         return
     if isinstance(layer, keras.Model):
-        if name not in nested.MODULES or type(layer).__module__.split(".")[0] != "keras":
+        plain = name in nested.MODULES and type(layer).__module__.split(".")[0] == "keras"
+        graph = isinstance(layer, Functional) and not isinstance(layer, keras.Sequential)
+        if not plain and not (trust_custom and graph):
             raise EditError(f"Layer {layer.name!r} is a model of class {type(layer).__module__}."
-                            f"{name}; only Functional and Sequential models can be drawn.",
-                            layer=layer.name)
-        walk(layer)  # its own layers, checked the same way
+                            f"{name}; only Functional and Sequential models can be drawn"
+                            + (" (a subclass of Functional comes in as its graph of layers with "
+                               "trust_custom=True)." if graph else "."), layer=layer.name)
+        walk(layer, trust_custom)  # its own layers, checked (and trusted) the same way
         return
     if isinstance(layer, keras.layers.Lambda):
         raise EditError(f"Layer {layer.name!r} is a Lambda, which runs code a drawing cannot hold "
@@ -306,7 +345,7 @@ def _check_offered(layer, trust_custom: bool = False) -> None:
                         f"({catalog.DENIED.get(name, 'kerascanvas.catalog.names() lists them')}).",
                         layer=layer.name)
     if trust_custom:
-        custom.register(type(layer))
+        custom.trust(type(layer))
         return
     raise EditError(f"Layer {layer.name!r} is a {type(layer).__module__}.{name}, a class of your "
                     f"own: register it with kc.register({name}) (or import with "
@@ -327,14 +366,38 @@ def _trust_held(layer) -> None:
 
 def _box_config(op, nodes) -> dict:
     """What the box's config will be: get_config(), with an operation's call constants."""
+    if isinstance(op, Functional) and type(op) is not Functional and not isinstance(
+            op, keras.Sequential):
+        return _graph_config(op)
     if isinstance(op, keras.layers.Layer):
         kind = custom.get(custom.drawing_name(op))
-        return kind.config_of(op) if isinstance(kind, custom.TrustedLambda) else op.get_config()
+        if isinstance(kind, custom.TrustedLambda):
+            return kind.config_of(op)
+        try:
+            config = op.get_config()
+        except Exception as e:  # a class of one's own whose get_config is broken
+            raise EditError(f"Layer {op.name!r} ({type(op).__name__}) cannot describe itself: "
+                            f"its get_config() raised {type(e).__name__}: {e}", layer=op.name) from e
+        if isinstance(kind, custom.CustomKind) and kind.made_from == "arguments":
+            config = {**config, "name": op.name, "trainable": op.trainable}
+        return config
     constants = [ops.node_arguments(op, node)[1] for node in nodes]
     if any(c != constants[0] for c in constants[1:]):
         raise EditError(f"Operation {op.name!r} is called with different constants in its calls, "
                         "which one box cannot hold.", layer=op.name)
     return ops.config_of(op, constants[0] if constants else {})
+
+
+def _graph_config(model) -> dict:
+    """The config of a subclass of Functional (a KerasHub backbone) as Keras writes a plain
+    Functional's: its layers and how they are called (its own get_config describes its
+    constructor instead)."""
+    cls = model.__class__
+    try:
+        model.__class__ = Functional  # (Functional.get_config asks for a plain constructor)
+        return Functional.get_config(model)
+    finally:
+        model.__class__ = cls
 
 
 def _check_widths(op, config, nodes, per_class: dict) -> None:
@@ -420,6 +483,11 @@ def _filled(op, slots, args: list, tensors: dict, settings=()) -> dict:
     """{slot: tensor} of a call read by _read_call, in the box's slots."""
     if not isinstance(op, keras.layers.Layer):
         return dict(enumerate(args))
+    if isinstance(op, keras.Model) and len(args) == 1 and isinstance(args[0], dict):
+        by_key = op._inputs_struct  # a dict of inputs: in the order of model.inputs
+        if isinstance(by_key, dict) and set(by_key) == set(args[0]):
+            position = {id(t): i for i, t in enumerate(op.inputs)}
+            args = [[args[0][k] for k in sorted(by_key, key=lambda k: position[id(by_key[k])])]]
     if slots.kind == "list" or isinstance(op, keras.Model):
         flat = [t for t in keras.tree.flatten(args) if t is not None]
         if any(not isinstance(t, keras.KerasTensor) for t in flat):

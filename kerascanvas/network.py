@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 
 import keras
 
-from . import calls, custom, kinds, limits
+from . import calls, custom, kinds, limits, nested
 from .drawing import CallKey, Drawing, EditError, LayerSpec
 
 _MISSING = object()
@@ -239,7 +239,8 @@ class Network:
                 else:  # positional slots by position, named ones by name, and the settings
                     filled = dict(zip(how[0] if how else range(len(inputs)), inputs))
                     args, kwargs = calls.arrange(spec.slots, filled,
-                                                 how[1] if how else calls.DEFAULT)
+                                                 how[1] if how else calls.DEFAULT,
+                                                 nested.input_keys(spec.class_name, spec.config))
                     out = layer(*args, **kwargs)
         except limits.LimitError:
             raise

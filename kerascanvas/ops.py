@@ -36,6 +36,8 @@ ALLOWED = (
     # activations
     "relu", "relu6", "sigmoid", "softmax", "log_softmax", "gelu", "silu", "hard_sigmoid",
     "hard_silu", "elu", "selu", "softplus", "softsign", "leaky_relu", "normalize",
+    # slicing: x[:, 0] (its key kept as plain data: kerascanvas/slicing.py)
+    "get_item",
 )
 LIST_PARAMS = {("concatenate", "xs"), ("stack", "x")}  # call parameters that take a list
 OPERATORS = {"add": "+", "subtract": "-", "multiply": "*", "true_divide": "/", "power": "**",
@@ -43,7 +45,7 @@ OPERATORS = {"add": "+", "subtract": "-", "multiply": "*", "true_divide": "/", "
 SUGGESTED = {"axis": -1, "newshape": [-1], "repeats": 2, "x_min": 0.0, "x_max": 1.0,
              "axis1": 1, "axis2": -1, "source": 1, "destination": -1, "shape": [1],
              "dtype": "float32", "num_classes": 10, "pad_width": [[0, 0], [1, 1]], "axes": 1}
-SUGGESTED_FOR = {"expand_dims": {"axis": 1}, "squeeze": {"axis": 1}}
+SUGGESTED_FOR = {"expand_dims": {"axis": 1}, "squeeze": {"axis": 1}, "get_item": {"key": [":", 0]}}
 MAX_VALUES = 10_000  # numbers in one constant (a list of lists counts every number)
 
 
@@ -109,6 +111,10 @@ class OpKind:
         if not (isinstance(outputs, int) and not isinstance(outputs, bool) and 0 < outputs <= 64):
             raise EditError(f"keras.ops.{self.class_name} {OUTPUTS} is a count of 1 to 64 "
                             f"tensors, got {outputs!r:.40}.")
+        if self.class_name == "get_item" and "key" in config:
+            from .slicing import decode
+
+            decode(config["key"], "keras.ops.get_item key")
         if not self.slots_for(config).names and self.slots_for(config).kind != "list":
             raise EditError(f"keras.ops.{self.class_name} needs at least one tensor input: "
                             "not every argument can be a constant.")
@@ -145,6 +151,10 @@ class OpKind:
         for p in self.call_params[: last + 1]:
             if config.get(p.name) == TENSOR:
                 args.append(tensors.pop(0))
+            elif p.name in config and (self.class_name, p.name) == ("get_item", "key"):
+                from .slicing import decode
+
+                args.append(decode(config[p.name]))
             elif p.name in config:
                 args.append(decoded(config[p.name]))
             elif p.default is not inspect.Parameter.empty:
@@ -182,8 +192,10 @@ class OpKind:
             return OPERATORS[self.class_name], [v for _, v, _ in items], {}
         if self.class_name == "negative":
             return "-", [items[0][1]], {}
-        if self.class_name == "get_item":  # x[:, 0]: the key written as Python writes it
-            return "[]", [items[0][1], index_text(items[1][1])], {}
+        if self.class_name == "get_item" and "key" in config and items[0][2]:
+            from .slicing import source
+
+            return "[]", [source(items[0][1], config["key"])], {}
         defaults = _function_defaults(self.class_name)
         settings = {p.name: config[p.name] for p in self.init if p.name in config
                     and not (p.name in defaults and defaults[p.name] == config[p.name])}
@@ -236,19 +248,6 @@ def decoded(value: Any) -> Any:
     if isinstance(value, list):
         return [decoded(v) for v in value]
     return value
-
-
-def index_text(key: Any) -> str:
-    """The subscript of x[...] for a GetItem key: `:, 0`, `..., None, ::2`."""
-    def one(k):
-        if isinstance(k, slice):
-            parts = ["" if v is None else repr(v) for v in (k.start, k.stop, k.step)]
-            return ":".join(parts[:2]) + (f":{parts[2]}" if parts[2] else "")
-        return "..." if k is Ellipsis else repr(k)
-
-    if isinstance(key, tuple):
-        return ", ".join(map(one, key)) + ("," if len(key) == 1 else "")
-    return one(key)
 
 
 def _check_constant(where: str, value: Any) -> None:
@@ -410,7 +409,8 @@ def node_arguments(op, node) -> tuple[list, dict]:
         symbolic = [isinstance(x, keras.KerasTensor) for x in flat]
         if not any(symbolic):
             if not (p.default is not inspect.Parameter.empty and value is p.default):
-                constants[p.name] = encoded(value)
+                constants[p.name] = _as_plain(value) if kind.class_name == "get_item" \
+                    else encoded(_as_plain(value))
             continue
         if p.default is not inspect.Parameter.empty and isinstance(value, keras.KerasTensor):
             constants[p.name] = TENSOR  # an optional parameter given a tensor: one more slot
@@ -428,11 +428,29 @@ def node_arguments(op, node) -> tuple[list, dict]:
         else:
             raise EditError(f"{where} mixes tensors and constants in {p.name}, which a drawing "
                             "cannot hold.", layer=op.name)
+    if kind.class_name == "get_item" and "key" in constants:
+        from .slicing import encode
+
+        constants["key"] = encode(constants["key"], where)
     for key, value in constants.items():
         _check_constant(f"{where} {key}", value)
     if len(node.output_tensors) != 1:
         constants[OUTPUTS] = len(node.output_tensors)
     return tensors, constants
+
+
+def _as_plain(value: Any) -> Any:
+    """A constant given as a concrete tensor or array (Gemma scales by `ops.sqrt(...)`) as the
+    plain number or list it holds; anything else as it is."""
+    import keras
+    import numpy as np
+
+    if isinstance(value, np.generic):
+        return value.item()
+    if (keras.ops.is_tensor(value) or isinstance(value, np.ndarray)) and \
+            int(np.prod(value.shape)) <= MAX_VALUES:
+        return keras.ops.convert_to_numpy(value).tolist()
+    return value
 
 
 def refusal(op) -> str:

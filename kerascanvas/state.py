@@ -198,6 +198,9 @@ def _layer_entry(g, name, spec, layer, records, why, by_layer, run) -> dict:
         "slots": {"kind": spec.slots.kind, "names": list(spec.slots.names),
                   "min": spec.slots.min, "max": spec.slots.max},
         "n_outputs": spec.n_outputs, "calls": calls,
+        # how the box's layer is made again: Keras's from_config, or a class of one's own
+        # from the arguments its __init__ accepts (kerascanvas/custom.py)
+        "made_from": _made_from(spec),
         "params": _params(layer),
         "problems": by_layer.get(name, []),
         # a nested model: how many layers it holds, and its inside while expanded
@@ -236,6 +239,14 @@ def _shown_config(spec) -> dict:
     if spec.class_name in MODELS:
         return {k: v for k, v in spec.config.items() if k not in ("layers", "input_layers", "output_layers")}
     return spec.config
+
+
+def _made_from(spec) -> str:
+    if spec.is_input:
+        return "config"
+    from . import kinds
+
+    return getattr(kinds.get(spec.class_name), "made_from", "config")
 
 
 def _group(spec) -> str:

@@ -726,7 +726,7 @@ def subclassed_model():
     return model
 
 
-@refused("model of class .*only Functional and Sequential")
+@refused(SUBCLASSED)
 def functional_holding_a_subclassed_model():
     class CustomModelX(keras.Model):
         def __init__(self, **kwargs):

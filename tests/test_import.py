@@ -314,15 +314,18 @@ def test_a_call_that_feeds_a_layer_drawn_before_it_imports():
     assert g.model.get_config() == model.get_config()
 
 
-def test_weights_shared_across_nested_models_are_refused_not_split():
+def test_weights_shared_across_nested_models_are_drawn_as_one_box_not_split():
     a, b, x = keras.Input((3,), name="a"), keras.Input((3,), name="b"), keras.Input((3,), name="x")
     shared = keras.layers.Dense(3, name="shared")
     inner, other = keras.Model(a, shared(a), name="inner"), keras.Model(b, shared(b), name="other")
-    for outputs, where in [([inner(x), shared(x)], "'inner' and in model"),
-                           ([inner(x), other(x)], "'inner' and in model 'other'")]:
+    for outputs in ([inner(x), shared(x)], [inner(x), other(x)]):
         model = keras.Model(x, keras.layers.Add()(outputs))
-        with pytest.raises(kc.EditError, match=f"'shared' is used in model {where}"):
-            kc.Graph.from_model(model)
+        g = ok(kc.Graph.from_model(model))  # the nested models drawn as their layers
+        assert "inner" not in g.layers and g.calls("shared") == 2
+        assert g.keras_layer("shared").kernel is not shared.kernel  # a copy of the weights
+        batch = np.random.rand(2, 3).astype("float32")
+        np.testing.assert_allclose(keras.ops.convert_to_numpy(g.model(batch)),
+                                   keras.ops.convert_to_numpy(model(batch)), atol=1e-6)
 
 
 def test_freezing_a_nested_model_freezes_its_layers_as_keras_does():
