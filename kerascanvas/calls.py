@@ -138,6 +138,21 @@ def keyword_defaults(cls, positional: tuple[str, ...]) -> tuple[str, ...]:
                  and p.name not in filled_by_keras)
 
 
+# call settings that make a call give more tensors (MultiHeadAttention's attention scores)
+EXTRA_OUTPUTS = {"return_attention_scores": 1}
+
+
+def extra_outputs(args) -> int:
+    """The output tensors one call's settings add (a CallArgs, or None: the default)."""
+    settings = args.settings_dict if args is not None else {}
+    return sum(n for key, n in EXTRA_OUTPUTS.items() if settings.get(key) is True)
+
+
+def most_extra_outputs(call_args) -> int:
+    """The output ports a box's calls add: its ports are the most any call gives."""
+    return max((extra_outputs(a) for a in call_args), default=0)
+
+
 def optional_tensors(cls, positional: tuple[str, ...]) -> tuple[str, ...]:
     """A user class's optional second tensor argument, offered as a named slot: the parameter
     after its first tensor, where it defaults to None (call(x, y=None)) and Keras does not fill

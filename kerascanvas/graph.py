@@ -257,6 +257,10 @@ class Graph:
             merged = {k: v for k, v in merged.items() if v is not None}
             d.set_call_args(name, call, replace(old, settings=call_model.checked_settings(
                 merged, where)))
+            spec = d.spec(name)  # return_attention_scores=True: one more port
+            outputs = kind.n_outputs(spec.config) + call_model.most_extra_outputs(spec.call_args)
+            if outputs != spec.n_outputs:
+                d.replace_spec(replace(spec, n_outputs=outputs))
 
         self._edit(change)
 
@@ -933,8 +937,8 @@ class Graph:
     def _spec(self, kind, name: str, config: Mapping, calls: int = 1, keywords: tuple = (),
               call_args: tuple = ()) -> LayerSpec:
         slots = call_model.with_keywords(kind.slots_for(config), keywords)
-        return LayerSpec(name, kind.class_name, config, slots, kind.n_outputs(config), calls,
-                         call_args)
+        outputs = kind.n_outputs(config) + call_model.most_extra_outputs(call_args)
+        return LayerSpec(name, kind.class_name, config, slots, outputs, calls, call_args)
 
     def _edit(self, change: Callable[[Drawing], Any], network: bool = True,
               predecessors: Mapping | None = None, view: bool = False) -> Any:

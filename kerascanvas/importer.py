@@ -89,7 +89,7 @@ def walk(model, trust_custom: bool = False) -> Walk:
         w.call_args[op.name] = [calls.CallArgs(r[2], _positional(slots, f, r[0]))
                                 for r, f in zip(read, filled)]
         w.widths.update({(op.name, k): len(node.output_tensors) for k, node in enumerate(nodes)})
-        _check_widths(op, config, nodes, per_class)
+        _check_widths(op, config, nodes, per_class, w.call_args[op.name])
     w.by_depth = [(n.operation.name, local[id(n)]) for depth in sorted(depths, reverse=True)
                   for n in depths[depth] if not isinstance(n.operation, keras.layers.InputLayer)]
     w.outputs = [triple(t) for t in functional.outputs]
@@ -400,7 +400,7 @@ def _graph_config(model) -> dict:
         model.__class__ = cls
 
 
-def _check_widths(op, config, nodes, per_class: dict) -> None:
+def _check_widths(op, config, nodes, per_class: dict, call_args=()) -> None:
     if isinstance(op, keras.Model) or not nodes:
         return
     name = custom.drawing_name(op)
@@ -413,7 +413,9 @@ def _check_widths(op, config, nodes, per_class: dict) -> None:
                             "(register one of them as another class).", layer=op.name)
         custom.gives_outputs(name, width)
     expected = kinds.get(class_name(op)).n_outputs(config)
-    if any(len(n.output_tensors) != expected for n in nodes):
+    extra = [calls.extra_outputs(a) for a in call_args]
+    if any(len(n.output_tensors) != expected + x for n, x in zip(nodes, extra)) or \
+            len(set(extra)) > 1:
         raise EditError(f"Layer {op.name!r} ({type(op).__name__}) gives "
                         f"{len(nodes[0].output_tensors)} output tensors per call; the canvas "
                         f"expects {expected} for it.", layer=op.name)
