@@ -16,6 +16,7 @@ the drawing; `read` takes them back out of a Keras node; both agree with what Ke
 from __future__ import annotations
 
 import inspect
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
@@ -217,8 +218,32 @@ def arrange(slots, filled: Mapping[int, Any], call_args: CallArgs = DEFAULT, key
             args.append(filled[i])
         else:
             kwargs[slots.names[i] if i < len(slots.names) else str(i)] = filled[i]
+    kwargs = _lists_gathered(kwargs)
     kwargs.update(call_args.settings)
     return args, kwargs
+
+
+# A keyword argument that takes a list of tensors (Bidirectional's initial_state=[h, c, h, c]):
+# one named slot per item, "initial_state__0", "initial_state__1", ... gathered back for the call.
+_ITEM = re.compile(r"^(?P<key>[A-Za-z_]\w*?)__(?P<index>\d{1,3})$")
+
+
+def item_slot(key: str, i: int) -> str:
+    return f"{key}__{i}"
+
+
+def _lists_gathered(kwargs: dict) -> dict:
+    found, items = {}, {}
+    for name, value in kwargs.items():
+        match = _ITEM.match(name)
+        if match is None:
+            found[name] = value
+        else:
+            items.setdefault(match["key"], {})[int(match["index"])] = value
+            found.setdefault(match["key"], None)  # (its place among the keywords)
+    for key, by_index in items.items():
+        found[key] = [by_index[i] for i in sorted(by_index)]
+    return found
 
 
 def keras_order(slots, filled: Mapping[int, Any], call_args: CallArgs = DEFAULT) -> list:
@@ -226,7 +251,8 @@ def keras_order(slots, filled: Mapping[int, Any], call_args: CallArgs = DEFAULT)
     sorted by name (keras.tree.flatten sorts dict keys)."""
     args, kwargs = arrange(slots, filled, CallArgs(positional=call_args.positional))
     flat = [x for a in args for x in (a if isinstance(a, list) else [a])]  # (no dict here)
-    return flat + [kwargs[k] for k in sorted(kwargs)]
+    return flat + [x for k in sorted(kwargs)
+                   for x in (kwargs[k] if isinstance(kwargs[k], list) else [kwargs[k]])]
 
 
 def tensor_at(node, slots, s: int):
@@ -238,6 +264,9 @@ def tensor_at(node, slots, s: int):
     name = slots.names[s] if s < len(slots.names) else None
     if name in kwargs:
         return kwargs[name]
+    match = _ITEM.match(name) if name is not None else None
+    if match is not None and isinstance(kwargs.get(match["key"]), (list, tuple)):
+        return kwargs[match["key"]][int(match["index"])]
     return args[s]
 
 

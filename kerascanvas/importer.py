@@ -449,6 +449,9 @@ def _read_call(op, node) -> tuple[list, dict, tuple]:
         flat = keras.tree.flatten(value)
         if isinstance(value, keras.KerasTensor):
             tensors[key] = value
+        elif isinstance(value, (list, tuple)) and value and all(
+                isinstance(x, keras.KerasTensor) for x in value):  # initial_state=[h, c]
+            tensors.update({calls.item_slot(key, i): x for i, x in enumerate(value)})
         elif any(isinstance(x, keras.KerasTensor) for x in flat):
             raise EditError(f"Layer {op.name!r} ({type(op).__name__}) is called with {key}= "
                             "holding several tensors, which a drawing cannot hold yet: a named "
