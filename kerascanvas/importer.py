@@ -183,6 +183,14 @@ def copy_weights(source, target) -> None:
                         layer=source.name)
     for a, b in zip(mine, theirs, strict=True):
         a.assign(fresh(b.value))
+    settle(target)
+
+
+def settle(layer) -> None:
+    """An adapted preprocessing layer (Normalization) works from what its adapted variables
+    give once finalized: weights set from outside need that step, as Keras's loading takes it."""
+    if callable(getattr(layer, "adapt", None)) and callable(getattr(layer, "finalize_state", None)):
+        layer.finalize_state()
 
 
 def load_keras(path, graph_class, trust_custom: bool = False):

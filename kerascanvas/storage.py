@@ -311,3 +311,6 @@ def _set_weights(g, layer: dict, arrays: list) -> None:
             raise EditError(f"Weight {variable.path!r} of {layer['name']!r} has shape "
                             f"{value.shape} in the file, but the layer needs {tuple(variable.shape)}.")
     target.set_weights(arrays)
+    from .importer import settle
+
+    settle(target)  # an adapted Normalization
