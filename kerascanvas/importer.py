@@ -257,6 +257,11 @@ def _functional(model):
         raise EditError(f"Expected a keras.Model, got {type(model).__name__}.")
     if isinstance(model, keras.Sequential):
         inner = getattr(model, "_functional", None)
+        if inner is None and model.built:  # built on a dict, or holding no layer
+            raise EditError(f"Sequential model {model.name!r} has no graph of layer calls "
+                            "(Keras makes none for a Sequential built on a dict of inputs or "
+                            "holding no layer): write it as a Functional model, keras.Model("
+                            "inputs, outputs), to draw it.")
         if inner is None:
             raise EditError(f"Sequential model {model.name!r} is not built: give it an Input "
                             "(or call it once) before importing.")

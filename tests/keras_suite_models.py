@@ -509,8 +509,9 @@ def sequential_with_sequential_first():
     return keras.Sequential([inner, layers.Flatten(), layers.Dense(1)])
 
 
-@case
+@refused("is not built: give it an Input")
 def sequential_with_input_only_nested():
+    """(Keras builds no graph for it: the inner Sequential holds no layer.)"""
     model = keras.Sequential([keras.Input(shape=(16,))])
     return keras.Sequential([model])
 
@@ -536,7 +537,7 @@ def sequential_many():
                              layers.Dense(6)], name="seq")
 
 
-@case
+@refused("has no graph of layer calls .* write it as a Functional model")
 def sequential_dict_layer():
     model = keras.Sequential([DictLayer()])
     model.build({"a": (None, 2), "b": (None, 3)})
