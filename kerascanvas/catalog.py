@@ -51,6 +51,7 @@ SUGGESTED_FOR = {  # optional arguments whose defaults do not make a working lay
     "TextVectorization": {"vocabulary": ["a", "b", "c"]},
 }
 RNNS = ("LSTM", "GRU", "SimpleRNN", "ConvLSTM1D", "ConvLSTM2D", "ConvLSTM3D")
+MODEL_MODULES = {"Functional": "keras.src.models.functional", "Sequential": "keras"}  # wrapped
 NESTED_LAYER = {  # the layer a wrapper wraps by default, and the classes it may wrap (None: any)
     "Bidirectional": ("LSTM", {"units": 16}, RNNS),
     "TimeDistributed": ("Dense", {"units": 16}, None),
@@ -184,7 +185,8 @@ class LayerKind:
         for key, value in kwargs.items():
             if key in ("layer", "backward_layer") and value is not None:
                 nested = self._nested(key, value)
-                kwargs[key] = get(nested["class_name"]).create(nested["config"])
+                kind = kinds_get(nested["class_name"])
+                kwargs[key] = kind.create(nested["config"])
             self._check_value(key, value)
         try:
             return self.cls(**kwargs)
@@ -226,6 +228,12 @@ class LayerKind:
         if not isinstance(value, dict) or not isinstance(value.get("config"), dict):
             raise EditError(f"{self.class_name}.{key} must be a layer config "
                             f"{{'class_name': ..., 'config': {{...}}}}, got {value!r:.120}.")
+        if value.get("class_name") in MODEL_MODULES and allowed is None:  # TimeDistributed(model)
+            from . import nested
+
+            name = value["class_name"]
+            return {"module": MODEL_MODULES[name], "class_name": name, "registered_name": None,
+                    "config": nested.checked_config(name, value["config"])}
         inner = get(value.get("class_name"))
         if allowed is not None and inner.class_name not in allowed:
             raise EditError(f"{self.class_name} wraps one of {', '.join(allowed)}, "
@@ -250,6 +258,15 @@ def _accepted_by(cls: type) -> set[str]:
         if not any(p.kind is p.VAR_KEYWORD for p in params):
             break  # this __init__ passes nothing further up
     return names | LAYER_KWARGS
+
+
+def kinds_get(class_name: str):
+    """A wrapped layer's kind: a catalog layer, or a model (TimeDistributed(model))."""
+    if class_name in MODEL_MODULES:
+        from . import nested
+
+        return nested.kind(class_name)
+    return get(class_name)
 
 
 def _check_safe(class_name: str, key: str, value: Any) -> None:

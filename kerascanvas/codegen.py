@@ -416,6 +416,8 @@ def _inner(value: Any) -> Any:
     if not (isinstance(value, dict) and isinstance(value.get("class_name"), str)
             and isinstance(value.get("config"), dict)):
         return value
+    if value["class_name"] in ("Functional", "Sequential"):  # a wrapped model: from its config
+        return _Call("keras.saving.deserialize_keras_object", (("", value),))
     config = value["config"]
     inner = SimpleNamespace(class_name=value["class_name"], config=config,
                             name=config.get("name", value["class_name"].lower()))
