@@ -172,18 +172,34 @@ def copy_weights(source, target) -> None:
     fresh = keras.ops.copy if keras.backend.backend() == "jax" else (lambda value: value)
     mine, theirs = getattr(target, "weights", []), getattr(source, "weights", [])
     if [tuple(w.shape) for w in mine] != [tuple(w.shape) for w in theirs]:
-        extra = [w.path for w in theirs if "lora" in w.path.split("/")[-1]]
-        why = (f"it holds LoRA weights ({', '.join(extra[:3])}) enabled on its inner layers, "
-               "which its config does not record" if extra else
-               "its weights differ from those Keras makes from its config")
-        raise EditError(f"Layer {source.name!r} ({type(source).__name__}) cannot be drawn "
-                        f"with its weights: {why}. Enable LoRA on the layer itself where Keras "
-                        "records it in the config (Dense, EinsumDense, Embedding: lora_rank), or "
-                        "merge the LoRA weights into the kernels before importing.",
-                        layer=source.name)
+        theirs = _by_path(source, mine, theirs)  # float8: the same variables, made in another order
     for a, b in zip(mine, theirs, strict=True):
         a.assign(fresh(b.value))
     settle(target)
+
+
+def _by_path(source, mine: list, theirs: list) -> list:
+    """`theirs` in the order of `mine`, matched by path inside the layer; EditError where the
+    layer made from its config has other weights (what its config does not record)."""
+    def inside(w):
+        return w.path.split("/", 1)[-1]
+
+    by_path = {inside(w): w for w in theirs}
+    if len(by_path) == len(theirs) == len(mine) and all(
+            inside(a) in by_path and tuple(by_path[inside(a)].shape) == tuple(a.shape)
+            for a in mine):
+        return [by_path[inside(a)] for a in mine]
+    made = {inside(w) for w in mine}
+    extra = [w.path for w in theirs if inside(w) not in made]
+    lora = any("lora" in p.rsplit("/", 1)[-1] for p in extra)
+    why = ("LoRA weights enabled on its inner layers" if lora else
+           "weights its config does not record (inner layers quantized or changed after it was "
+           "made)") + (f" ({', '.join(extra[:3])})" if extra else "")
+    raise EditError(f"Layer {source.name!r} ({type(source).__name__}) cannot be drawn with its "
+                    f"weights: it holds {why}, which its config does not record. Quantize or "
+                    "enable LoRA on layers whose config records it (Dense, EinsumDense, "
+                    "Embedding: lora_rank, a quantized dtype policy), or merge those weights into "
+                    "the kernels before importing.", layer=source.name)
 
 
 def settle(layer) -> None:

@@ -652,6 +652,42 @@ def quantized_int8():
 
 
 @case
+def quantized_int4():
+    model = _quantizable()
+    model.quantize("int4")
+    return model
+
+
+@case
+def quantized_float8():
+    model = _quantizable()
+    model.quantize("float8")
+    return model
+
+
+@refused("weights its config does not record \\(inner layers quantized")
+def quantized_mha_and_embedding():
+    """(Keras 3.15 records no quantization of a MultiHeadAttention's inner layers in its config.)"""
+    tokens = layers.Input((4,), dtype="int32")
+    x = layers.Embedding(10, 6)(tokens)
+    x = layers.MultiHeadAttention(num_heads=2, key_dim=3)(x, x)
+    model = keras.Model(tokens, layers.Dense(2)(x))
+    model.quantize("int8")
+    return model
+
+
+@case
+def embedding_and_einsum_lora():
+    tokens = layers.Input((4,), dtype="int32")
+    embedding = layers.Embedding(10, 6)
+    einsum = layers.EinsumDense("abc,cd->abd", output_shape=(None, 3))
+    x = einsum(embedding(tokens))
+    embedding.enable_lora(2)
+    einsum.enable_lora(2)
+    return keras.Model(tokens, x)
+
+
+@case
 def quantized_int8_filtered():
     inputs = layers.Input([3])
     x = layers.Dense(8, name="dense_1")(inputs)
@@ -939,7 +975,7 @@ def sequential_lambda_slice():
 
 # -- layers: MultiHeadAttention, merging, Bidirectional, Dense (LoRA, int8) ---------------------
 
-@refused("LoRA weights .* enabled on its inner layers, which its config does not record")
+@refused("LoRA weights enabled on its inner layers .*which its config does not record")
 def mha_lora_dict_inputs():
     layer = layers.MultiHeadAttention(num_heads=3, key_dim=8, use_bias=False, use_gate=True)
     q, k, v = (layers.Input((2, 2)) for _ in range(3))

@@ -123,3 +123,15 @@ def test_a_trusted_layer_with_an_optional_tensor_argument_can_be_wired():
         assert "y=y" in g.to_code()
     finally:
         custom.unregister(name)
+
+
+def test_return_attention_scores_drawn_gives_a_second_port():
+    g = kc.Graph()
+    g.add_input((3, 4), name="x")
+    g.add_layer("MultiHeadAttention", name="mha", num_heads=2, key_dim=2)
+    g.connect("x", "mha", slot=0)
+    g.connect("x", "mha", slot=1)
+    assert len(g.model.outputs) == 1
+    g.configure_call("mha", 0, return_attention_scores=True)
+    assert [tuple(t.shape) for t in g.model.outputs] == [(None, 3, 4), (None, 2, 3, 3)]
+    assert "return_attention_scores=True" in g.to_code()
