@@ -307,7 +307,8 @@ def check_serialized(where: str, value: Any, depth: int = 0) -> None:
                                 or not isinstance(name, str) or name.startswith("_")):
                 raise EditError(f"{where} holds a serialized {name!r:.60} from {module!r:.60}; a "
                                 f"config may only hold Keras's own initializers, regularizers, "
-                                f"constraints and dtype policies.")
+                                f"constraints and dtype policies, Keras's own layers and layer "
+                                f"classes you trust (kc.register).")
         for item in value.values():
             check_serialized(where, item, depth + 1)
     elif isinstance(value, (list, tuple)):

@@ -193,8 +193,8 @@ def _by_path(source, mine: list, theirs: list) -> list:
     extra = [w.path for w in theirs if inside(w) not in made]
     lora = any("lora" in p.rsplit("/", 1)[-1] for p in extra)
     why = ("LoRA weights enabled on its inner layers" if lora else
-           "weights its config does not record (inner layers quantized or changed after it was "
-           "made)") + (f" ({', '.join(extra[:3])})" if extra else "")
+           "weights given to it after it was made (its inner layers quantized)") + (
+        f" ({', '.join(extra[:3])})" if extra else "")
     raise EditError(f"Layer {source.name!r} ({type(source).__name__}) cannot be drawn with its "
                     f"weights: it holds {why}, which its config does not record. Quantize or "
                     "enable LoRA on layers whose config records it (Dense, EinsumDense, "
