@@ -2,11 +2,11 @@
 backbones and their Functional task models import with trust_custom=True, give the original's
 outputs, export code that rebuilds them, and save and load (issue 23). Skipped without keras-hub."""
 
+import keras
 import numpy as np
 import pytest
 from support import ok
 
-import keras
 import kerascanvas as kc
 from kerascanvas.invariants import violations
 
