@@ -125,7 +125,7 @@ def describable(layer) -> bool:
     published, holds every argument its __init__ needs."""
     try:
         config = layer.get_config()
-    except Exception:
+    except Exception:  # noqa: BLE001 - any failure means the config cannot describe it
         return False
     if not published(type(layer)):
         return True
