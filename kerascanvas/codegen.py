@@ -352,6 +352,11 @@ def _arguments(spec) -> dict:
     kind = custom.get(spec.class_name)
     if isinstance(kind, custom.TrustedLambda):
         return _lambda_arguments(kind, spec)
+    if isinstance(kind, custom.TrustedObject):
+        raise EditError(f"Layer {spec.name!r} is the {kind.cls.__name__} object {kind.source.name!r} "
+                        "kept as it is (its config cannot make it again), which code cannot "
+                        "write: give its class a get_config() that returns its __init__'s "
+                        "arguments.", layer=spec.name)
     if isinstance(kind, custom.CustomKind) and kind.made_from == "arguments":
         accepted = custom.init_arguments(kind.cls)  # as published: its own arguments only
         return {k: _object(v) for k, v in spec.config.items() if k in accepted}

@@ -51,6 +51,8 @@ def register(cls: Any, name: str | None = None, list_input: bool = False,
         raise TypeError(f"outputs is a number of tensors (1 to 1000), got {outputs!r:.40}.")
     if isinstance(cls, keras.layers.Lambda):
         return _trust_lambda(cls, name, list_input, outputs)
+    if isinstance(cls, keras.layers.Layer) and not isinstance(cls, keras.Model):
+        return keep_object(cls, name, list_input, outputs)
     if not (inspect.isclass(cls) and issubclass(cls, keras.layers.Layer)):
         raise TypeError(f"kc.register takes a keras.layers.Layer subclass, got {cls!r:.80}.")
     if issubclass(cls, keras.Model):
@@ -97,6 +99,38 @@ def _free_name(base: str, thing: Any, what: str) -> str:
                       f"{_where(_trusted.get(base) or _taken_by(base))}.", UserWarning,
                       stacklevel=4)
     return name
+
+
+def keep_object(layer, name: str | None = None, list_input: bool = False,
+                outputs: int | None = None) -> str:
+    """Trust one layer object whose config does not describe it (its get_config() fails, or
+    its __init__ needs what the config lacks): its box is that object, kept with its weights
+    (boxes of it are twins sharing them), under the kind name <Class>_<layer name>."""
+    if name is None:
+        name = _free_name(f"{type(layer).__name__}_{re.sub(r'[^0-9a-zA-Z_]', '_', layer.name)}",
+                          layer, "layer object")
+    if not (isinstance(name, str) and name.isidentifier()):
+        raise TypeError(f"A registered name is an identifier, got {name!r:.80}.")
+    taken = _trusted.get(name) or _taken_by(name)
+    if taken is not None and taken is not layer:
+        raise EditError(f"The name {name!r} is already used by {_where(taken)}: trust "
+                        f"{layer.name!r} under another name (kc.register(layer, name=...)).")
+    _trusted[name] = layer
+    _noted(name, list_input, outputs)
+    return name
+
+
+def describable(layer) -> bool:
+    """Whether a layer's config can make it again: get_config() works and, for a class as
+    published, holds every argument its __init__ needs."""
+    try:
+        config = layer.get_config()
+    except Exception:  # noqa: BLE001 - any failure means the config cannot describe it
+        return False
+    if not published(type(layer)):
+        return True
+    return all(p.name in config for p in init_arguments(type(layer)).values()
+               if p.default is inspect.Parameter.empty)
 
 
 def _trust_lambda(layer, name: str | None, list_input: bool, outputs: int | None) -> str:
@@ -268,7 +302,10 @@ def _kind(class_name: str):
 
         slots = calls.with_keywords(slots, calls.optional_tensors(cls, slots.names))
     if source is not None:
-        return TrustedLambda(class_name, group, slots, cls, source)
+        import keras
+
+        made = TrustedLambda if isinstance(source, keras.layers.Lambda) else TrustedObject
+        return made(class_name, group, slots, cls, source)
     return CustomKind(class_name, group, slots, cls)
 
 
@@ -429,6 +466,51 @@ class TrustedLambda(CustomKind):
 
 
 LAMBDA_SETTINGS = {"name", "trainable", "dtype"}
+
+
+@dataclass(frozen=True)
+class TrustedObject(CustomKind):
+    """One layer object the user trusted that its config cannot make again: a box of it is a
+    twin of that object (the same sublayers and weights, its own calls); only its name and
+    trainable flag are set. Code export cannot write it."""
+
+    source: Any = None
+
+    @property
+    def made_from(self) -> str:
+        return "object"
+
+    def schema(self) -> list[dict]:
+        return [{"name": "trainable", "type": "bool", "default": True, "required": False}]
+
+    def suggested_args(self) -> dict:
+        return {}
+
+    def build(self, **kwargs: Any):
+        unknown = sorted(set(kwargs) - LAMBDA_SETTINGS)
+        if unknown:
+            raise TypeError(f"{self.class_name} is the layer {self.source.name!r} you trusted "
+                            "as it is: only name and trainable can be set, not "
+                            f"{', '.join(map(repr, unknown))}.")
+        twin = object.__new__(type(self.source))
+        twin.__dict__.update(self.source.__dict__)
+        for attr in ("_inbound_nodes", "_outbound_nodes"):  # its own calls
+            object.__setattr__(twin, attr, [])
+        object.__setattr__(twin, "name", kwargs.get("name", self.source.name))
+        if "trainable" in kwargs:
+            twin.trainable = kwargs["trainable"]
+        return twin
+
+    def create(self, config: dict):
+        if not isinstance(config, dict):
+            raise EditError(f"A {self.class_name} config is a dict, got {config!r:.120}.")
+        return self.build(**{k: v for k, v in config.items() if k in ("name", "trainable")})
+
+    def config_of(self, layer, given=None) -> dict:
+        return {"name": layer.name, "trainable": layer.trainable}
+
+    def make_config(self, **kwargs: Any) -> dict:
+        return self.config_of(self.build(**kwargs))
 
 
 def _named(value: Any, layer: str, what: str) -> Any:

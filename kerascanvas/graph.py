@@ -21,7 +21,7 @@ from typing import Any
 import keras
 
 from . import calls as call_model
-from . import catalog, folds, kinds, limits
+from . import catalog, folds, kinds, limits, ops
 from .boxes import box_size
 from .depth import DepthMap, depth_map
 from .drawing import FORBIDDEN_IN_NAMES, INPUT_CLASS, Drawing, EditError, LayerSpec, NoSlots, Triple
@@ -103,6 +103,10 @@ class Graph:
         (`kerascanvas.ops.names()`) or a registered class (`kc.register`); returns its name."""
         kind = catalog.get(class_name) if class_name in kinds.NESTED_MODEL_CLASSES else kinds.get(
             class_name)
+        if isinstance(kind, ops.OpKind) and class_name not in ops.names():  # import-only
+            raise catalog.UnknownLayerError(
+                f"{class_name!r} is not a layer the canvas offers: kerascanvas.ops.names() lists "
+                "the keras.ops functions it offers (a model holding others imports them).")
         check_strings(config, f"The config of {class_name}")
 
         def change(d: Drawing) -> str:

@@ -374,7 +374,10 @@ def _check_offered(layer, trust_custom: bool = False) -> None:
                         f"({catalog.DENIED.get(name, 'kerascanvas.catalog.names() lists them')}).",
                         layer=layer.name)
     if trust_custom:
-        custom.trust(type(layer))
+        if custom.describable(layer):
+            custom.trust(type(layer))
+        else:  # its config cannot make it again: the object itself, with its weights
+            custom.keep_object(layer)
         return
     raise EditError(f"Layer {layer.name!r} is a {type(layer).__module__}.{name}, a class of your "
                     f"own: register it with kc.register({name}) (or import with "
@@ -400,7 +403,7 @@ def _box_config(op, nodes) -> dict:
         return _graph_config(op)
     if isinstance(op, keras.layers.Layer):
         kind = custom.get(custom.drawing_name(op))
-        if isinstance(kind, custom.TrustedLambda):
+        if isinstance(kind, (custom.TrustedLambda, custom.TrustedObject)):
             return kind.config_of(op)
         try:
             config = op.get_config()

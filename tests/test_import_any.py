@@ -1,6 +1,8 @@
 """Issue 10: any real Keras model imports: training defaults, Keras's own layers, keras.ops nodes,
 registered custom layers, dict inputs; the rest refused in one sentence."""
 
+import re
+
 import keras
 import numpy as np
 import pytest
@@ -34,7 +36,7 @@ def test_a_training_argument_the_caller_chose_is_kept_as_a_call_setting():
     model = keras.Model(x, keras.layers.Dropout(0.5, name="drop")(x, training=True))
     g = kc.Graph.from_model(model)
     assert g.call_settings("drop") == {"training": True}
-    assert "drop(input_layer, training=True)" in g.to_code()
+    assert re.search(r"= drop\(\w+, training=True\)", g.to_code())
 
 
 def test_dict_inputs_stay_dict_inputs(tmp_path):

@@ -3,11 +3,11 @@ whose default kind name is taken (issue 23)."""
 
 import warnings
 
+import keras
 import numpy as np
 import pytest
 from support import ok
 
-import keras
 import kerascanvas as kc
 from kerascanvas import custom
 from kerascanvas.invariants import violations
@@ -48,7 +48,7 @@ def test_a_class_as_published_is_made_from_its_own_arguments(tmp_path):
     assert "TokenAndPositionEmbedding(maxlen=20, vocab_size=100, embed_dim=8)" in " ".join(
         code.split()).replace("( ", "(").replace(" )", ")")
     scope = {"TokenAndPositionEmbedding": TokenAndPositionEmbedding}
-    exec(code, scope)
+    exec(code, scope)  # noqa: S102 - the export runs
     assert scope["model"].count_params() == model.count_params()
     g.save(tmp_path / "t.kc")
     h = ok(kc.Graph.load(tmp_path / "t.kc"))
@@ -58,18 +58,55 @@ def test_a_class_as_published_is_made_from_its_own_arguments(tmp_path):
     assert g.keras_layer(name).token_emb.output_dim == 4 and violations(g) == []
 
 
-def test_a_class_whose_get_config_breaks_is_refused_by_kerascanvas():
-    class Broken(keras.layers.Layer):
-        def get_config(self):
-            raise AttributeError("no attribute 'rope_scaling_factor'")
+class Broken(keras.layers.Layer):
+    """A class whose get_config() fails (KerasHub's LlamaTransformerDecoder does so)."""
 
-        def call(self, x):
-            return x
+    def __init__(self, units, **kwargs):
+        super().__init__(**kwargs)
+        self.dense = keras.layers.Dense(units)
 
-    x = keras.Input((3,))
-    model = keras.Model(x, Broken(name="broken")(x))
-    with pytest.raises(kc.EditError, match="'broken' .*get_config\\(\\) raised AttributeError"):
-        kc.Graph.from_model(model, trust_custom=True)
+    def get_config(self):
+        raise AttributeError("no attribute 'rope_scaling_factor'")
+
+    def call(self, x):
+        return self.dense(x)
+
+
+def broken_model():
+    x = keras.Input((3,), name="x")
+    return keras.Model(x, keras.layers.Dense(2, name="head")(Broken(4, name="broken")(x)))
+
+
+def test_a_layer_its_config_cannot_make_is_kept_as_the_object_itself(tmp_path):
+    model = broken_model()
+    g = ok(kc.Graph.from_model(model, trust_custom=True))
+    try:
+        assert g.layers["broken"]["class_name"] == "Broken_broken"
+        shown = {entry["name"]: entry for entry in g.state()["layers"]}
+        assert shown["broken"]["made_from"] == "object"
+        live = g.keras_layer("broken")
+        assert live is not model.get_layer("broken") and len(live._inbound_nodes) == 1
+        assert live.dense.kernel is model.get_layer("broken").dense.kernel  # its weights
+        data = np.random.rand(2, 3)
+        np.testing.assert_allclose(keras.ops.convert_to_numpy(g.model(data)),
+                                   keras.ops.convert_to_numpy(model(data)), atol=1e-6)
+        with pytest.raises(kc.EditError, match="'broken' .*kept as it is.*get_config"):
+            g.to_code()
+        g.save(tmp_path / "b.kc")
+        h = ok(kc.Graph.load(tmp_path / "b.kc"))
+        np.testing.assert_allclose(keras.ops.convert_to_numpy(h.model(data)),
+                                   keras.ops.convert_to_numpy(model(data)), atol=1e-6)
+    finally:
+        custom.unregister("Broken_broken")
+
+
+def test_a_registered_class_whose_get_config_breaks_is_refused_by_kerascanvas():
+    kc.register(Broken)
+    try:
+        with pytest.raises(kc.EditError, match="'broken' .*get_config\\(\\) raised AttributeError"):
+            kc.Graph.from_model(broken_model())
+    finally:
+        custom.unregister("Broken")
 
 
 class MixerBlock(keras.layers.Layer):

@@ -87,6 +87,8 @@ def test_ops_outside_the_palette_import_but_are_not_offered():
     assert "x[1:, None, ::2]" not in g.to_code() and "x[:, 1:, None, ::2]" in g.to_code()
     assert "stop_gradient" not in ops.names() and not kinds.offered("stop_gradient")
     assert "stop_gradient" in ops.every_name()
+    with pytest.raises(ValueError, match="not a layer the canvas offers"):
+        kc.Graph().add_layer("einsum")  # import-only: the palette does not offer it
 
 
 def test_the_allow_list_is_read_from_keras_signatures():
