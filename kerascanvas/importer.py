@@ -389,7 +389,9 @@ def _trust_held(layer) -> None:
     activation class given as Dense(activation=ScaledTanh())."""
     import keras
 
-    for value in vars(layer).values():
+    held = list(vars(layer).values()) + [getattr(layer, "activation", None)]
+    held += list(layer._flatten_layers(include_self=False, recursive=False))  # (torch: modules)
+    for value in held:
         if isinstance(value, keras.layers.Layer) and not isinstance(value, keras.Model) and \
                 type(value).__module__.split(".")[0] != "keras" and \
                 custom.class_name_of(type(value)) is None:
