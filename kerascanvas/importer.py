@@ -129,11 +129,12 @@ def from_model(model, graph_class, trust_custom: bool = False):
     dict_inputs = isinstance(in_struct, dict)
     # a big model opens readable: its runs of repeated blocks folded (g.fold_all(False) opens them)
     runs = repeated_blocks({layer["name"]: layer for layer in layers}, edges)
-    g.replay({"layers": layers, "edges": edges, "outputs": [list(t) for t in w.outputs],
-              "outputs_only": True, "dict_inputs": dict_inputs,
-              "output_keys": _output_keys(w.model),
-              "folded": [run.blocks[0][0] for run in runs]}, as_given=True)
-    _keep_structures(g, w, edges)
+    with g.batch():  # one rebuild, one undo step
+        g.replay({"layers": layers, "edges": edges, "outputs": [list(t) for t in w.outputs],
+                  "outputs_only": True, "dict_inputs": dict_inputs,
+                  "output_keys": _output_keys(w.model),
+                  "folded": [run.blocks[0][0] for run in runs]}, as_given=True)
+        _keep_structures(g, w, edges)
     for op in w.layers:
         copy_weights(op, g.keras_layer(op.name))
     return g
