@@ -43,9 +43,12 @@ export class Toast {
     this.timer = window.setTimeout(() => this.hide(), TOAST_MS);
   }
 
-  hide(): void {
+  /** Whether it was shown. */
+  hide(): boolean {
+    const shown = this.root.classList.contains("kc-show");
     this.root.classList.remove("kc-show");
     this.at = null;
+    return shown;
   }
 
   /** Follows its world point as the view pans and zooms. */

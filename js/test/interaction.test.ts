@@ -1,0 +1,100 @@
+// Issue 18's pure parts: the camera following the work, quick-add's layers before functions,
+// the keys the canvas keeps from the host, the wire a press picks.
+import { describe, expect, it } from "vitest";
+import { cameraAt, keepInView } from "../src/camera";
+import { isFunction, offerKind, rank } from "../src/quickadd";
+import { hostKey, keyCommand } from "../src/keys";
+import { pickEdge } from "../src/pointer";
+
+const stage = { width: 800, height: 500 };
+
+describe("the view follows the work", () => {
+  it("leaves the view alone when the box is in view", () => {
+    const view = { x: 0, y: 0, k: 1 };
+    expect(keepInView(view, { x: 100, y: 100, w: 180, h: 60 }, stage)).toBe(view);
+  });
+
+  it("pans the least that brings a box in, keeping the scale", () => {
+    const v = keepInView({ x: 0, y: 0, k: 1 }, { x: 1000, y: 900, w: 180, h: 60 }, stage, 40);
+    expect(v.k).toBe(1);
+    // the box's right and bottom edges land on the margin
+    expect(1000 + 180 + v.x).toBe(800 - 40);
+    expect(900 + 60 + v.y).toBe(500 - 40);
+    const left = keepInView({ x: 0, y: 0, k: 2 }, { x: -300, y: 10, w: 100, h: 50 }, stage, 40);
+    expect(-300 * 2 + left.x).toBe(40);
+  });
+
+  it("zooms out, centred, for a rectangle bigger than the view", () => {
+    const v = keepInView({ x: 0, y: 0, k: 1 }, { x: 0, y: 0, w: 2000, h: 400 }, stage, 40);
+    expect(v.k).toBeCloseTo(720 / 2000);
+    expect(v.x + 1000 * v.k).toBeCloseTo(400);
+  });
+
+  it("glides: starts where it was, ends where it goes, in between on the way", () => {
+    const a = { x: 0, y: 0, k: 1 }, b = { x: -400, y: -200, k: 1 };
+    expect(cameraAt(a, b, 0)).toEqual(a);
+    expect(cameraAt(a, b, 1)).toEqual(b);
+    const mid = cameraAt(a, b, 0.5);
+    expect(mid.x).toBeLessThan(0);
+    expect(mid.x).toBeGreaterThan(-400);
+    const zoom = cameraAt({ x: 0, y: 0, k: 1 }, { x: 0, y: 0, k: 4 }, 0.5);
+    expect(zoom.k).toBeGreaterThan(1);
+    expect(zoom.k).toBeLessThan(4);
+  });
+});
+
+describe("quick-add: layers before keras.ops functions", () => {
+  const entries = [{ class_name: "add", group: "ops" }, { class_name: "Add", group: "merging" },
+    { class_name: "abs", group: "ops" }, { class_name: "Dense", group: "core" }, { class_name: "AdditiveAttention", group: "attention" }];
+
+  it("'Add' ranks the Add layer first, then the function", () => {
+    expect(rank(entries, "Add").map((e) => e.class_name).slice(0, 2)).toEqual(["Add", "add"]);
+    expect(rank(entries, "add").map((e) => e.class_name).slice(0, 2)).toEqual(["Add", "add"]);
+  });
+
+  it("with nothing typed, layers come first", () => {
+    const ranked = rank(entries, "");
+    const firstFunction = ranked.findIndex(isFunction);
+    expect(ranked.slice(firstFunction).every(isFunction)).toBe(true);
+    expect(firstFunction).toBe(3);
+  });
+
+  it("says what each entry is", () => {
+    expect(offerKind({ class_name: "Add", group: "merging" })).toBe("layer · merging");
+    expect(offerKind({ class_name: "add", group: "ops" })).toBe("function · keras.ops");
+    expect(offerKind({ class_name: "Custom" })).toBe("layer");
+  });
+});
+
+describe("keys the canvas keeps", () => {
+  const nowhere = { port: null, toggle: null, edge: null, box: null, field: false };
+  const idle = { selected: [], edge: null, clipboard: 0, pointerInside: true };
+  const press = (key: string, over = {}) => ({ key, ctrl: false, shift: false, alt: false, ...over });
+
+  it("JupyterLab's command-mode keys stay with the canvas; Shift+Enter and Ctrl+S go on", () => {
+    for (const key of ["a", "b", "x", "c", "v", "d", "m", "y", "1", "Enter", "ArrowDown"]) expect(hostKey(press(key), false)).toBe(true);
+    expect(hostKey(press("Enter", { shift: true }), false)).toBe(false);
+    expect(hostKey(press("s", { ctrl: true }), false)).toBe(false);
+    expect(hostKey(press("a"), true)).toBe(false); // typing in a field
+  });
+
+  it("Tab and Shift+A open quick-add after a click on the drawing", () => {
+    expect(keyCommand(press("Tab"), nowhere, idle)).toEqual({ kind: "quick-add" });
+    expect(keyCommand(press("A", { shift: true }), nowhere, idle)).toEqual({ kind: "quick-add" });
+  });
+
+  it("arrows move the selected boxes, or else the view", () => {
+    expect(keyCommand(press("ArrowRight"), nowhere, { ...idle, selected: ["a"] })).toEqual({ kind: "nudge", dx: 10, dy: 0 });
+    expect(keyCommand(press("ArrowUp", { shift: true }), nowhere, { ...idle, selected: ["a"] })).toEqual({ kind: "nudge", dx: 0, dy: -50 });
+    expect(keyCommand(press("ArrowDown"), nowhere, idle)).toEqual({ kind: "pan", dx: 0, dy: -60 });
+  });
+});
+
+describe("a press on a wire", () => {
+  it("picks the wire drawn nearest the pointer, not the one on top", () => {
+    const routes = [[{ x: 0, y: 0 }, { x: 0, y: 100 }], [{ x: 6, y: 0 }, { x: 6, y: 100 }], null];
+    expect(pickEdge(routes, { x: 5, y: 50 }, 1, 0)).toBe(1);
+    expect(pickEdge(routes, { x: 1, y: 50 }, 1, 1)).toBe(0);
+    expect(pickEdge(routes, { x: 200, y: 50 }, 1, 1)).toBe(1); // nothing near: the one pressed
+  });
+});
