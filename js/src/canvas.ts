@@ -378,7 +378,7 @@ export class CanvasView {
 
   private drawMinimap(layers: LayerState[]): void {
     this.minimapVisibility();
-    this.minimap.draw(layers.map((l) => ({ x: l.x, y: l.y, w: boxWidth(l), h: boxHeight(l) })));
+    this.minimap.draw(layers.map((l) => ({ x: l.x, y: l.y, w: boxWidth(l), h: boxHeight(l) })), this.stageSize());
     this.moveMiniView();
   }
 

@@ -81,7 +81,7 @@ export const CSS = `
 .kc-minimap { cursor: pointer; }
 .kc-mini-view { fill: var(--jp-brand-color1, #1976d2); fill-opacity: 0.15; stroke: var(--jp-brand-color1, #1976d2);
   stroke-width: 2; vector-effect: non-scaling-stroke; }
-.kc-toast { position: absolute; display: none; max-width: 420px; padding: 6px 8px; z-index: 10;
+.kc-toast { position: absolute; display: none; max-width: 420px; overflow: auto; box-sizing: border-box; padding: 6px 8px; z-index: 10;
   background: var(--jp-error-color3, #fdecea); color: var(--jp-error-color0, #b71c1c);
   border: 1px solid var(--jp-error-color1, #d32f2f); border-radius: 4px; white-space: pre-wrap; }
 .kc-toast.kc-show { display: block; }

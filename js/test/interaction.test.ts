@@ -98,3 +98,39 @@ describe("a press on a wire", () => {
     expect(pickEdge(routes, { x: 200, y: 50 }, 1, 1)).toBe(1); // nothing near: the one pressed
   });
 });
+
+describe("the minimap of a tall model", () => {
+  it("is taller and narrower, not a thin strip", async () => {
+    const { miniSize } = await import("../src/minimap");
+    const tall = miniSize({ w: 260, h: 5000 }, 280, 312);
+    expect(tall.height).toBe(312);
+    expect(tall.width).toBeGreaterThanOrEqual(70);
+    const usual = miniSize({ w: 1400, h: 1000 }, 280, 312);
+    expect(usual).toEqual({ width: 140, height: 100 });
+    const wide = miniSize({ w: 5000, h: 200 }, 280, 312);
+    expect(wide.width).toBe(280);
+  });
+
+  it("never draws its viewport rectangle outside itself", async () => {
+    const { clampedViewport } = await import("../src/minimap");
+    const frame = { x: 0, y: 0, width: 200, height: 1000 };
+    expect(clampedViewport({ x: 10, y: 10, width: 50, height: 50 }, frame)).toEqual({ x: 10, y: 10, width: 50, height: 50 });
+    const off = clampedViewport({ x: 500, y: -900, width: 300, height: 200 }, frame);
+    expect(off.x).toBeGreaterThanOrEqual(0);
+    expect(off.x + off.width).toBeLessThanOrEqual(200);
+    expect(off.y).toBeGreaterThanOrEqual(0);
+    expect(off.y + off.height).toBeLessThanOrEqual(1000);
+    const big = clampedViewport({ x: -100, y: -100, width: 1000, height: 5000 }, frame);
+    expect(big).toEqual(frame);
+  });
+});
+
+describe("a refusal's details", () => {
+  it("are kept whole on the stage, near its bottom too", async () => {
+    const { toastSpot } = await import("../src/toast");
+    const stage = { width: 800, height: 500 };
+    const spot = toastSpot({ x: 100, y: 480 }, stage, { w: 400, h: 220 });
+    expect(spot.y + 220).toBeLessThanOrEqual(500);
+    expect(spot.x + 400).toBeLessThanOrEqual(800);
+  });
+});
