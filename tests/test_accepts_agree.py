@@ -38,8 +38,6 @@ def canvas():
     g.add_layer("MultiHeadAttention", num_heads=2, key_dim=4, name="mha")
     g.connect("seq", "mha", slot=0)                      # value and key free
     g.add_layer("Conv2D", filters=2, kernel_size=2, name="conv")
-    g.add_layer("LSTM", units=3, return_state=True, name="lstm")  # outputs 0, 1, 2 once called
-    g.connect("seq", "lstm")
     c = kc.Canvas(g)
     c._sent = []
     c.send = lambda content, buffers=None: c._sent.append(content)
@@ -59,7 +57,7 @@ def _outputs(g):
 def test_every_lit_slot_is_accepted_and_every_dimmed_one_refused(canvas):
     g = canvas.graph
     outputs = _outputs(g)
-    assert ["lstm", 0, 2] in outputs and ["inner", 0, 0] not in outputs  # the nested model's call waits
+    assert ["inner", 0, 0] not in outputs  # the nested model's call waits for its input
     judged, disagree = 0, []
     for src in outputs:
         hint = _intent(canvas, kind="accepts", id=1, src=src)["result"]

@@ -131,7 +131,7 @@ export class CanvasView {
     this.render();
     // The widget is often drawn before it is on the page (zero size): fit the drawing to the view
     // as soon as it has a size, not at the first edit (which would then jump the view).
-    this.sized = new ResizeObserver(() => { this.size = null; if (!this.fitted) this.render(); });
+    this.sized = new ResizeObserver(() => { this.size = null; this.minimapFor = null; if (!this.fitted) this.render(); });
     this.sized.observe(this.stage);
     // the training chart is drawn on a canvas: it follows a theme switch by being redrawn
     this.themed = new MutationObserver(() => this.training.retheme());

@@ -94,12 +94,12 @@ export class MiniMap {
   draw(boxes: { x: number; y: number; w: number; h: number }[], stage = { width: 800, height: 520 }): void {
     const b = boxes.length < 2 ? null : extent(boxes);
     if (!b) { clear(this.root); this.viewport = null; this.frame = null; this.drawn = new Float64Array(0); return; }
-    const key = boxesKey(boxes);
-    if (this.viewport && sameKey(key, this.drawn)) return;
     const pad = 20;
     const size = miniSize({ w: b.w + 2 * pad, h: b.h + 2 * pad }, Math.max(140, stage.width * 0.35), Math.max(100, stage.height * 0.6));
     this.root.style.width = `${size.width}px`;
     this.root.style.height = `${size.height}px`;
+    const key = boxesKey(boxes);
+    if (this.viewport && sameKey(key, this.drawn)) return;
     this.frame = { x: b.x - pad, y: b.y - pad, width: b.w + 2 * pad, height: b.h + 2 * pad };
     let d = "";
     for (const q of boxes) d += `M${q.x},${q.y}h${q.w}v${q.h}h${-q.w}z`;
