@@ -1,13 +1,16 @@
 """Issue 18: every slot lit while a wire is dragged is one the kernel then accepts, and every slot
 dimmed one it refuses. Each output of a mixed drawing (a Dense with a second call, merge layers, a
-MultiHeadAttention's named slots, a nested model, inputs of other ranks) is dragged, through the
-widget's `accepts` intent as the browser asks it, onto every slot it lights or dims; the same drop
-is then sent as a `connect` intent and its answer compared."""
+MultiHeadAttention's named slots, a nested model, inputs of other ranks) is dragged onto every
+slot the hints light or dim (accepts.ports_accepting: the slots part of the widget's `accepts`
+answer; its catalog part, checked in test_widget_protocol.py, builds every catalog class per
+shape, which takes a minute under jax); the same drop is then sent as a `connect` intent and its
+answer compared."""
 
 import keras
 import pytest
 
 import kerascanvas as kc
+from kerascanvas.accepts import ports_accepting
 
 
 _ids = iter(range(1, 1_000_000))
@@ -60,7 +63,7 @@ def test_every_lit_slot_is_accepted_and_every_dimmed_one_refused(canvas):
     assert ["inner", 0, 0] not in outputs  # the nested model's call waits for its input
     judged, disagree = 0, []
     for src in outputs:
-        hint = _intent(canvas, kind="accepts", id=1, src=src)["result"]
+        hint = ports_accepting(g, g.tensor(tuple(src)))
         for verdict, keys in (("lit", hint["accept"]), ("dimmed", hint["refuse"])):
             for key in keys:
                 _, name, call, slot = key.split(":")
@@ -79,16 +82,20 @@ def test_every_lit_slot_is_accepted_and_every_dimmed_one_refused(canvas):
     assert judged == 7 * len(outputs)
 
 
+def _hints(canvas, src):
+    return ports_accepting(canvas.graph, canvas.graph.tensor(tuple(src)))
+
+
 def test_the_hints_name_the_slots_the_issue_saw_refused(canvas):
     """A second call of a Dense takes only its first call's width; a rank-4 tensor lights neither
     that call nor the Add; the value and key of a MultiHeadAttention are judged."""
-    hint = _intent(canvas, kind="accepts", id=1, src=["img", 0, 0])["result"]
+    hint = _hints(canvas, ["img", 0, 0])
     assert "in:dense:1:0" in hint["refuse"]
     assert "in:add:0:1" in hint["refuse"]
     assert "in:conv:0:0" in hint["accept"]
-    same = _intent(canvas, kind="accepts", id=1, src=["x", 0, 0])["result"]
+    same = _hints(canvas, ["x", 0, 0])
     assert "in:dense:1:0" in same["accept"]
-    seq = _intent(canvas, kind="accepts", id=1, src=["seq", 0, 0])["result"]
+    seq = _hints(canvas, ["seq", 0, 0])
     assert {"in:mha:0:1", "in:mha:0:2"} <= set(seq["accept"])
-    fits = _intent(canvas, kind="accepts", id=1, src=["dense", 0, 0])["result"]
+    fits = _hints(canvas, ["dense", 0, 0])
     assert "in:add:0:1" in fits["accept"]  # (None, 4) beside d0's (None, 4)
