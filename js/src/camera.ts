@@ -1,7 +1,17 @@
 // The view follows the work: after a fold, an unfold, a delete, a paste, an insert or a find the
 // boxes it concerns are kept in view, the camera gliding there (not jumping). Where it goes is
 // pure (keepInView, cameraAt); CameraGlide runs the frames.
-import type { Rect, View } from "./geometry";
+import { type Rect, type View, bounds } from "./geometry";
+import { hiddenLayers, shownLayers } from "./folds";
+import type { LayerState } from "./types";
+
+/** Where the boxes `names` are drawn in `layers` (a layer hidden in a folded run: the run's
+ * box), as one rectangle; null when none is drawn. */
+export function workRect(layers: LayerState[], names: Iterable<string>): Rect | null {
+  const hidden = hiddenLayers(layers);
+  const wanted = new Set([...names].map((n) => hidden.get(n) ?? n));
+  return bounds(shownLayers(layers).filter((l) => wanted.has(l.name)));
+}
 
 export const CAMERA_MS = 300;
 

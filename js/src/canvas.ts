@@ -9,16 +9,17 @@ import { hostKey, keyCommand } from "./keys";
 import { Pointer, type PointerHost } from "./pointer";
 import { LABEL_SCALE, Scene, type SceneInput, edgeKey } from "./scene";
 import { Inspector } from "./inspector";
-import { type Offer, QuickAdd } from "./quickadd";
+import type { QuickAdd } from "./quickadd";
+import { Adding, type AddingHost } from "./adding";
 import { FindBar } from "./find";
 import { drawnEdges, hiddenLayers, shownLayers } from "./folds";
-import { type MenuAction, type MenuEntry, ContextMenu, blankMenu, boxMenu, edgeMenu, placeMenu, visibleArea } from "./menu";
+import { type MenuAction, type MenuEntry, ContextMenu, blankMenu, boxMenu, edgeMenu, visibleArea } from "./menu";
 import { CodePanel } from "./codepanel";
 import { Legend, ProblemList } from "./legend";
 import { GLIDE_MS, Glide } from "./glide";
 import { toolbar } from "./toolbar";
 import { usefulMessage } from "./words";
-import { byName, shapeText, summary } from "./mirror";
+import { byName, summary } from "./mirror";
 import { type Explanation, INPUT_PRESETS, renderPalette } from "./panels";
 import { Client, type FieldsArg, type IntentArgs, type IntentFields, type IntentKind, type Model } from "./protocol";
 import { exportPng, exportSvg } from "./exporting";
@@ -27,7 +28,8 @@ import { TrainingPanel } from "./training";
 import { Toast } from "./toast";
 import { MiniMap } from "./minimap";
 import { type UiState, UiStore } from "./ui";
-import { CameraGlide, keepInView } from "./camera";
+import { CameraGlide, keepInView, workRect } from "./camera";
+import { neighbours } from "./edges";
 import type { EdgeState, GraphState, LayerState, PaletteEntry } from "./types";
 
 const BIG_GRAPH = 300; // layers: beyond this, draw only near the viewport and preview gestures
@@ -104,11 +106,8 @@ export class CanvasView {
     // the canvas owns its context menu: JupyterLab's (Restart Kernel, Delete Cell...) stays off it
     this.stage = el("div", { class: "kc-stage", "data-jp-suppress-context-menu": "" });
     this.stage.style.height = `${height}px`;
-    this.quick = new QuickAdd(() => {
-      this.pendingWire = null;
-      this.ui.gesture({ kind: "close" });
-      this.root.focus({ preventScroll: true });
-    });
+    this.adding = new Adding(this.addingHost());
+    this.quick = this.adding.quick;
     this.finder = new FindBar(() => this.state.layers, (name, next) => this.showHit(name, next),
       () => this.root.focus({ preventScroll: true }), this.abort.signal);
     this.stage.append(this.svgEl, this.minimap.root, this.toast.root, this.menu.root, this.quick.root, this.finder.root);
@@ -148,8 +147,7 @@ export class CanvasView {
   private get routes(): (Point[] | null)[] { return this.scene.routes; }
   private get allPorts(): Port[] { return this.scene.allPorts; }
   private hints: { key: string; accept: Set<string>; refuse: Set<string>; classes: string[] | null } | null = null;
-  private pendingWire: Port | null = null;
-  private quickInto: string | null = null; // the wire quick-add inserts into, as its note names it
+  private adding: Adding;
   private selectedEdgeKey: string | null = null;
 
   private sized: ResizeObserver;
@@ -475,83 +473,23 @@ export class CanvasView {
     this.root.focus({ preventScroll: true });
   }
 
-  /** Output port `src` as drawn (a port of a box hidden in a folded run stands at `at`). */
-  private outPort(src: [string, number, number], at: Point): Port {
-    const key = `out:${src.join(":")}`;
-    return this.allPorts.find((p) => p.key === key)
-      ?? { key, kind: "out", layer: src[0], call: src[1], index: src[2], label: "", at };
-  }
-
   private portAt(key: string): Point | undefined {
     return this.allPorts.find((p) => p.key === key)?.at;
   }
 
-  /** Accepting slots and classes for a wire from `port` (asked once per drag, cached per state). */
-  private askHints(port: Port): void {
-    const key = `${port.key}@${this.state.version}`;
-    if (this.ui.state.hints?.key === key) return;
-    this.ui.setHints({ key, accept: new Set(), refuse: new Set(), classes: null });
-    this.client.send("accepts", { src: [port.layer, port.call, port.index] }).then((reply) => {
-      if (!reply.ok || this.ui.state.hints?.key !== key) return;
-      const r = reply.result as { classes: string[] | null; accept: string[]; refuse: string[] };
-      this.ui.setHints({ key, accept: new Set(r.accept), refuse: new Set(r.refuse), classes: r.classes });
-      const open = this.pendingWire;
-      if (this.quick.isOpen && open) {
-        const note = this.wireNote(open, r.classes);
-        this.quick.offer(this.quickNames(r.classes), this.quickInto ? `Insert into ${this.quickInto}: ${note}` : note);
-      }
-    });
-  }
-
-  /** What quick-add offers: `classes` (the kernel's answer for a wire), else the whole catalog;
-   * each with its group (layer or keras.ops function). */
-  private quickNames(classes: string[] | null): Offer[] {
-    if (!classes) return this.palette;
-    const groups = new Map(this.palette.map((p) => [p.class_name, p.group]));
-    return classes.map((class_name) => ({ class_name, group: groups.get(class_name) }));
-  }
-
-  private wireNote(port: Port, classes: string[] | null): string {
-    const layer = this.state.layers.find((l) => l.name === port.layer);
-    const shape = layer?.calls[port.call]?.output_shapes?.[port.index] ?? null;
-    if (classes === null) return `Layers for ${port.layer}'s output (checking which accept ${shapeText(shape)}…)`;
-    return `${classes.length} layers accept ${shapeText(shape)} from ${port.layer}`;
-  }
-
-  /** Quick-add at a screen point: a catalog search; `wire` connects the new layer to it. */
-  private openQuickAdd(at: Point, wire: Port | null = null, onto: EdgeState | null = null): void {
-    this.menu.hide();
-    const world = toWorld(this.view, at);
-    // a wire's tensor (dropped in empty space, or the wire a layer is inserted into): only the
-    // layers that accept it are offered, once the kernel has said which
-    const from = wire ?? (onto ? this.outPort(onto.src, world) : null);
-    this.pendingWire = from;
-    let names: Offer[] = this.palette;
-    let note = "Type to search the layers";
-    if (from) {
-      this.askHints(from);
-      names = this.quickNames(this.ui.state.hints?.classes ?? null);
-      note = this.wireNote(from, this.ui.state.hints?.classes ?? null);
-    }
-    this.quickInto = onto ? `${onto.src[0]} → ${onto.dst[0]}` : null;
-    if (onto) note = `Insert into ${this.quickInto}: ${note}`;
-    const r = this.stage.getBoundingClientRect();
-    const spot = placeMenu(at, { w: 260, h: 300 }, { w: r.width, h: r.height });
-    this.ui.gesture({ kind: "open-quick-add" });
-    this.quick.open(spot, names, note, (className) => {
-      const view = this.viewRect();
-      if (onto) {
-        const i = this.state.edges.findIndex((e) => edgeKey(e) === edgeKey(onto));
-        const pts = this.routes[i];
-        const intent = insertIntent(className, onto, pts ?? [world], world);
-        const { kind, ...fields } = pts ? intent : { ...intent, x: world.x, y: world.y };
-        this.actResult(kind, fields, world).then((name) => this.selectNew(name));
-      } else {
-        const fields: IntentFields<"add_layer"> = { class_name: className, x: world.x - 90, y: world.y, view };
-        if (wire) fields.src = [wire.layer, wire.call, wire.index];
-        this.actResult("add_layer", fields, world).then((name) => this.selectNew(name));
-      }
-    });
+  /** The canvas as quick-add and the wire hints see it (adding.ts). */
+  private addingHost(): AddingHost {
+    return {
+      ui: this.ui, client: this.client, stage: this.stage,
+      state: () => this.state, palette: () => this.palette, view: () => this.view, viewRect: () => this.viewRect(),
+      ports: () => this.allPorts, routes: () => this.routes,
+      closeMenu: () => this.menu.hide(),
+      add: (kind, fields, at) => {
+        (this.actResult as (k: typeof kind, f: typeof fields, a: Point) => Promise<unknown>)(kind, fields, at)
+          .then((name) => this.selectNew(name));
+      },
+      closed: () => this.root.focus({ preventScroll: true }),
+    };
   }
 
   /** The world rectangle on screen, [x, y, w, h]: where the kernel puts new boxes. */
@@ -660,7 +598,7 @@ export class CanvasView {
       render: () => this.render(),
       focusCanvas: () => this.root.focus({ preventScroll: true }),
       closeQuickAdd: () => { this.quick.close(); this.menu.hide(); },
-      wireFrom: (port) => this.askHints(port),
+      wireFrom: (port) => this.adding.askHints(port),
       toggle: (name) => this.toggle(name),
       inspectEdge: (index) => { this.inspectEdge(index); },
       pressBox: (selection) => { this.edgeExplanation = null; this.ui.selectBoxes(selection); },
@@ -675,8 +613,8 @@ export class CanvasView {
         const g = this.edgeLayer.querySelector(`[data-edge-key="${CSS.escape(edgeKey(edge))}"]`);
         g?.classList.add("kc-edge-lifted");
       },
-      perform: (intent, at) => { this.perform(intent, at); },
-      search: (at, wire) => this.openQuickAdd(at, wire),
+      perform: (intent, at) => this.perform(intent, at),
+      search: (at, wire) => this.adding.open(at, wire),
       dropLayer: (className, at, wire) => this.dropLayer(className, at, wire),
       addLayer: (className, at) => this.addLayer(className, at),
     };
@@ -790,14 +728,14 @@ export class CanvasView {
         if (command.intent.kind === "disconnect") this.removeEdge(this.selectedEdgeState()!); // it also clears the selection
         else if (command.intent.kind === "remove") {
           const gone = command.intent.names;
-          const keep = gone.flatMap((n) => this.neighbours(n)).filter((n) => !gone.includes(n));
+          const keep = gone.flatMap((n) => neighbours(this.state.edges, n)).filter((n) => !gone.includes(n));
           this.perform(command.intent).then((ok) => { if (ok) this.follow(keep); });
         } else this.perform(command.intent);
         break;
       case "copy": this.ui.copy(this.ui.state.selected); this.notice(`Copied ${this.ui.state.clipboard.length} layer(s)`); break;
       case "paste": ev.preventDefault(); this.paste(); break;
       case "select-all": this.ui.selectBoxes(this.state.layers.map((l) => l.name)); break;
-      case "quick-add": ev.preventDefault(); this.openQuickAdd(this.pointer.last); break;
+      case "quick-add": ev.preventDefault(); this.adding.open(this.pointer.last); break;
       case "rename": (this.inspector.querySelector('[aria-label="layer name"]') as HTMLInputElement | null)?.focus(); break;
       case "nudge": this.nudge(command.dx, command.dy); break;
       case "pan": this.glideTo({ ...this.view, x: this.view.x + command.dx, y: this.view.y + command.dy }); break;
@@ -822,10 +760,7 @@ export class CanvasView {
   /** The view follows the work: the boxes `names` (or the folded run's box that holds one) are
    * brought into view, gliding, where the state now puts them. */
   private follow(names: Iterable<string>): void {
-    const hidden = hiddenLayers(this.state.layers);
-    const wanted = new Set([...names].map((n) => hidden.get(n) ?? n));
-    const boxes = shownLayers(this.state.layers).filter((l) => wanted.has(l.name));
-    const r = bounds(boxes);
+    const r = workRect(this.state.layers, names);
     const stage = this.stageSize();
     if (!r || !stage.width) return;
     this.glideTo(keepInView(this.view, r, stage));
@@ -835,17 +770,6 @@ export class CanvasView {
   private actOn<K extends IntentKind>(kind: K, fields: IntentFields<K>, at: Point | undefined, keep: string[]): void {
     (this.act as (k: K, f: IntentFields<K>, a?: Point) => Promise<boolean>)(kind, fields, at)
       .then((ok) => { if (ok) this.follow(keep); });
-  }
-
-  /** The boxes wired to `name` (in or out): what stays in view when it is deleted. */
-  private neighbours(name: string): string[] {
-    const out = new Set<string>();
-    for (const e of this.state.edges) {
-      if (e.dst[0] === name) out.add(e.src[0]);
-      if (e.src[0] === name) out.add(e.dst[0]);
-    }
-    out.delete(name);
-    return [...out];
   }
 
   /** Esc: a gesture under way is cancelled (a wire being drawn goes, a dragged box goes back),
@@ -922,8 +846,8 @@ export class CanvasView {
       unfold: () => this.actOn("fold", { name, folded: false }, anchor, [name]),
       rename: () => (this.inspector.querySelector('[aria-label="layer name"]') as HTMLInputElement | null)?.focus(),
       copy: () => { this.ui.copy([name]); this.notice("Copied 1 layer(s)"); },
-      delete: () => this.actOn("remove", { names: [name] }, anchor, this.neighbours(name)),
-      "delete-bridged": () => this.actOn("remove", { names: [name], bridge: true }, anchor, this.neighbours(name)),
+      delete: () => this.actOn("remove", { names: [name] }, anchor, neighbours(this.state.edges, name)),
+      "delete-bridged": () => this.actOn("remove", { names: [name], bridge: true }, anchor, neighbours(this.state.edges, name)),
     }, () => this.focusBox(name));
   }
 
@@ -933,7 +857,7 @@ export class CanvasView {
     this.inspectEdge(index);
     this.showMenu(at, edgeMenu(), {
       "delete-edge": () => this.removeEdge(e),
-      "insert-into-edge": () => this.openQuickAdd(at, null, e),
+      "insert-into-edge": () => this.adding.open(at, null, e),
       "show-tensor": () => this.inspectEdge(index),
     }, () => this.focusEdge(edgeKey(e)));
   }
@@ -941,7 +865,7 @@ export class CanvasView {
   /** Empty space: add a layer there, paste, fit, find. */
   private openBlankMenu(at: Point): void {
     this.showMenu(at, blankMenu(this.ui.state.clipboard.length > 0, this.state.layers), {
-      "add-here": () => this.openQuickAdd(at),
+      "add-here": () => this.adding.open(at),
       paste: () => this.paste(),
       fit: () => this.fit(),
       find: () => this.openFind(),
@@ -961,7 +885,7 @@ export class CanvasView {
     return toolbar(Boolean(path()), {
       undo: () => this.act("undo"),
       redo: () => this.act("redo"),
-      "add-layer": () => this.openQuickAdd(this.pointer.last),
+      "add-layer": () => this.adding.open(this.pointer.last),
       find: () => this.openFind(),
       arrange: () => this.arrange(),
       fit: () => this.fit(),

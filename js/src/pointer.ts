@@ -99,7 +99,7 @@ export interface PointerHost {
   dropBox(name: string): void;          // the drag ended: the move is sent
   cancelBox(name: string): void;        // the drag was cancelled: the box goes back
   liftEdge(edge: EdgeState): void;      // its wire is being re-plugged
-  perform(intent: Intent, at?: Point): void;
+  perform(intent: Intent, at?: Point): Promise<boolean>;
   search(at: Point, wire: Port): void;  // a wire let go in empty space: quick-add for its tensor
   dropLayer(className: string, at: Point, wire: number): void;  // a palette entry dropped (onto wire `wire`, or -1)
   addLayer(className: string, at: Point): void;
@@ -189,10 +189,11 @@ export class Pointer {
     return true;
   }
 
-  /** What gesture `g` drew outside the scene, taken away. */
-  private clearDrawn(g: Gesture): void {
+  /** What gesture `g` drew outside the scene, taken away (a re-plugged wire stays lifted, and
+   * its preview drawn, until the kernel's answer redraws it: `released`). */
+  private clearDrawn(g: Gesture, released = false): void {
     const host = this.host;
-    if (g.kind === "dragging-wire" || g.kind === "dragging-wire-end") {
+    if (g.kind === "dragging-wire" || (g.kind === "dragging-wire-end" && !released)) {
       host.overlay.setAttribute("d", "");
       host.svg.classList.remove("kc-wiring");
       for (const lifted of host.svg.querySelectorAll(".kc-edge-lifted")) lifted.classList.remove("kc-edge-lifted");
@@ -347,7 +348,7 @@ export class Pointer {
     if (!pointerBusy(g)) return; // idle (or cancelled by Esc): a release means nothing
     const host = this.host;
     host.ui.gesture({ kind: "release" });
-    this.clearDrawn(g);
+    this.clearDrawn(g, true);
     if (g.kind === "minimap") { host.render(); return; }
     if (g.kind === "placing") {
       const r = host.stage.getBoundingClientRect();
@@ -376,7 +377,16 @@ export class Pointer {
       if (out && !("intent" in out)) host.search(p, out.search); // empty space: the layers that accept this tensor
     } else if (g.kind === "dragging-wire-end") {
       const out = dropRewire(g.edge, g.from, w, host.ports(), host.layers());
-      if (out && "intent" in out) host.perform(out.intent, out.at); else host.render();
+      if (!out || !("intent" in out)) { this.clearDrawn(g); return; }
+      // the wire goes to its new end at once (or away, unplugged), not back to its old slot
+      // while the kernel answers; the answer's state draws it routed
+      const src = host.portPoint(`out:${g.edge.src.join(":")}`);
+      const to = out.intent.kind === "rewire" && out.intent.new ? out.at : null;
+      host.overlay.setAttribute("d", src && to ? edgePath(src, to) : "");
+      host.perform(out.intent, out.at).then(() => {
+        if (this.gesture.kind === "idle" || this.gesture.kind === "quick-add" || this.gesture.kind === "menu") host.overlay.setAttribute("d", "");
+        host.render();
+      });
     }
   }
 }

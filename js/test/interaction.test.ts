@@ -134,3 +134,18 @@ describe("a refusal's details", () => {
     expect(spot.x + 400).toBeLessThanOrEqual(800);
   });
 });
+
+describe("what the view follows", () => {
+  it("a deleted box's neighbours; a folded layer's run box", async () => {
+    const { neighbours } = await import("../src/edges");
+    const e = (a: string, b: string) => ({ src: [a, 0, 0] as [string, number, number], dst: [b, 0, 0] as [string, number, number], shape: null, dtype: null, built: true });
+    expect(neighbours([e("x", "a"), e("a", "b"), e("x", "b")], "a").sort()).toEqual(["b", "x"]);
+    const { workRect } = await import("../src/camera");
+    const layer = (name: string, y: number, over = {}) => ({ name, class_name: "Dense", group: "core", config: {}, is_input: false, x: 0, y, w: 180, h: 62,
+      pinned: false, slots: { kind: "single" as const, names: ["inputs"], min: 1, max: 1 }, n_outputs: 1, calls: [], params: 0, depth: 0,
+      problems: [], inner_layers: null, expanded: false, inner: null, ...over });
+    const layers = [layer("a", 0), layer("b", 100), layer("c", 200)];
+    expect(workRect(layers, ["b", "c"])).toEqual({ x: 0, y: 100, w: 180, h: 162 });
+    expect(workRect(layers, ["zzz"])).toBeNull();
+  });
+});
