@@ -201,10 +201,23 @@ export class RectGrid {
   }
 }
 
+/** Top-left corners to try for a label of `w` x `height` at point `p` of its edge, best first:
+ * beside the edge where it runs down (`across` false), above or below it where it runs across;
+ * near it, then a little farther (clear of a slanted stretch of its own line). */
+export function labelSpots(p: Point, across: boolean, w: number, height: number): Point[] {
+  const spots: Point[] = [];
+  for (const gap of [4, 12]) {
+    const beside = [{ x: p.x + gap, y: p.y - height / 2 }, { x: p.x - gap - w, y: p.y - height / 2 }];
+    const over = [{ x: p.x - w / 2, y: p.y - height - gap + 1 }, { x: p.x - w / 2, y: p.y + gap - 1 }];
+    spots.push(...(across ? [...over, ...beside] : [...beside, ...over]));
+  }
+  return spots;
+}
+
 /**
  * Places one label per route (text of `widths[i]` px, `height` px high) at the first spot along
  * its edge (middle first, then either side) where it overlaps no box, no label placed before it
- * and no other edge: beside the edge where it runs down, above or below it where it runs across.
+ * and no edge (its own included): beside the edge where it runs down, above or below it where it runs across.
  * Null when every spot collides: the label is left out (the edge's tooltip still says it).
  * `x`, `y` of a spot are where the text's baseline starts.
  */
@@ -215,19 +228,18 @@ export function placeLabels(routes: Point[][], widths: number[], boxes: Rect[], 
   const boxGrid = new RectGrid(), edgeGrid = new RectGrid(), placedGrid = new RectGrid();
   boxes.forEach((b, i) => boxGrid.add(b, i));
   extents.forEach((e, j) => edgeGrid.add(e, j));
-  const onAnEdge = (rect: Rect, own: number) =>
-    edgeGrid.any(rect, (j) => j !== own && overlaps(extents[j], rect) && polylineHits(routes[j], rect));
+  // its own wire counts too: beside a bend or a slanted stretch the label would sit on the line
+  // (the farther spots are for those)
+  const onAnEdge = (rect: Rect) => edgeGrid.any(rect, (j) => overlaps(extents[j], rect) && polylineHits(routes[j], rect));
   return routes.map((pts, i) => {
     const w = widths[i];
     for (const t of ts) {
       const [p, q, r] = along(pts, [t, Math.max(0, t - 0.02), Math.min(1, t + 0.02)]);
       const across = Math.abs(r.x - q.x) > Math.abs(r.y - q.y);
-      const beside = [{ x: p.x + 4, y: p.y - height / 2 }, { x: p.x - 4 - w, y: p.y - height / 2 }];
-      const over = [{ x: p.x - w / 2, y: p.y - height - 3 }, { x: p.x - w / 2, y: p.y + 3 }];
-      for (const at of across ? [...over, ...beside] : [...beside, ...over]) {
+      for (const at of labelSpots(p, across, w, height)) {
         const rect = { x: at.x, y: at.y, w, h: height };
         if (boxGrid.any(rect, (b) => overlaps(boxes[b], rect)) || placedGrid.any(rect, (o) => overlaps(placed[o], rect))
-          || onAnEdge(rect, i)) continue;
+          || onAnEdge(rect)) continue;
         placedGrid.add(rect, placed.length);
         placed.push(rect);
         return { x: rect.x, y: rect.y + height - 2, rect };
