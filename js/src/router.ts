@@ -9,6 +9,11 @@ const MARGIN = 10;   // clearance kept around boxes
 const LANE_GAP = 8;  // parallel lanes beside the same boxes are this far apart
 const BEND = 16;     // vertical run out of a port before a lane turns
 const RADIUS = 8;    // corner rounding
+const STAGGER = 5;   // wires out of one port (or into one box) turn this far apart
+
+/** Which of the wires out of its port (`out`) and into its box (`in`) an edge is: 0, 1, 2... */
+export interface Stagger { out: number; in: number }
+const NO_STAGGER: Stagger = { out: 0, in: 0 };
 
 /** Points along the default S-curve (cubic Bezier) from a port below a box to a port above one. */
 export function curvePoints(a: Point, b: Point, n = 16): Point[] {
@@ -83,21 +88,21 @@ export function roundedPath(points: Point[], radius = RADIUS): string {
  * rows: boxes side by side) leaves its port downward, runs up in a lane beside every box in its
  * span, its own two included, and comes into its port from above: never behind a box.
  */
-export function route(a: Point, b: Point, obstacles: Rect[], lane = 0, ends: Rect[] = []): Route {
+export function route(a: Point, b: Point, obstacles: Rect[], lane = 0, ends: Rect[] = [], stagger: Stagger = NO_STAGGER): Route {
   const curve = curvePoints(a, b);
   const grown = obstacles.map((r) => inflate(r, MARGIN));
   const down = b.y - a.y >= 2 * BEND + 4;
   if (down) {
     const hit = grown.filter((r) => polylineHits(curve, r));
     if (!hit.length) return { d: curvePath(a, b), points: curve };
-    const best = detour(a, b, grown, hit, lane);
+    const best = detour(a, b, grown, hit, lane, stagger);
     return best ? { d: roundedPath(best), points: best } : { d: curvePath(a, b), points: curve };
   }
   // up, or level: the lane clears the edge's own boxes too (the curve would run behind them)
   const walls = [...grown, ...ends.map((r) => inflate(r, MARGIN))];
   const lo = Math.min(a.y, b.y) - BEND, hi = Math.max(a.y, b.y) + BEND;
   const span = walls.filter((r) => r.y < hi && r.y + r.h > lo);
-  const best = detour(a, b, walls, span.filter((r) => r.x < Math.max(a.x, b.x) && r.x + r.w > Math.min(a.x, b.x)), lane);
+  const best = detour(a, b, walls, span.filter((r) => r.x < Math.max(a.x, b.x) && r.x + r.w > Math.min(a.x, b.x)), lane, stagger);
   return best ? { d: roundedPath(best), points: best } : { d: curvePath(a, b), points: curve };
 }
 
@@ -106,11 +111,13 @@ export function route(a: Point, b: Point, obstacles: Rect[], lane = 0, ends: Rec
  * with the lane right or left of `blockers` (widened while it crosses more boxes), the shorter of
  * the two that crosses no box in `walls`; null when neither side is clear.
  */
-function detour(a: Point, b: Point, walls: Rect[], blockers: Rect[], lane: number): Point[] | null {
+function detour(a: Point, b: Point, walls: Rect[], blockers: Rect[], lane: number, stagger: Stagger): Point[] | null {
   const candidates: Point[][] = [];
   for (const side of [1, -1]) {
     let beside = blockers;
-    let y1 = a.y + BEND, y2 = b.y - BEND;
+    // wires out of one port turn at different heights, and so do wires into one box's slots:
+    // their stretches across run apart, not on top of each other
+    let y1 = a.y + BEND + (stagger.out % 3) * STAGGER, y2 = b.y - BEND - (stagger.in % 3) * STAGGER;
     for (let i = 0; i < 12; i++) {
       const edge = beside.length ? (side > 0 ? Math.max(...beside.map((r) => r.x + r.w)) : Math.min(...beside.map((r) => r.x)))
         : (side > 0 ? Math.max(a.x, b.x) + MARGIN : Math.min(a.x, b.x) - MARGIN);

@@ -149,3 +149,20 @@ describe("what the view follows", () => {
     expect(workRect(layers, ["zzz"])).toBeNull();
   });
 });
+
+describe("wires that would share a stretch", () => {
+  it("run apart: a port's wires turn at different heights and take lanes of their own", async () => {
+    const { route } = await import("../src/router");
+    // a box right under the port: both wires detour around it to boxes further down
+    const a = { x: 90, y: 62 };
+    const wall = [{ x: 0, y: 100, w: 180, h: 62 }];
+    const one = route(a, { x: 90, y: 300 }, wall, 0, [], { out: 0, in: 0 }).points;
+    const two = route(a, { x: 60, y: 300 }, wall, 1, [], { out: 1, in: 0 }).points;
+    expect(one.length).toBeGreaterThan(2);
+    expect(two.length).toBeGreaterThan(2);
+    expect(one[1].y).not.toBe(two[1].y);   // the turn out of the port
+    expect(one[2].x).not.toBe(two[2].x);   // the lane beside the box
+    const into = route({ x: 400, y: 0 }, { x: 90, y: 300 }, wall, 2, [], { out: 0, in: 1 }).points;
+    expect(into[into.length - 2].y).not.toBe(one[one.length - 2].y); // into one box: apart too
+  });
+});
