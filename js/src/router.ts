@@ -78,6 +78,25 @@ export function roundedPath(points: Point[], radius = RADIUS): string {
   return d + ` L${last.x},${last.y}`;
 }
 
+/** The polyline of roundedPath(points): each rounded corner as the two ends of its curve and
+ * the curve's middle, so that hit tests measure the wire as drawn (two wires leaving one port
+ * together part where the drawn one bends away, not at the corner it rounds). */
+export function roundedPoints(points: Point[], radius = RADIUS): Point[] {
+  if (points.length < 3) return points;
+  const out: Point[] = [points[0]];
+  for (let i = 1; i < points.length - 1; i++) {
+    const p = points[i - 1], c = points[i], n = points[i + 1];
+    const l1 = Math.hypot(c.x - p.x, c.y - p.y), l2 = Math.hypot(n.x - c.x, n.y - c.y);
+    const r = Math.min(radius, l1 / 2, l2 / 2);
+    if (r <= 0.01) { out.push(c); continue; }
+    const a = { x: c.x + ((p.x - c.x) / l1) * r, y: c.y + ((p.y - c.y) / l1) * r };
+    const b = { x: c.x + ((n.x - c.x) / l2) * r, y: c.y + ((n.y - c.y) / l2) * r };
+    out.push(a, { x: (a.x + 2 * c.x + b.x) / 4, y: (a.y + 2 * c.y + b.y) / 4 }, b);
+  }
+  out.push(points[points.length - 1]);
+  return out;
+}
+
 /**
  * The route of an edge from `a` (an output port, on a box's bottom) to `b` (an input port, on a
  * box's top). `obstacles` are the other boxes; `lane` spreads edges that detour beside the same

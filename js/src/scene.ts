@@ -3,7 +3,7 @@
 // touches only what it changes and elements under the pointer or the focus stay the same nodes.
 import { svg } from "./dom";
 import { type Point, type Port, type Rect, boxHeight, boxWidth, edgePath, ports } from "./geometry";
-import { type Route, placeLabels, route } from "./router";
+import { type Route, placeLabels, roundedPoints, route } from "./router";
 import { boxShape } from "./boxes";
 import { BoxIndex } from "./obstacles";
 import { edgeTitle, shapeText } from "./mirror";
@@ -456,7 +456,8 @@ export class Scene {
         r = route(a, b, boxIndex.obstacles(a, b, e.src[0], e.dst[0]), lane, [rects.get(e.src[0]), rects.get(e.dst[0])].filter((q): q is Rect => !!q), stagger);
       } else r = { d: edgePath(a, b), points: [a, b] };
       if (input.shown.size === 0) this.routeCache.set(key, { a, b, lane, out, in: into, r });
-      this.routes[index] = r.points;
+      // hit tests follow the wire as drawn: a detour's corners are rounded (a curve's points are already)
+      this.routes[index] = r.points.length <= 6 ? roundedPoints(r.points) : r.points;
       const cls = ["kc-edge"];
       if (!e.built) cls.push("kc-pending");
       if (look.selectedEdge === key) cls.push("kc-edge-selected");

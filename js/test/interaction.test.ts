@@ -166,3 +166,14 @@ describe("wires that would share a stretch", () => {
     expect(into[into.length - 2].y).not.toBe(one[one.length - 2].y); // into one box: apart too
   });
 });
+
+describe("a wire as hit tests see it", () => {
+  it("follows the rounded corners drawn, not the corner they round", async () => {
+    const { roundedPoints } = await import("../src/router");
+    const pts = roundedPoints([{ x: 0, y: 0 }, { x: 0, y: 40 }, { x: 100, y: 40 }]);
+    expect(pts[0]).toEqual({ x: 0, y: 0 });
+    expect(pts[pts.length - 1]).toEqual({ x: 100, y: 40 });
+    expect(pts).not.toContainEqual({ x: 0, y: 40 }); // the corner itself is not on the drawn wire
+    expect(pts[1]).toEqual({ x: 0, y: 32 });
+  });
+});

@@ -187,8 +187,8 @@ def test_insert_layer_here_offers_only_what_accepts_the_wire(lab, page):
 
 
 NEAREST = """() => {
-  // a point on one wire's line that lies inside the hit area of a wire drawn later (on top of
-  // it), nearer the first, away from the ports: a click there must pick the first
+  // a point nearer one wire's line than any other, inside the hit area of a wire drawn later
+  // (on top of it), away from the ports: a click there must pick the nearer wire
   const svg = document.querySelector('.kc-svg');
   const lines = [...svg.querySelectorAll('[data-edge] .kc-edge-line')];
   const pts = lines.map((l) => { const m = l.getScreenCTM(); const n = Math.floor(l.getTotalLength()); const out = [];
@@ -196,17 +196,15 @@ NEAREST = """() => {
     return out; });
   const ports = [...svg.querySelectorAll('[data-port]')].map((e) => { const r = e.getBoundingClientRect(); return { x: r.x + r.width / 2, y: r.y + r.height / 2 }; });
   const dist = (p, ps) => Math.min(...ps.map((q) => Math.hypot(p.x - q.x, p.y - q.y)));
-  for (let i = 0; i < lines.length; i++) for (let j = 0; j < lines.length; j++) {
-    if (i === j) continue;
-    for (const p of pts[i]) {
-      const d = dist(p, pts[j]);
-      if (d > 2.5 && d < 7 && dist(p, ports) > 20) {
-        const top = document.elementFromPoint(p.x, p.y)?.closest('[data-edge]');
-        if (top && top === lines[j].closest('[data-edge]'))
-          return { x: p.x, y: p.y, want: lines[i].closest('[data-edge]').getAttribute('data-edge-key'),
-                   over: top.getAttribute('data-edge-key') };
-      }
-    }
+  for (let i = 0; i < lines.length; i++) for (const on of pts[i]) for (let dx = -3; dx <= 3; dx++) for (let dy = -3; dy <= 3; dy++) {
+    const p = { x: on.x + dx, y: on.y + dy };
+    const mine = dist(p, pts[i]);
+    if (dist(p, ports) < 20) continue;
+    const top = document.elementFromPoint(p.x, p.y)?.closest('[data-edge]');
+    const j = lines.findIndex((l) => l.closest('[data-edge]') === top);
+    if (j < 0 || j === i) continue;
+    if (mine + 1.5 < dist(p, pts[j]) && pts.every((o, k) => k === i || mine < dist(p, o)))
+      return { x: p.x, y: p.y, want: lines[i].closest('[data-edge]').getAttribute('data-edge-key'), over: top.getAttribute('data-edge-key') };
   }
   return null;
 }"""
