@@ -12,7 +12,6 @@ import pytest
 import kerascanvas as kc
 from kerascanvas.accepts import ports_accepting
 
-
 _ids = iter(range(1, 1_000_000))
 
 

@@ -67,8 +67,6 @@ export class CanvasView {
   private set view(view: View) { this.ui.setView(view); }
   private drawn: View = this.view; // the view the SVG was last drawn for
   private readonly camera = new CameraGlide(() => this.view, (view) => this.ui.setView(view));
-  /** How many refusals the inspector has shown: each one redraws its form from the kernel's values. */
-  private refusals = 0;
   private settle = 0;
   private stage: HTMLElement;
   private shown = new Map<string, Point>();
@@ -146,9 +144,7 @@ export class CanvasView {
   /** Each edge's drawn polyline (world), by edge index, and every port: for hit tests. */
   private get routes(): (Point[] | null)[] { return this.scene.routes; }
   private get allPorts(): Port[] { return this.scene.allPorts; }
-  private hints: { key: string; accept: Set<string>; refuse: Set<string>; classes: string[] | null } | null = null;
   private adding: Adding;
-  private selectedEdgeKey: string | null = null;
 
   private sized: ResizeObserver;
   private training: TrainingPanel;
@@ -207,7 +203,7 @@ export class CanvasView {
     if (s.view !== before.view && !this.drawing) this.viewChanged();
     const wiring = (g: UiState) => g.gesture.kind === "dragging-wire";
     if (s.selected !== before.selected || s.edge !== before.edge || s.highlighted !== before.highlighted
-      || s.armed !== before.armed || s.inspectorError !== before.inspectorError
+      || s.armed !== before.armed || s.inspectorError !== before.inspectorError || s.refusals !== before.refusals
       || wiring(s) !== wiring(before) || (s.hints !== before.hints && wiring(s))) this.renderSoon();
   }
 
@@ -329,7 +325,7 @@ export class CanvasView {
     const edge = edgeKeyed !== null && this.edgeExplanation && !selected.size
       ? { key: edgeKeyed, explanation: this.edgeExplanation } : null;
     this.panel.show({ layer: current, entry: this.palette.find((p) => p.class_name === current?.class_name),
-      error: inspectorError, refusals: this.refusals, edge, edgeCount: this.state.edges.length,
+      error: inspectorError, refusals: this.ui.state.refusals, edge, edgeCount: this.state.edges.length,
       onChange: (config) => current && this.act("configure", { name: current.name, config }),
       onRename: (name) => current && name !== current.name && this.act("rename", { name: current.name, new_name: name }) });
   }
@@ -453,7 +449,6 @@ export class CanvasView {
     const key = edgeKey(e);
     this.edgeExplanation = null;
     this.ui.selectEdge(e, key);
-    this.render();
     this.focusEdge(key);
     const reply = await this.client.send("explain_edge", { src: e.src, dst: e.dst });
     if (!reply.ok) { this.showError(reply.error ?? "refused"); return; }
@@ -700,8 +695,8 @@ export class CanvasView {
       case "port": {
         const port = this.allPorts.find((p) => p.key === command.port);
         const armed = this.ui.state.armed;
-        if (port?.kind === "out") { this.ui.arm(port); this.render(); this.focusPort(port.key); }
-        else if (port && armed) { this.ui.arm(null); this.render(); this.focusPort(port.key); this.connect(armed, port); }
+        if (port?.kind === "out") { this.ui.arm(port); this.focusPort(port.key); }
+        else if (port && armed) { this.ui.arm(null); this.focusPort(port.key); this.connect(armed, port); }
         ev.preventDefault();
         break;
       }
@@ -747,9 +742,7 @@ export class CanvasView {
   /** A configure or rename refused: the inspector shows the refusal and, in every field, the
    * kernel's value again (not what was typed), however often the same refusal comes. */
   private refused(message: string): void {
-    this.refusals++;
     this.ui.refuse(message);
-    this.render();
   }
 
   /** The camera glides to `view`. */
@@ -807,7 +800,6 @@ export class CanvasView {
     if (a.x >= 0 && a.y >= 0 && b.x <= r.width && b.y <= r.height && this.view.k >= 0.5) return;
     const k = Math.max(this.view.k, 1);
     this.view = { k, x: r.width / 2 - (layer.x + boxWidth(layer) / 2) * k, y: r.height / 2 - (layer.y + boxHeight(layer) / 2) * k };
-    this.render(); // keeps the focus on the redrawn element
   }
 
   private focusPort(key: string): void {
@@ -877,7 +869,6 @@ export class CanvasView {
   private fit(): void {
     const r = this.stage.getBoundingClientRect();
     this.view = readableFit(this.placed(), r.width, r.height);
-    this.render();
   }
 
   private toolbar(): HTMLElement {

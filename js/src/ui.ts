@@ -20,6 +20,7 @@ export interface UiState {
   view: View;
   gesture: Gesture;
   inspectorError: string | null;    // the kernel's refusal of the last configure / rename
+  refusals: number;                 // counts them: each one shows the kernel's values in the inspector again
 }
 
 type Listener = (state: UiState, before: UiState) => void;
@@ -32,7 +33,7 @@ export class UiStore {
 
   constructor(view: View = { x: 20, y: 20, k: 1 }) {
     this.current = { selected: new Set(), edge: null, highlighted: null, armed: null, hints: null, clipboard: [],
-      view, gesture: IDLE, inspectorError: null };
+      view, gesture: IDLE, inspectorError: null, refusals: 0 };
   }
 
   get state(): UiState { return this.current; }
@@ -130,8 +131,9 @@ export class UiStore {
     this.set({ view });
   }
 
+  /** A configure or rename refused (`message`), or a later edit accepted (null). */
   refuse(message: string | null): void {
-    this.set({ inspectorError: message });
+    this.set(message === null ? { inspectorError: null } : { inspectorError: message, refusals: this.current.refusals + 1 });
   }
 
   // ----- gestures -----------------------------------------------------------------------------

@@ -94,3 +94,17 @@ describe("ui store", () => {
     expect(ui.gesture({ kind: "release" }).kind).toBe("idle");
   });
 });
+
+describe("refusals", () => {
+  it("each refusal is a change, the same message twice included (the inspector shows the kernel's values again)", () => {
+    const ui = new UiStore();
+    let told = 0;
+    ui.subscribe(() => told++);
+    ui.refuse("units must be positive");
+    ui.refuse("units must be positive");
+    expect(told).toBe(2);
+    expect(ui.state.refusals).toBe(2);
+    ui.refuse(null);
+    expect(ui.state.inspectorError).toBeNull();
+  });
+});

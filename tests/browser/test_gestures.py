@@ -6,7 +6,16 @@ real value again. Each asserted in the kernel. Screenshots in test-artifacts/.""
 
 import pytest
 
-from .conftest import box, canvas_cell, centre, open_canvas, port, screenshot, wait_edges, wait_still
+from .conftest import (
+    box,
+    canvas_cell,
+    centre,
+    open_canvas,
+    port,
+    screenshot,
+    wait_edges,
+    wait_still,
+)
 
 pytestmark = pytest.mark.browser
 
