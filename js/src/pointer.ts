@@ -133,6 +133,11 @@ export class Pointer {
     window.addEventListener("pointercancel", lost, on);
     window.addEventListener("blur", lost, on);
     svgEl.addEventListener("lostpointercapture", lost, on);
+    // Esc ends a drag wherever the keyboard focus is (a palette entry dragged in leaves it
+    // outside the drawing): caught on its way down, before anything else sees it
+    window.addEventListener("keydown", (ev) => {
+      if (ev.key === "Escape" && this.cancel("escape")) { ev.stopPropagation(); ev.preventDefault(); }
+    }, { capture: true, ...on });
     document.addEventListener("visibilitychange", () => { if (document.hidden) lost(); }, on);
     svgEl.addEventListener("wheel", (ev) => {
       ev.preventDefault();

@@ -109,6 +109,16 @@ def test_esc_during_a_wire_drag_cancels_it_and_the_release_does_nothing(lab, pag
     page.wait_for_timeout(400)
     assert abs(centre(box(page, "flatten"))[0] - b[0]) < 2
     assert kernel.value("canvas.graph.positions['flatten']") == at
+    # a palette entry dragged in and let go after Esc adds nothing
+    page.locator('.kc-palette [aria-label="Dense"]').hover()  # scrolled into the palette's view
+    page.mouse.down()
+    page.mouse.move(s["x"] + 120, s["y"] + 120, steps=8)
+    page.locator(".kc-ghost").wait_for(timeout=5_000)
+    page.keyboard.press("Escape")
+    assert page.locator(".kc-ghost").count() == 0
+    page.mouse.up()
+    page.wait_for_timeout(500)
+    assert len(kernel.value("list(canvas.graph.layers)")) == 4
     kernel.close()
 
 
