@@ -29,6 +29,7 @@ import { Toast } from "./toast";
 import { MiniMap } from "./minimap";
 import { type UiState, UiStore } from "./ui";
 import { CameraGlide, keepInView, workRect } from "./camera";
+import { FocusKeeper } from "./focus";
 import { neighbours } from "./edges";
 import type { EdgeState, GraphState, LayerState, PaletteEntry } from "./types";
 
@@ -123,6 +124,9 @@ export class CanvasView {
     renderPalette(paletteHost, this.palette, (c, ev) => this.pointer.pickFromPalette(c, ev));
     this.panel = new Inspector(this.inspector, this.client, this.abort.signal, () => this.root.focus({ preventScroll: true }));
     this.pointer = new Pointer(this.pointerHost(), this.abort.signal);
+    this.focus = new FocusKeeper({ root: this.root, svg: this.svgEl, stage: this.stage, view: () => this.view,
+      setView: (view) => this.ui.setView(view), layers: () => this.placed(),
+      portLayer: (key) => this.allPorts.find((p) => p.key === key)?.layer }, this.abort.signal);
     this.ui.subscribe((s, before) => this.uiChanged(s, before));
     this.listen();
     this.render();
@@ -141,6 +145,7 @@ export class CanvasView {
   private legend: Legend;
   private finder: FindBar;
   private pointer: Pointer;
+  private focus!: FocusKeeper;
   /** Each edge's drawn polyline (world), by edge index, and every port: for hit tests. */
   private get routes(): (Point[] | null)[] { return this.scene.routes; }
   private get allPorts(): Port[] { return this.scene.allPorts; }
@@ -218,34 +223,10 @@ export class CanvasView {
   private drawing = false;
 
   render(): void {
-    const focused = this.focusedKey();
+    const focused = this.focus.focusedKey();
     this.drawing = true;
     try { this.draw(); } finally { this.drawing = false; }
-    if (focused) this.refocus(focused);
-  }
-
-  /** The drawn element with keyboard focus, as an attribute selector that survives a redraw. */
-  private focusedKey(): string | null {
-    const active = document.activeElement;
-    if (!active || !this.svgEl.contains(active)) return null;
-    for (const attr of ["data-toggle", "data-name", "data-port", "data-edge"]) {
-      const v = active.getAttribute(attr);
-      if (v !== null) return `[${attr}="${CSS.escape(v)}"]`;
-    }
-    return null;
-  }
-
-  private restoring = false;
-
-  private refocus(selector: string): void {
-    const target = this.svgEl.querySelector(selector) as SVGElement | null;
-    if (!target) { // the focused box or edge is gone (deleted): keys stay with the canvas
-      if (!this.root.contains(document.activeElement)) this.root.focus({ preventScroll: true });
-      return;
-    }
-    if (target === document.activeElement) return;
-    this.restoring = true; // not a move of the user's focus: the view stays where it is
-    try { target.focus({ preventScroll: true }); } finally { this.restoring = false; }
+    if (focused) this.focus.refocus(focused);
   }
 
   private drawnBounds: Rect | null = null; // every box, as last drawn
@@ -459,7 +440,7 @@ export class CanvasView {
 
   private focusEdge(key: string): void {
     const g = this.edgeLayer.querySelector(`[data-edge-key="${CSS.escape(key)}"]`) as SVGElement | null;
-    if (g) { this.restoring = true; try { g.focus({ preventScroll: true }); } finally { this.restoring = false; } }
+    if (g) this.focus.quietly(g);
   }
 
   private removeEdge(e: EdgeState): void {
@@ -649,13 +630,6 @@ export class CanvasView {
       if (this.svgEl.contains(ev.target as Node)) this.onMenu(ev);
     }, this.on);
     this.root.addEventListener("keydown", (ev) => this.onKey(ev), this.on);
-    // After the event: JupyterLab's notebook handles this focusin too, and takes the focus to
-    // its cell if the target has left the page by then (a redraw replaces it).
-    this.svgEl.addEventListener("focusin", (ev) => {
-      if (this.restoring) return;
-      const target = ev.target as Element;
-      requestAnimationFrame(() => this.reveal(target));
-    }, this.on);
     document.addEventListener("pointerdown", (ev) => { if (!this.menu.contains(ev.target as Node)) this.menu.hide(); }, this.on);
   }
 
@@ -787,20 +761,6 @@ export class CanvasView {
     this.actResult("duplicate", { names: [...this.ui.state.clipboard], view: this.viewRect() }).then((mapping) => this.selectNew(mapping));
   }
 
-
-  /** Keyboard focus on a box or port off screen brings it into view (the view follows Tab). */
-  private reveal(target: Element): void {
-    const portKey = target.getAttribute("data-port");
-    const name = target.getAttribute("data-name") ?? this.allPorts.find((p) => p.key === portKey)?.layer;
-    const layer = name ? this.placed().find((l) => l.name === name) : undefined;
-    if (!layer) return;
-    const r = this.stage.getBoundingClientRect();
-    const a = toScreen(this.view, { x: layer.x, y: layer.y });
-    const b = toScreen(this.view, { x: layer.x + boxWidth(layer), y: layer.y + boxHeight(layer) });
-    if (a.x >= 0 && a.y >= 0 && b.x <= r.width && b.y <= r.height && this.view.k >= 0.5) return;
-    const k = Math.max(this.view.k, 1);
-    this.view = { k, x: r.width / 2 - (layer.x + boxWidth(layer) / 2) * k, y: r.height / 2 - (layer.y + boxHeight(layer) / 2) * k };
-  }
 
   private focusPort(key: string): void {
     (this.portLayer.querySelector(`[data-port="${CSS.escape(key)}"]`) as SVGElement | null)?.focus();

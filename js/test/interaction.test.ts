@@ -177,3 +177,17 @@ describe("a wire as hit tests see it", () => {
     expect(pts[1]).toEqual({ x: 0, y: 32 });
   });
 });
+
+describe("the view follows the keyboard focus", () => {
+  it("a box off screen is brought to the middle, one in view leaves the view alone", async () => {
+    const { revealView } = await import("../src/focus");
+    const layer = { name: "a", class_name: "Dense", group: "core", config: {}, is_input: false, x: 1000, y: 1000, w: 180, h: 62,
+      pinned: false, slots: { kind: "single" as const, names: ["inputs"], min: 1, max: 1 }, n_outputs: 1, calls: [], params: 0,
+      depth: 0, problems: [], inner_layers: null, expanded: false, inner: null };
+    const view = { x: 0, y: 0, k: 1 };
+    const moved = revealView(view, layer, { width: 800, height: 500 });
+    expect(moved.x + 1090 * moved.k).toBe(400);
+    expect(moved.y + 1031 * moved.k).toBe(250);
+    expect(revealView(view, { ...layer, x: 10, y: 10 }, { width: 800, height: 500 })).toBe(view);
+  });
+});
