@@ -81,7 +81,7 @@ export const CSS = `
 .kc-minimap { cursor: pointer; }
 .kc-mini-view { fill: var(--jp-brand-color1, #1976d2); fill-opacity: 0.15; stroke: var(--jp-brand-color1, #1976d2);
   stroke-width: 2; vector-effect: non-scaling-stroke; }
-.kc-toast { position: absolute; display: none; max-width: 420px; padding: 6px 8px; z-index: 10;
+.kc-toast { position: absolute; display: none; max-width: 420px; overflow: auto; box-sizing: border-box; padding: 6px 8px; z-index: 10;
   background: var(--jp-error-color3, #fdecea); color: var(--jp-error-color0, #b71c1c);
   border: 1px solid var(--jp-error-color1, #d32f2f); border-radius: 4px; white-space: pre-wrap; }
 .kc-toast.kc-show { display: block; }
@@ -113,7 +113,8 @@ export const CSS = `
 .kc-quickadd.kc-show { display: block; }
 .kc-quickadd-note { margin: 3px 2px; font-size: 11px; }
 .kc-quickadd-list { max-height: 240px; overflow: auto; }
-.kc-quickadd-item { padding: 3px 6px; cursor: pointer; border-radius: 2px; }
+.kc-quickadd-item { padding: 3px 6px; cursor: pointer; border-radius: 2px; display: flex; justify-content: space-between; gap: 6px; }
+.kc-quickadd-kind { font-size: 10px; opacity: 0.7; white-space: nowrap; }
 .kc-quickadd-item:hover, .kc-quickadd-item.kc-active { background: var(--jp-brand-color1, #1976d2); color: #fff; }
 .kc-find { position: absolute; top: 6px; left: 6px; display: none; z-index: 12; gap: 6px; align-items: center; padding: 4px;
   background: var(--jp-layout-color1, #fff); border: 1px solid var(--jp-border-color1, #ccc); box-shadow: 0 1px 4px rgba(0,0,0,.2); }
