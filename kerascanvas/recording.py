@@ -1,0 +1,315 @@
+"""What happens inside the layers while a model trains, measured on the device.
+
+`Recorder` is a Keras callback that `Trainer.fit` adds. At the end of every epoch (and every N
+batches in long epochs, N chosen from the measured cost so that recording stays under
+`COST_SHARE` of training time) it records, per layer:
+
+- weights: for each weight its mean, std, norm, min, max and a histogram; the update-to-weight
+  ratio ||w - w_before|| / ||w_before|| since the previous record (the weight delta: free);
+- gradients: each weight's gradient norm on a fixed probe batch (one extra forward and backward
+  pass per record, backend-specific through Keras: tf.GradientTape, jax.grad over
+  `compute_loss_and_updates`, torch.autograd.grad);
+- activations: on the same probe batch, the layer's output mean, std, fraction of zeros, dead
+  units (units zero on >= 99% of the probe) and a histogram.
+
+Statistics are computed with keras.ops where the tensors live; one small vector per record
+travels to the host. The records go to an `insights.Insights` store (plain floats and lists).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Any
+
+import keras
+import numpy as np
+from keras import ops
+
+BINS = 16
+PROBE_SAMPLES = 128
+DEAD_SHARE = 0.99  # a unit zero on at least this share of the probe batch is dead
+COST_SHARE = 0.02  # records within an epoch take at most this share of training time
+MIN_BATCHES_BETWEEN = 50  # and never come more often than this
+_FIELDS = ("mean", "std", "norm", "min", "max", "zeros", "non_finite")
+
+
+# ----- statistics on the device -----------------------------------------------------------------
+
+def _stats(x) -> Any:
+    """One vector: the _FIELDS, then BINS histogram counts (over [min, max] of finite values)."""
+    x = ops.cast(ops.reshape(x, (-1,)), "float32")
+    finite = ops.isfinite(x)
+    bad = ops.sum(ops.cast(ops.logical_not(finite), "float32"))
+    x = ops.where(finite, x, ops.zeros_like(x))
+    lo, hi = ops.min(x), ops.max(x)
+    width = ops.maximum(hi - lo, 1e-12)
+    index = ops.clip(ops.floor((x - lo) / width * BINS), 0, BINS - 1)
+    counts = ops.sum(ops.cast(ops.equal(ops.expand_dims(index, 0),
+                                        ops.reshape(ops.arange(BINS, dtype="float32"), (-1, 1))),
+                              "float32"), axis=1) if _small(x) else _histogram(x, lo, hi)
+    head = ops.stack([ops.mean(x), ops.std(x), ops.sqrt(ops.sum(x * x)), lo, hi,
+                      ops.mean(ops.cast(ops.equal(x, 0.0), "float32")), bad])
+    return ops.concatenate([head, ops.cast(counts, "float32")])
+
+
+def _small(x) -> bool:
+    return int(x.shape[0]) * BINS <= 1 << 20  # a one-hot count is fastest while it stays small
+
+
+def _histogram(x, lo, hi):
+    counts, _ = ops.histogram(x, bins=BINS)
+    return counts
+
+
+def _dead_units(x) -> Any:
+    """How many units (last axis) are zero on at least DEAD_SHARE of the probe batch, and how
+    many units there are."""
+    units = int(x.shape[-1]) if len(x.shape) > 1 else 1
+    x = ops.reshape(ops.cast(x, "float32"), (-1, units))
+    zero = ops.mean(ops.cast(ops.equal(x, 0.0), "float32"), axis=0)
+    return ops.stack([ops.sum(ops.cast(zero >= DEAD_SHARE, "float32")),
+                      ops.cast(units, "float32")])
+
+
+def _norm(x) -> Any:
+    x = ops.cast(ops.reshape(x, (-1,)), "float32")
+    return ops.sqrt(ops.sum(ops.square(x)))
+
+
+def _unpack(vector: np.ndarray) -> dict[str, Any]:
+    values = [float(v) for v in vector[:len(_FIELDS)]]
+    out = {k: (v if math.isfinite(v) else None) for k, v in zip(_FIELDS, values)}
+    out["non_finite"] = int(values[-1])
+    out["histogram"] = {"counts": [int(c) for c in vector[len(_FIELDS):]],
+                        "range": [out["min"], out["max"]]}
+    return out
+
+
+# ----- gradients on the probe batch, one way per backend ----------------------------------------
+
+def gradients(model: keras.Model, x: Any, y: Any) -> list:
+    """The gradient of the model's compiled loss on (x, y) for each trainable variable (None
+    where it does not reach one). Does not change the model, its optimizer or its metrics."""
+    variables = model.trainable_variables
+    backend = keras.backend.backend()
+    if backend == "tensorflow":
+        import tensorflow as tf
+
+        with tf.GradientTape() as tape:
+            y_pred = model(x, training=False)
+            loss = model.compute_loss(x=x, y=y, y_pred=y_pred, training=False)
+        return tape.gradient(loss, variables)
+    if backend == "jax":
+        import jax
+
+        def loss_of(trainable):
+            loss, aux = model.compute_loss_and_updates(
+                trainable, [v.value for v in model.non_trainable_variables],
+                [v.value for v in model.metrics_variables], x, y, None, training=False)
+            return loss, aux
+
+        grads, _ = jax.grad(loss_of, has_aux=True)([v.value for v in variables])
+        return grads
+    if backend == "torch":
+        import torch
+
+        values = [v.value for v in variables]
+        y_pred = model(x, training=False)
+        loss = model.compute_loss(x=x, y=y, y_pred=y_pred, training=False)
+        wanted = [v for v in values if v.requires_grad]
+        found = iter(torch.autograd.grad(loss, wanted, allow_unused=True)) if wanted else iter(())
+        return [next(found) if v.requires_grad else None for v in values]
+    return [None] * len(variables)  # another backend: weights and activations only
+
+
+# ----- the probe batch --------------------------------------------------------------------------
+
+def probe_batch(x: Any, y: Any, samples: int = PROBE_SAMPLES) -> tuple[Any, Any] | None:
+    """The first `samples` of the training data (arrays, a list/dict of arrays, a tf.data
+    Dataset or a PyDataset's first batch), or None when it cannot be had cheaply."""
+    def head(a):
+        if isinstance(a, dict):
+            return {k: head(v) for k, v in a.items()}
+        if isinstance(a, (list, tuple)):
+            return type(a)(head(v) for v in a)
+        return np.asarray(a[:samples])
+
+    try:
+        if hasattr(x, "element_spec"):  # tf.data
+            batch = next(iter(x.take(1)))
+            return (batch[0], batch[1]) if isinstance(batch, tuple) else (batch, None)
+        if isinstance(x, keras.utils.PyDataset):
+            batch = x[0]
+            return batch[0], batch[1]
+        return head(x), (None if y is None else head(y))
+    except Exception:  # noqa: BLE001 - no probe: weights are still recorded
+        return None
+
+
+# ----- the callback -------------------------------------------------------------------------------
+
+_RELU_NAMES = {"relu", "relu6"}
+
+
+def relu_like(layer) -> bool:
+    """Whether a layer's outputs are a ReLU's: zero for every negative input."""
+    config = layer.get_config() if hasattr(layer, "get_config") else {}
+    if type(layer).__name__ == "ReLU":
+        return not config.get("negative_slope")
+    activation = config.get("activation")
+    return isinstance(activation, str) and activation in _RELU_NAMES
+
+
+def _layer_output(layer) -> Any:
+    """The first call's output tensor of a layer (its first output)."""
+    nodes = getattr(layer, "_inbound_nodes", None) or []
+    if not nodes:
+        return None
+    outputs = nodes[0].output_tensors
+    return outputs[0] if outputs else None
+
+
+def _as_inputs(model, x) -> Any:
+    """x in the structure the model's inputs were given in (a one-input list model takes [x])."""
+    struct = getattr(model, "_inputs_struct", None)
+    if isinstance(struct, list) and len(struct) == 1 and not isinstance(x, (list, tuple, dict)):
+        return [x]
+    return x
+
+
+class Recorder(keras.callbacks.Callback):
+    """Records insights (see the module's docstring) into `store` while fit runs."""
+
+    def __init__(self, store, probe: tuple[Any, Any] | None, first_epoch: float = 0.0):
+        super().__init__()
+        self._store = store
+        self._probe = probe
+        self._first_epoch = first_epoch  # epochs recorded before this run
+        self._previous: dict[int, Any] = {}  # id(variable) -> its value at the last record
+        self._activations = None
+        self._layers: list = []
+        self._cost = 0.0  # seconds the last record took
+        self._every: int | None = None  # batches between records within an epoch
+        self._epoch = 0
+        self._batch = 0
+        self._since = 0  # batches since the last record
+        self._epoch_started = 0.0
+
+    def on_train_begin(self, logs=None):
+        model = self.model
+        if self._probe is not None:
+            self._probe = (_as_inputs(model, self._probe[0]), self._probe[1])
+        self._layers = [l for l in model.layers if not isinstance(l, keras.layers.InputLayer)]
+        tensors = [(l.name, _layer_output(l)) for l in self._layers]
+        tensors = [(n, t) for n, t in tensors if t is not None and hasattr(t, "shape")]
+        self._activations = None
+        if self._probe is not None and tensors:
+            try:
+                probe_model = keras.Model(model.input, [t for _, t in tensors])
+                self._activations = ([n for n, _ in tensors], probe_model,
+                                     {l.name: relu_like(l) for l in self._layers})
+            except Exception:  # noqa: BLE001 - a model Keras cannot slice: no activations
+                self._activations = None
+        self._remember(model)
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self._epoch = epoch
+        self._batch = 0
+        self._epoch_started = time.monotonic()
+
+    def on_train_batch_begin(self, batch, logs=None):
+        self._batch = batch
+        self._since += 1
+        if self._every is not None and self._since > self._every:
+            self._record(self._first_epoch + self._epoch + batch / max(self._steps(), 1),
+                         partial=True)
+
+    def on_epoch_end(self, epoch, logs=None):
+        self._record(int(self._first_epoch) + epoch + 1, partial=False)
+        steps = self._steps()
+        if steps and self._every is None:  # how often within an epoch recording stays cheap
+            per_batch = (time.monotonic() - self._epoch_started - self._cost) / steps
+            every = max(MIN_BATCHES_BETWEEN, math.ceil(self._cost / max(per_batch, 1e-9)
+                                                        / COST_SHARE))
+            self._every = every if every < steps else None
+
+    def on_train_end(self, logs=None):
+        if self._since > 0:  # stopped within an epoch (a stop, a NaN loss): its last state
+            done = self._batch + 1
+            self._record(self._first_epoch + self._epoch + done / max(self._steps(), done),
+                         partial=True)
+
+    def _steps(self) -> int:
+        return int((self.params or {}).get("steps") or 0)
+
+    def _remember(self, model) -> None:
+        self._previous = {id(v): ops.copy(v.value) for v in model.trainable_variables}
+
+    def _record(self, epoch: float, partial: bool) -> None:
+        started = time.monotonic()
+        self._since = 0
+        model = self.model
+        pieces, layout = [], []  # device vectors; what each one is
+        grads = {}
+        if self._probe is not None:
+            try:
+                found = gradients(model, *self._probe)
+                grads = {id(v): g for v, g in zip(model.trainable_variables, found)
+                         if g is not None}
+            except Exception:  # noqa: BLE001 - a loss Keras cannot differentiate here
+                grads = {}
+        for layer in self._layers:
+            for weight in layer.trainable_weights + layer.non_trainable_weights:
+                value = weight.value
+                key = id(weight)
+                before = self._previous.get(key)
+                extra = [_norm(grads[key]) if key in grads else ops.convert_to_tensor(-1.0),
+                         _norm(value - before) / ops.maximum(_norm(before), 1e-12)
+                         if before is not None else ops.convert_to_tensor(-1.0)]
+                pieces += [_stats(value), ops.stack([ops.cast(e, "float32") for e in extra])]
+                layout.append(("weight", layer.name, _weight_name(layer, weight)))
+        if self._activations is not None:
+            names, probe_model, _ = self._activations
+            outputs = probe_model(self._probe[0], training=False)
+            outputs = outputs if isinstance(outputs, (list, tuple)) else [outputs]
+            for name, out in zip(names, outputs):
+                pieces += [_stats(out), _dead_units(out)]
+                layout.append(("activation", name, None))
+        vector = keras.ops.convert_to_numpy(ops.concatenate(pieces)) if pieces else []
+        relu = self._activations[2] if self._activations is not None else {}
+        self._store.add(_records(vector, layout, epoch, partial, relu))
+        self._remember(model)
+        self._cost = time.monotonic() - started
+
+
+def _weight_name(layer, weight) -> str:
+    path = getattr(weight, "path", None) or weight.name
+    prefix = layer.name + "/"
+    return path[len(prefix):] if path.startswith(prefix) else path
+
+
+def _records(vector, layout, epoch: float, partial: bool, relu: dict) -> dict[str, dict]:
+    """{layer: record} from the host vector laid out as `layout` says."""
+    size = len(_FIELDS) + BINS
+    records: dict[str, dict] = {}
+    at = 0
+    for kind, layer, weight in layout:
+        record = records.setdefault(layer, {"epoch": epoch, "partial": partial, "weights": {},
+                                            "gradients": {}, "activations": None})
+        stats = _unpack(vector[at:at + size])
+        a, b = float(vector[at + size]), float(vector[at + size + 1])
+        at += size + 2
+        if kind == "weight":
+            name = weight
+            while name in record["weights"]:
+                name += "'"
+            record["weights"][name] = stats
+            record["gradients"][name] = {
+                "norm": (a if math.isfinite(a) else None) if a != -1.0 else None,
+                "update_ratio": (b if math.isfinite(b) else None) if b != -1.0 else None,
+                "non_finite": not math.isfinite(a)}
+        else:
+            stats.update(dead_units=int(a), units=int(b), relu_like=relu.get(layer, False))
+            record["activations"] = stats
+    return records
