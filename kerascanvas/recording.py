@@ -38,7 +38,8 @@ _FIELDS = ("mean", "std", "norm", "min", "max", "zeros", "non_finite")
 
 def _stats(x) -> Any:
     """One vector: the _FIELDS, then BINS histogram counts (over [min, max] of finite values)."""
-    x = ops.cast(ops.reshape(x, (-1,)), "float32")
+    x = ops.reshape(x, (-1,))
+    x = x if str(x.dtype).endswith("float32") else ops.cast(x, "float32")
     finite = ops.isfinite(x)
     bad = ops.sum(ops.cast(ops.logical_not(finite), "float32"))
     x = ops.where(finite, x, ops.zeros_like(x))
@@ -178,6 +179,156 @@ def _as_inputs(model, x) -> Any:
     return x
 
 
+def _assemble(values, previous, grads, outputs) -> tuple[Any, list]:
+    """The record's numbers as one vector (per weight: its statistics, gradient norm, update
+    ratio; per output: its statistics, dead units, units) and the weights now, copied."""
+    pieces = []
+    minus_one = ops.convert_to_tensor(-1.0, dtype="float32")
+    for value, before, grad in zip(values, previous, grads):
+        change = _norm(value - before) / ops.maximum(_norm(before), 1e-12)
+        pieces += [_stats(value), ops.stack([minus_one if grad is None else _norm(grad),
+                                             ops.cast(change, "float32")])]
+    for out in outputs:
+        pieces += [_stats(out), _dead_units(out)]
+    return ops.concatenate(pieces), [ops.copy(v) for v in values]
+
+
+class _Measure:
+    """What one record computes for a model: its layers' weights (in `layout` order) with their
+    gradients on the probe batch and their change since the last record, and its layers' outputs
+    on the probe batch through a model that returns them all. Compiled for the backend
+    (tf.function, jax.jit: one device program instead of hundreds of small operations), once per
+    model (`measure`); torch runs it eagerly."""
+
+    def __init__(self, model: keras.Model, probe: bool):
+        self.model = model
+        self.weights, self.layout = [], []
+        layers = [l for l in model.layers if not isinstance(l, keras.layers.InputLayer)]
+        for layer in layers:
+            for weight in layer.trainable_weights + layer.non_trainable_weights:
+                self.weights.append(weight)
+                self.layout.append(("weight", layer.name, _weight_name(layer, weight)))
+        self.relu = {l.name: relu_like(l) for l in layers}
+        self.probe_model = None
+        tensors = [(l.name, _layer_output(l)) for l in layers]
+        tensors = [(n, t) for n, t in tensors if t is not None and hasattr(t, "shape")]
+        if probe and tensors:
+            try:
+                self.probe_model = keras.Model(model.input, [t for _, t in tensors])
+                self.layout += [("activation", n, None) for n, _ in tensors]
+            except Exception:  # noqa: BLE001 - a model Keras cannot slice: no activations
+                self.probe_model = None
+        self.with_gradients = probe
+        self._run = self._compiled()
+
+    def initial(self) -> list:
+        return [ops.copy(w.value) for w in self.weights]
+
+    def __call__(self, x, y, previous) -> tuple[list, list]:
+        """(per `layout` entry (statistics, a, b), the weights now): a and b are a weight's
+        gradient norm (None without one) and update ratio, an output's dead units and units."""
+        try:
+            vector, previous = self._run(x, y, previous)
+        except Exception:
+            if not self.with_gradients:
+                raise
+            self.with_gradients = False
+            self._run = self._compiled()
+            vector, previous = self._run(x, y, previous)
+        vector = keras.ops.convert_to_numpy(vector)
+        width = len(_FIELDS) + BINS + 2
+        rows = []
+        for i, (kind, _, _) in enumerate(self.layout):
+            row = vector[i * width:(i + 1) * width]
+            a, b = float(row[-2]), float(row[-1])
+            rows.append((row[:-2], None if kind == "weight" and a == -1.0 else a, b))
+        return rows, previous
+
+    def _eager(self, x, y, previous):
+        model = self.model
+        found = {}
+        if self.with_gradients and x is not None:
+            found = {id(v): g for v, g in zip(model.trainable_variables, gradients(model, x, y))}
+        with _no_grad():
+            outputs = [] if self.probe_model is None or x is None else \
+                _listed(self.probe_model(x, training=False))
+            return _assemble([w.value for w in self.weights], previous,
+                             [found.get(id(w)) for w in self.weights], outputs)
+
+    def _compiled(self):
+        backend = keras.backend.backend()
+        if backend == "tensorflow":
+            import tensorflow as tf
+
+            return tf.function(self._eager, reduce_retracing=True)
+        if backend == "jax":
+            return self._jax()
+        return self._eager
+
+    def _jax(self):
+        import jax
+
+        model, probe_model, weights = self.model, self.probe_model, self.weights
+        tv, ntv, mv = (model.trainable_variables, model.non_trainable_variables,
+                       model.metrics_variables)
+        with_gradients = self.with_gradients
+
+        def run(t, n, m, previous, x, y):
+            values = {id(v): a for v, a in zip(tv, t)} | {id(v): a for v, a in zip(ntv, n)}
+            found = {}
+            if with_gradients and x is not None:
+                def loss_of(trainable):
+                    return model.compute_loss_and_updates(trainable, n, m, x, y, None,
+                                                          training=False)
+
+                grads, _ = jax.grad(loss_of, has_aux=True)(t)
+                found = {id(v): g for v, g in zip(tv, grads)}
+            outputs = []
+            if probe_model is not None and x is not None:
+                outputs, _ = probe_model.stateless_call(
+                    [values[id(v)] for v in probe_model.trainable_variables],
+                    [values[id(v)] for v in probe_model.non_trainable_variables], x,
+                    training=False)
+            return _assemble([values[id(w)] for w in weights], previous,
+                             [found.get(id(w)) for w in weights], _listed(outputs))
+
+        jitted = jax.jit(run)
+        return lambda x, y, previous: jitted([v.value for v in tv], [v.value for v in ntv],
+                                             [v.value for v in mv], previous, x, y)
+
+
+def _listed(outputs) -> list:
+    return list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
+
+
+# The measure of the model trained last: a new fit of the same model (the same drawing, trained
+# again) reuses it and its compiled program.
+_LAST: dict[str, Any] = {}
+
+
+def measure(model: keras.Model, probe: tuple | None) -> _Measure:
+    key = (id(model), probe is None, None if probe is None else _shapes(probe))
+    if _LAST.get("key") != key or _LAST.get("model") is not model:
+        _LAST.update(key=key, model=model, measure=_Measure(model, probe is not None))
+    return _LAST["measure"]
+
+
+def _shapes(probe) -> Any:
+    from keras import tree
+
+    return tuple(repr(getattr(a, "shape", None)) for a in tree.flatten(probe))
+
+
+def _no_grad():
+    if keras.backend.backend() == "torch":
+        import torch
+
+        return torch.no_grad()
+    import contextlib
+
+    return contextlib.nullcontext()
+
+
 class Recorder(keras.callbacks.Callback):
     """Records insights (see the module's docstring) into `store` while fit runs."""
 
@@ -186,9 +337,8 @@ class Recorder(keras.callbacks.Callback):
         self._store = store
         self._probe = probe
         self._first_epoch = first_epoch  # epochs recorded before this run
-        self._previous: dict[int, Any] = {}  # id(variable) -> its value at the last record
-        self._activations = None
-        self._layers: list = []
+        self._measure: _Measure | None = None
+        self._previous: list = []  # the weights at the last record (for update ratios)
         self._cost = 0.0  # seconds the last record took
         self._every: int | None = None  # batches between records within an epoch
         self._epoch = 0
@@ -200,18 +350,8 @@ class Recorder(keras.callbacks.Callback):
         model = self.model
         if self._probe is not None:
             self._probe = (_as_inputs(model, self._probe[0]), self._probe[1])
-        self._layers = [l for l in model.layers if not isinstance(l, keras.layers.InputLayer)]
-        tensors = [(l.name, _layer_output(l)) for l in self._layers]
-        tensors = [(n, t) for n, t in tensors if t is not None and hasattr(t, "shape")]
-        self._activations = None
-        if self._probe is not None and tensors:
-            try:
-                probe_model = keras.Model(model.input, [t for _, t in tensors])
-                self._activations = ([n for n, _ in tensors], probe_model,
-                                     {l.name: relu_like(l) for l in self._layers})
-            except Exception:  # noqa: BLE001 - a model Keras cannot slice: no activations
-                self._activations = None
-        self._remember(model)
+        self._measure = measure(model, self._probe)
+        self._previous = self._measure.initial()
 
     def on_epoch_begin(self, epoch, logs=None):
         self._epoch = epoch
@@ -228,7 +368,7 @@ class Recorder(keras.callbacks.Callback):
     def on_epoch_end(self, epoch, logs=None):
         self._record(int(self._first_epoch) + epoch + 1, partial=False)
         steps = self._steps()
-        if steps and self._every is None:  # how often within an epoch recording stays cheap
+        if steps:  # how often within an epoch recording stays cheap (measured each epoch)
             per_batch = (time.monotonic() - self._epoch_started - self._cost) / steps
             every = max(MIN_BATCHES_BETWEEN, math.ceil(self._cost / max(per_batch, 1e-9)
                                                         / COST_SHARE))
@@ -243,73 +383,42 @@ class Recorder(keras.callbacks.Callback):
     def _steps(self) -> int:
         return int((self.params or {}).get("steps") or 0)
 
-    def _remember(self, model) -> None:
-        self._previous = {id(v): ops.copy(v.value) for v in model.trainable_variables}
-
     def _record(self, epoch: float, partial: bool) -> None:
         started = time.monotonic()
         self._since = 0
-        model = self.model
-        pieces, layout = [], []  # device vectors; what each one is
-        grads = {}
-        if self._probe is not None:
-            try:
-                found = gradients(model, *self._probe)
-                grads = {id(v): g for v, g in zip(model.trainable_variables, found)
-                         if g is not None}
-            except Exception:  # noqa: BLE001 - a loss Keras cannot differentiate here
-                grads = {}
-        for layer in self._layers:
-            for weight in layer.trainable_weights + layer.non_trainable_weights:
-                value = weight.value
-                key = id(weight)
-                before = self._previous.get(key)
-                extra = [_norm(grads[key]) if key in grads else ops.convert_to_tensor(-1.0),
-                         _norm(value - before) / ops.maximum(_norm(before), 1e-12)
-                         if before is not None else ops.convert_to_tensor(-1.0)]
-                pieces += [_stats(value), ops.stack([ops.cast(e, "float32") for e in extra])]
-                layout.append(("weight", layer.name, _weight_name(layer, weight)))
-        if self._activations is not None:
-            names, probe_model, _ = self._activations
-            outputs = probe_model(self._probe[0], training=False)
-            outputs = outputs if isinstance(outputs, (list, tuple)) else [outputs]
-            for name, out in zip(names, outputs):
-                pieces += [_stats(out), _dead_units(out)]
-                layout.append(("activation", name, None))
-        vector = keras.ops.convert_to_numpy(ops.concatenate(pieces)) if pieces else []
-        relu = self._activations[2] if self._activations is not None else {}
-        self._store.add(_records(vector, layout, epoch, partial, relu))
-        self._remember(model)
+        self.model  # (under JAX this puts the trained values back on the variables)  # noqa: B018
+        x, y = self._probe if self._probe is not None else (None, None)
+        rows, self._previous = self._measure(x, y, self._previous)
+        self._store.add(_records(rows, self._measure.layout, epoch, partial, self._measure.relu))
         self._cost = time.monotonic() - started
 
 
 def _weight_name(layer, weight) -> str:
     path = getattr(weight, "path", None) or weight.name
     prefix = layer.name + "/"
-    return path[len(prefix):] if path.startswith(prefix) else path
+    return path.removeprefix(prefix)
 
 
-def _records(vector, layout, epoch: float, partial: bool, relu: dict) -> dict[str, dict]:
-    """{layer: record} from the host vector laid out as `layout` says."""
-    size = len(_FIELDS) + BINS
+def _records(rows, layout, epoch: float, partial: bool, relu: dict) -> dict[str, dict]:
+    """{layer: record} from the rows `_Measure` made, laid out as `layout` says."""
     records: dict[str, dict] = {}
-    at = 0
-    for kind, layer, weight in layout:
+    for (kind, layer, weight), (row, a, b) in zip(layout, rows):
         record = records.setdefault(layer, {"epoch": epoch, "partial": partial, "weights": {},
                                             "gradients": {}, "activations": None})
-        stats = _unpack(vector[at:at + size])
-        a, b = float(vector[at + size]), float(vector[at + size + 1])
-        at += size + 2
+        stats = _unpack(row)
         if kind == "weight":
             name = weight
             while name in record["weights"]:
                 name += "'"
             record["weights"][name] = stats
             record["gradients"][name] = {
-                "norm": (a if math.isfinite(a) else None) if a != -1.0 else None,
-                "update_ratio": (b if math.isfinite(b) else None) if b != -1.0 else None,
-                "non_finite": not math.isfinite(a)}
+                "norm": a if a is not None and math.isfinite(a) else None,
+                "update_ratio": b if math.isfinite(b) else None,
+                "non_finite": a is not None and not math.isfinite(a)}
         else:
             stats.update(dead_units=int(a), units=int(b), relu_like=relu.get(layer, False))
             record["activations"] = stats
+    for name in relu:  # a layer without weights and outputs still has its (empty) record
+        records.setdefault(name, {"epoch": epoch, "partial": partial, "weights": {},
+                                  "gradients": {}, "activations": None})
     return records
