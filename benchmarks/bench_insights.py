@@ -73,13 +73,15 @@ def residual_graph() -> kc.Graph:
     return g
 
 
-def timed(fn) -> float:
+def timed(fn) -> tuple[float, float]:
+    """(wall seconds, CPU seconds of this process) of one call: on a shared machine the CPU time
+    is the steadier figure (other jobs slow the wall clock, not the work done)."""
     gc.collect()
     gc.disable()
     try:
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         fn()
-        return time.perf_counter() - start
+        return time.perf_counter() - start, time.process_time() - cpu
     finally:
         gc.enable()
 
@@ -113,14 +115,17 @@ def measure(name: str, plain: keras.Model, graph: kc.Graph, x, y, args) -> None:
         run()  # warm-up: trace and compile each (the insights program too)
     costs.clear()
     times: dict[str, list[float]] = {k: [] for k in variants}
+    cpu: dict[str, list[float]] = {k: [] for k in variants}
     names = list(variants)
     for r in range(args.rounds):
         for k in names[r % 3:] + names[:r % 3]:
-            times[k].append(timed(variants[k]))
+            wall, used = timed(variants[k])
+            times[k].append(wall)
+            cpu[k].append(used)
     recording.Recorder._record = record
 
-    def pair(a, b):
-        return statistics.median(p / q for p, q in zip(times[a], times[b]))
+    def pair(a, b, of=times):
+        return statistics.median(p / q for p, q in zip(of[a], of[b]))
 
     samples = len(x) * args.epochs
     records = insights.of(graph).records()
@@ -135,6 +140,9 @@ def measure(name: str, plain: keras.Model, graph: kc.Graph, x, y, args) -> None:
           f"  (goal >= 0.95)")
     print(f"  insights on / Trainer without insights: median of per-round ratios "
           f"{pair('off', 'on'):.3f}, best rounds {min(times['off']) / min(times['on']):.3f}")
+    print(f"  CPU time of the process: insights on / plain {pair('plain', 'on', cpu):.3f}, "
+          f"on / off {pair('off', 'on', cpu):.3f} (median of per-round ratios), "
+          f"{', '.join(f'{k} {statistics.median(cpu[k]):.2f} s' for k in names)} (medians)")
     print(f"  one record: median {statistics.median(costs) * 1000:.1f} ms, "
           f"{len(costs)} records; one epoch (plain): "
           f"{statistics.median(times['plain']) / args.epochs * 1000:.0f} ms")

@@ -45,22 +45,17 @@ def _stats(x) -> Any:
     x = ops.where(finite, x, ops.zeros_like(x))
     lo, hi = ops.min(x), ops.max(x)
     width = ops.maximum(hi - lo, 1e-12)
-    index = ops.clip(ops.floor((x - lo) / width * BINS), 0, BINS - 1)
-    counts = ops.sum(ops.cast(ops.equal(ops.expand_dims(index, 0),
-                                        ops.reshape(ops.arange(BINS, dtype="float32"), (-1, 1))),
-                              "float32"), axis=1) if _small(x) else _histogram(x, lo, hi)
+    index = ops.cast(ops.clip(ops.floor((x - lo) / width * BINS), 0, BINS - 1), "int32")
     head = ops.stack([ops.mean(x), ops.std(x), ops.sqrt(ops.sum(x * x)), lo, hi,
                       ops.mean(ops.cast(ops.equal(x, 0.0), "float32")), bad])
-    return ops.concatenate([head, ops.cast(counts, "float32")])
+    return ops.concatenate([head, ops.cast(_count(index), "float32")])
 
 
-def _small(x) -> bool:
-    return int(x.shape[0]) * BINS <= 1 << 20  # a one-hot count is fastest while it stays small
-
-
-def _histogram(x, lo, hi):
-    counts, _ = ops.histogram(x, bins=BINS)
-    return counts
+def _count(index) -> Any:
+    """How many of `index` fall in each of the BINS bins, in one pass."""
+    if keras.backend.backend() == "torch":  # (its segment_sum copies the ids several times)
+        return ops.bincount(index, minlength=BINS)
+    return ops.segment_sum(ops.ones_like(index, dtype="float32"), index, num_segments=BINS)
 
 
 def _dead_units(x) -> Any:
