@@ -33,6 +33,7 @@ DEAD_LAYER_SHARE = 0.5  # a layer is named when at least half its units are dead
 VANISHING_RATIO = 1e-4  # a layer's gradient norm this much smaller than the median layer's
 EXPLODING_NORM = 1e3  # a layer's gradient norm above this (on the probe batch)
 STRIP_POINTS = 32  # values per box in the live strip
+SUMMARY_POINTS = 20_000  # strip values in all (a big drawing gets shorter strips)
 DETAIL_RECORDS = 64  # records per histogram panel (evenly thinned, the last kept)
 DETAIL_WEIGHTS = 6  # weights per layer shown in the panel
 _RUN_IDS = itertools.count(1)
@@ -197,9 +198,10 @@ def summary(store: Insights, live: bool) -> dict[str, Any]:
     problems; `live` while training runs."""
     records = store.cell["records"]
     layers: dict[str, Any] = {}
+    points = max(4, min(STRIP_POINTS, SUMMARY_POINTS // max(len(records), 1)))
     for name, rs in records.items():
         strip = [[_finite(r["epoch"]), _finite(_weight_norm(r)),
-                  _finite((r.get("activations") or {}).get("std"))] for r in rs[-STRIP_POINTS:]]
+                  _finite((r.get("activations") or {}).get("std"))] for r in rs[-points:]]
         layers[name] = {"strip": strip, "problems": []}
     for name, kind, epoch, message in problems(records):
         layers[name]["problems"].append({"kind": kind, "epoch": _finite(epoch),
