@@ -55,6 +55,7 @@ class Insights:
         self.cell: dict[str, Any] = {"records": {}, "run": None}  # the journaled values
         self._record_bytes = 0  # JSON bytes of one layer's record, measured once
         self.thinned = 0
+        self.compiled: dict[str, Any] = {}  # recording.measure's cache: the last model's program
 
     # ----- a run -----------------------------------------------------------------------------
 

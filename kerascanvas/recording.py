@@ -296,16 +296,13 @@ def _listed(outputs) -> list:
     return list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
 
 
-# The measure of the model trained last: a new fit of the same model (the same drawing, trained
-# again) reuses it and its compiled program.
-_LAST: dict[str, Any] = {}
-
-
-def measure(model: keras.Model, probe: tuple | None) -> _Measure:
+def measure(model: keras.Model, probe: tuple | None, cache: dict) -> _Measure:
+    """The measure of `model`, kept in `cache` (the drawing's insights store): a new fit of the
+    same model reuses it and its compiled program; it goes with the drawing."""
     key = (id(model), probe is None, None if probe is None else _shapes(probe))
-    if _LAST.get("key") != key or _LAST.get("model") is not model:
-        _LAST.update(key=key, model=model, measure=_Measure(model, probe is not None))
-    return _LAST["measure"]
+    if cache.get("key") != key or cache.get("model") is not model:
+        cache.update(key=key, model=model, measure=_Measure(model, probe is not None))
+    return cache["measure"]
 
 
 def _shapes(probe) -> Any:
@@ -345,7 +342,7 @@ class Recorder(keras.callbacks.Callback):
         model = self.model
         if self._probe is not None:
             self._probe = (_as_inputs(model, self._probe[0]), self._probe[1])
-        self._measure = measure(model, self._probe)
+        self._measure = measure(model, self._probe, self._store.compiled)
         self._previous = self._measure.initial()
 
     def on_epoch_begin(self, epoch, logs=None):
