@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import time
+import warnings
 from typing import Any
 
 import keras
@@ -342,8 +343,13 @@ class Recorder(keras.callbacks.Callback):
         model = self.model
         if self._probe is not None:
             self._probe = (_as_inputs(model, self._probe[0]), self._probe[1])
-        self._measure = measure(model, self._probe, self._store.compiled)
-        self._previous = self._measure.initial()
+        try:
+            self._measure = measure(model, self._probe, self._store.compiled)
+            self._previous = self._measure.initial()
+        except Exception as e:  # noqa: BLE001 - a model recording cannot follow: train without
+            self._measure = None
+            warnings.warn(f"Training insights cannot record this model ({type(e).__name__}: "
+                          f"{e}); training goes on without them.", RuntimeWarning, stacklevel=1)
 
     def on_epoch_begin(self, epoch, logs=None):
         self._epoch = epoch
@@ -376,6 +382,16 @@ class Recorder(keras.callbacks.Callback):
         return int((self.params or {}).get("steps") or 0)
 
     def _record(self, epoch: float, partial: bool) -> None:
+        if self._measure is None:  # recording failed earlier in this run: training goes on
+            return
+        try:
+            self._take(epoch, partial)
+        except Exception as e:  # noqa: BLE001 - insights must never end a training run
+            self._measure = None
+            warnings.warn(f"Training insights stopped recording ({type(e).__name__}: {e}); "
+                          "training goes on.", RuntimeWarning, stacklevel=1)
+
+    def _take(self, epoch: float, partial: bool) -> None:
         started = time.monotonic()
         self._since = 0
         self.model  # (under JAX this puts the trained values back on the variables)  # noqa: B018

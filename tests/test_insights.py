@@ -179,3 +179,16 @@ def test_the_browser_asks_for_a_boxs_histograms_by_name_only(data):
 def test_training_without_insights_records_nothing(data):
     canvas = trained(data, epochs=1, insights=False)
     assert canvas.insights == {} and canvas.insight_problems == []
+
+
+def test_a_failure_while_recording_never_ends_the_training_run(data, monkeypatch):
+    def broken(self, x, y, previous):
+        raise RuntimeError("no statistics today")
+
+    monkeypatch.setattr(recording._Measure, "__call__", broken)
+    canvas = kc.Canvas(drawn())
+    canvas.set_data(*data)
+    with pytest.warns(RuntimeWarning, match="no statistics today"):
+        history = canvas.fit(epochs=2)
+    assert len(history.history["loss"]) == 2 and canvas.trainer.status["state"] == "finished"
+    assert canvas.insights == {}
