@@ -279,6 +279,16 @@ export class Scene {
     this.touched.changed++;
   }
 
+  /** A group kept with a drawn box, moved with it and untouched by its redraws (training
+   * insights draw their strip there), and the box's size; null when the box is not drawn. */
+  decor(name: string): { g: SVGGElement; width: number; height: number } | null {
+    const entry = this.boxes.get(name);
+    if (!entry) return null;
+    let g = entry.ports.querySelector(":scope > g.kc-decor") as SVGGElement | null;
+    if (!g) { g = svg("g", { class: "kc-decor" }); entry.ports.append(g); }
+    return { g, width: boxWidth(entry.layer), height: boxHeight(entry.layer) };
+  }
+
   /** How many drawn boxes still show an older state (catchUp() redraws them). */
   get lagging(): number {
     return this.behind.size;

@@ -62,6 +62,13 @@ export const CSS = `
 .kc-progress { width: 240px; } .kc-chart { min-width: 420px; }
 .kc-train-message { white-space: pre-wrap; max-height: 160px; overflow: auto; font-size: 11px; margin: 4px 0; }
 .kc-failed .kc-train-message { color: var(--jp-error-color1, #c00); }
+.kc-undone .kc-chart { filter: grayscale(1); opacity: 0.45; }
+.kc-undone .kc-train-message { font-style: italic; }
+.kc-strip polyline { fill: none; stroke-width: 1.2; pointer-events: none; }
+.kc-strip-weights { stroke: #1976d2; } .kc-strip-activations { stroke: #e65100; }
+.kc-insight-problem circle { fill: var(--jp-warn-color0, #f57c00); } .kc-insight-problem text { fill: #fff; font-size: 11px; font-weight: bold; }
+.kc-insight-plots { display: flex; flex-wrap: wrap; gap: 6px; } .kc-histogram { margin: 0; font-size: 10px; }
+.kc-histogram rect { fill: var(--jp-brand-color1, #1976d2); }
 .kc-toggle { cursor: pointer; } .kc-toggle rect { fill: var(--jp-layout-color2, #eee); stroke: var(--jp-border-color1, #999); }
 .kc-toggle text { font-size: 13px; font-weight: bold; fill: var(--jp-ui-font-color1, #222); } .kc-toggle:focus { outline: none; } .kc-toggle:focus rect { stroke: var(--jp-brand-color1, #1976d2); stroke-width: 2; }
 .kc-box.kc-folded > rect.kc-card { stroke-opacity: 0.7; } .kc-fold-count { font-weight: bold; font-size: 14px; fill: hsl(var(--kc-hue, 210), 62%, 42%); }
