@@ -16,6 +16,7 @@ the drawing; `read` takes them back out of a Keras node; both agree with what Ke
 from __future__ import annotations
 
 import inspect
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
@@ -138,6 +139,32 @@ def keyword_defaults(cls, positional: tuple[str, ...]) -> tuple[str, ...]:
                  and p.name not in filled_by_keras)
 
 
+# call settings that make a call give more tensors (MultiHeadAttention's attention scores)
+EXTRA_OUTPUTS = {"return_attention_scores": 1}
+
+
+def extra_outputs(args) -> int:
+    """The output tensors one call's settings add (a CallArgs, or None: the default)."""
+    settings = args.settings_dict if args is not None else {}
+    return sum(n for key, n in EXTRA_OUTPUTS.items() if settings.get(key) is True)
+
+
+def most_extra_outputs(call_args) -> int:
+    """The output ports a box's calls add: its ports are the most any call gives."""
+    return max((extra_outputs(a) for a in call_args), default=0)
+
+
+def optional_tensors(cls, positional: tuple[str, ...]) -> tuple[str, ...]:
+    """A user class's optional second tensor argument, offered as a named slot: the parameter
+    after its first tensor, where it defaults to None (call(x, y=None)) and Keras does not fill
+    it in (further keyword tensors become slots when a call is imported with them)."""
+    params = [p for p in call_parameters(cls) if p.kind in (p.POSITIONAL_ONLY,
+                                                             p.POSITIONAL_OR_KEYWORD)]
+    skip = set(KERAS_FILLED) | {"mask"} | {f"{name}_mask" for name in positional}
+    return tuple(p.name for p in params[1:2] if p.default is None and p.name not in skip
+                 and p.name not in positional)
+
+
 def with_keywords(slots, names) -> Any:
     """`slots` with the tensor keyword arguments `names` as further named slots (those it has
     already are kept where they are). A box called on a list takes none."""
@@ -191,8 +218,32 @@ def arrange(slots, filled: Mapping[int, Any], call_args: CallArgs = DEFAULT, key
             args.append(filled[i])
         else:
             kwargs[slots.names[i] if i < len(slots.names) else str(i)] = filled[i]
+    kwargs = _lists_gathered(kwargs)
     kwargs.update(call_args.settings)
     return args, kwargs
+
+
+# A keyword argument that takes a list of tensors (Bidirectional's initial_state=[h, c, h, c]):
+# one named slot per item, "initial_state__0", "initial_state__1", ... gathered back for the call.
+_ITEM = re.compile(r"^(?P<key>[A-Za-z_]\w*?)__(?P<index>\d{1,3})$")
+
+
+def item_slot(key: str, i: int) -> str:
+    return f"{key}__{i}"
+
+
+def _lists_gathered(kwargs: dict) -> dict:
+    found, items = {}, {}
+    for name, value in kwargs.items():
+        match = _ITEM.match(name)
+        if match is None:
+            found[name] = value
+        else:
+            items.setdefault(match["key"], {})[int(match["index"])] = value
+            found.setdefault(match["key"], None)  # (its place among the keywords)
+    for key, by_index in items.items():
+        found[key] = [by_index[i] for i in sorted(by_index)]
+    return found
 
 
 def keras_order(slots, filled: Mapping[int, Any], call_args: CallArgs = DEFAULT) -> list:
@@ -200,7 +251,8 @@ def keras_order(slots, filled: Mapping[int, Any], call_args: CallArgs = DEFAULT)
     sorted by name (keras.tree.flatten sorts dict keys)."""
     args, kwargs = arrange(slots, filled, CallArgs(positional=call_args.positional))
     flat = [x for a in args for x in (a if isinstance(a, list) else [a])]  # (no dict here)
-    return flat + [kwargs[k] for k in sorted(kwargs)]
+    return flat + [x for k in sorted(kwargs)
+                   for x in (kwargs[k] if isinstance(kwargs[k], list) else [kwargs[k]])]
 
 
 def tensor_at(node, slots, s: int):
@@ -212,6 +264,9 @@ def tensor_at(node, slots, s: int):
     name = slots.names[s] if s < len(slots.names) else None
     if name in kwargs:
         return kwargs[name]
+    match = _ITEM.match(name) if name is not None else None
+    if match is not None and isinstance(kwargs.get(match["key"]), (list, tuple)):
+        return kwargs[match["key"]][int(match["index"])]
     return args[s]
 
 

@@ -67,11 +67,12 @@ def to_code(g, op_names: bool = False) -> str:
                        results, _unpacking(spec.class_name, spec.config, g.keras_layer(name)))
     lines.append("")
     ins = [_Raw(names[(n, 0, 0)]) for n in g.inputs]
-    if g.dict_inputs:
+    if g.dict_inputs and g.input_structure is None:
         ins = [dict(zip(g.inputs, ins))]
     outs = [_Raw(names[t]) for t in g.outputs]
-    if g.output_keys:
+    if g.output_keys and g.output_structure is None:
         outs = [dict(zip(g.output_keys, outs))]
+    ins, outs = _structured(g, ins, outs)
     lines += _assign("model", "keras.Model", {"inputs": ins[0] if len(ins) == 1 else ins,
                                               "outputs": outs[0] if len(outs) == 1 else outs,
                                               "name": g.name})
@@ -420,6 +421,8 @@ def _inner(value: Any) -> Any:
     if not (isinstance(value, dict) and isinstance(value.get("class_name"), str)
             and isinstance(value.get("config"), dict)):
         return value
+    if value["class_name"] in ("Functional", "Sequential"):  # a wrapped model: from its config
+        return _Call("keras.saving.deserialize_keras_object", (("", value),))
     config = value["config"]
     inner = SimpleNamespace(class_name=value["class_name"], config=config,
                             name=config.get("name", value["class_name"].lower()))
@@ -428,6 +431,8 @@ def _inner(value: Any) -> Any:
 
 def _object(value: Any) -> Any:
     """A serialized initializer, regularizer or constraint as a constructor call."""
+    if isinstance(value, dict) and value.get("module") == "keras.quantizers":  # an int8 config:
+        return _Call("keras.saving.deserialize_keras_object", (("", value),))  # (init takes objects)
     if not (isinstance(value, dict) and value.get("module") in _OBJECT_MODULES
             and isinstance(value.get("class_name"), str) and isinstance(value.get("config"), dict)):
         return value
@@ -492,6 +497,17 @@ def _exploded(prefix: str, value: Any, level: int, end: str) -> list[str]:
     return lines + [f"{pad}{closing}{end}"]
 
 
+def _structured(g, ins: list, outs: list) -> tuple[list, list]:
+    """Inputs and outputs in the drawing's nested structures, where set (structures.py)."""
+    from . import structures
+
+    if g.input_structure is not None and structures.fits(g.input_structure, len(ins)):
+        ins = [structures.packed(g.input_structure, ins)]
+    if g.output_structure is not None and structures.fits(g.output_structure, len(outs)):
+        outs = [structures.packed(g.output_structure, outs)]
+    return ins, outs
+
+
 def _literal(value: Any) -> str:
     if isinstance(value, _Raw):
         return str(value)
@@ -502,7 +518,8 @@ def _literal(value: Any) -> str:
         return _string(value)
     if isinstance(value, float) and not math.isfinite(value):  # repr gives bare nan / inf
         return f'float("{value}")'
-    if isinstance(value, bool) or value is None or isinstance(value, (int, float)):
+    if isinstance(value, bool) or value is None or isinstance(value, (int, float, slice)) \
+            or value is Ellipsis:
         return repr(value)
     if isinstance(value, tuple):
         inner = ", ".join(_literal(v) for v in value)

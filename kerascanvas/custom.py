@@ -297,6 +297,10 @@ def _kind(class_name: str):
         return None
     slots = (catalog.Slots("list", (), 1, None) if class_name in _list_called
              else catalog._slots(class_name, cls))
+    if group == "custom" and slots.kind in ("single", "args") and source is None:
+        from . import calls
+
+        slots = calls.with_keywords(slots, calls.optional_tensors(cls, slots.names))
     if source is not None:
         import keras
 

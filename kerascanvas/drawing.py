@@ -86,6 +86,9 @@ class Drawing:
         self.outputs_only = False  # True: the model's outputs are exactly output_order (import)
         self.dict_inputs = False  # True: the model takes {input name: tensor} (as imported)
         self.output_keys: tuple[str, ...] = ()  # dict outputs: output_order[i]'s key (sorted)
+        # nested / re-keyed structures (structures.py): JSON over input and output positions
+        self.input_structure: Any = None
+        self.output_structure: Any = None
         self.name_counts: dict[str, int] = {}
         self._into: dict[CallKey, tuple[Edge, ...]] = {}  # dst call -> its edges
         self._out: dict[CallKey, tuple[Edge, ...]] = {}  # src call -> edges it feeds
@@ -102,6 +105,7 @@ class Drawing:
         d.output_order, d.name_counts = self.output_order, dict(self.name_counts)
         d.outputs_only, d.expanded, d.folded = self.outputs_only, self.expanded, self.folded
         d.dict_inputs, d.output_keys = self.dict_inputs, self.output_keys
+        d.input_structure, d.output_structure = self.input_structure, self.output_structure
         d._into, d._out = dict(self._into), dict(self._out)
         d.touched, d.gone = (set(self.touched), set(self.gone)) if keep_marks else (set(), set())
         return d
@@ -155,6 +159,8 @@ class Drawing:
                 self._unlink(e)
             while self._out.get((name, k)):
                 self._drop_edge(self._out[(name, k)][0])
+        if self.layers[name].is_input:
+            self.input_structure = None  # its positions no longer say which Input is which
         del self.layers[name]
         self.pinned.pop(name, None)
         self.expanded = self.expanded - {name}
@@ -164,6 +170,8 @@ class Drawing:
     def _keep_outputs(self, keep) -> None:
         """Drop the outputs `keep` refuses, with their dict keys."""
         kept = [i for i, t in enumerate(self.output_order) if keep(t)]
+        if len(kept) != len(self.output_order):
+            self.output_structure = None
         if self.output_keys:
             self.output_keys = tuple(self.output_keys[i] for i in kept)
         self.output_order = tuple(self.output_order[i] for i in kept)

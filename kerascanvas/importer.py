@@ -17,7 +17,7 @@ from pathlib import Path
 import keras
 from keras.src.models.functional import Functional
 
-from . import calls, catalog, custom, kinds, nested, ops
+from . import calls, catalog, custom, kinds, nested, ops, structures
 from .drawing import EditError
 from .repeats import repeated_blocks
 
@@ -74,9 +74,9 @@ def walk(model, trust_custom: bool = False) -> Walk:
         _check_offered(op, trust_custom)
         nodes = [n for n in op._inbound_nodes if id(n) in mine]
         w.configs[op.name] = config = _box_config(op, nodes)
-        read = [_read_call(op, node) for node in nodes]
-        keywords = tuple(dict.fromkeys(k for r in read for k in r[1]))
         slots = _slots(op, config, nodes)
+        read = [_by_name(op, slots, *_read_call(op, node)) for node in nodes]
+        keywords = tuple(dict.fromkeys(k for r in read for k in r[1]))
         try:
             slots = calls.with_keywords(slots, keywords)
         except EditError as e:
@@ -89,7 +89,7 @@ def walk(model, trust_custom: bool = False) -> Walk:
         w.call_args[op.name] = [calls.CallArgs(r[2], _positional(slots, f, r[0]))
                                 for r, f in zip(read, filled)]
         w.widths.update({(op.name, k): len(node.output_tensors) for k, node in enumerate(nodes)})
-        _check_widths(op, config, nodes, per_class)
+        _check_widths(op, config, nodes, per_class, w.call_args[op.name])
     w.by_depth = [(n.operation.name, local[id(n)]) for depth in sorted(depths, reverse=True)
                   for n in depths[depth] if not isinstance(n.operation, keras.layers.InputLayer)]
     w.outputs = [triple(t) for t in functional.outputs]
@@ -115,7 +115,8 @@ def from_model(model, graph_class, trust_custom: bool = False):
     g = graph_class(name=model.name)
     # model input order = the drawing's input order; the same replay as a file's
     layers = [{"name": layer.name, "class_name": "InputLayer", "calls": 1,
-               "config": {"batch_shape": list(layer.batch_shape), "dtype": layer.dtype}}
+               "config": {"batch_shape": list(layer.batch_shape), "dtype": layer.dtype,
+                          "optional": bool(getattr(layer, "optional", False))}}
               for layer in w.inputs]
     layers += [{"name": op.name, "class_name": class_name(op), "config": w.configs[op.name],
                 "calls": len(w.calls[op.name]), "keywords": list(w.keywords[op.name]),
@@ -124,15 +125,15 @@ def from_model(model, graph_class, trust_custom: bool = False):
     edges = [[list(src), [op.name, k, slot]] for op in w.layers
              for k, (sources, slots) in enumerate(zip(w.calls[op.name], w.targets[op.name]))
              for slot, src in zip(slots, sources)]
-    dict_inputs = isinstance(w.model._inputs_struct, dict)
-    if dict_inputs:
-        _check_dict_keys(w.model)
+    in_struct, out_struct = w.model._inputs_struct, w.model._outputs_struct
+    dict_inputs = isinstance(in_struct, dict)
     # a big model opens readable: its runs of repeated blocks folded (g.fold_all(False) opens them)
     runs = repeated_blocks({layer["name"]: layer for layer in layers}, edges)
     g.replay({"layers": layers, "edges": edges, "outputs": [list(t) for t in w.outputs],
               "outputs_only": True, "dict_inputs": dict_inputs,
               "output_keys": _output_keys(w.model),
               "folded": [run.blocks[0][0] for run in runs]}, as_given=True)
+    _keep_structures(g, w, edges)
     for op in w.layers:
         copy_weights(op, g.keras_layer(op.name))
     return g
@@ -169,8 +170,43 @@ def copy_weights(source, target) -> None:
     take the very array they are given, and a JAX fit donates (deletes) its arrays: copy there,
     or training the import would delete the original model's weights."""
     fresh = keras.ops.copy if keras.backend.backend() == "jax" else (lambda value: value)
-    for a, b in zip(getattr(target, "weights", []), getattr(source, "weights", []), strict=True):
+    mine, theirs = getattr(target, "weights", []), getattr(source, "weights", [])
+    if [tuple(w.shape) for w in mine] != [tuple(w.shape) for w in theirs]:
+        theirs = _by_path(source, mine, theirs)  # float8: the same variables, made in another order
+    for a, b in zip(mine, theirs, strict=True):
         a.assign(fresh(b.value))
+    settle(target)
+
+
+def _by_path(source, mine: list, theirs: list) -> list:
+    """`theirs` in the order of `mine`, matched by path inside the layer; EditError where the
+    layer made from its config has other weights (what its config does not record)."""
+    def inside(w):
+        return w.path.split("/", 1)[-1]
+
+    by_path = {inside(w): w for w in theirs}
+    if len(by_path) == len(theirs) == len(mine) and all(
+            inside(a) in by_path and tuple(by_path[inside(a)].shape) == tuple(a.shape)
+            for a in mine):
+        return [by_path[inside(a)] for a in mine]
+    made = {inside(w) for w in mine}
+    extra = [w.path for w in theirs if inside(w) not in made]
+    lora = any("lora" in p.rsplit("/", 1)[-1] for p in extra)
+    why = ("LoRA weights enabled on its inner layers" if lora else
+           "weights given to it after it was made (its inner layers quantized)") + (
+        f" ({', '.join(extra[:3])})" if extra else "")
+    raise EditError(f"Layer {source.name!r} ({type(source).__name__}) cannot be drawn with its "
+                    f"weights: it holds {why}, which its config does not record. Quantize or "
+                    "enable LoRA on layers whose config records it (Dense, EinsumDense, "
+                    "Embedding: lora_rank, a quantized dtype policy), or merge those weights into "
+                    "the kernels before importing.", layer=source.name)
+
+
+def settle(layer) -> None:
+    """An adapted preprocessing layer (Normalization) works from what its adapted variables
+    give once finalized: weights set from outside need that step, as Keras's loading takes it."""
+    if callable(getattr(layer, "adapt", None)) and callable(getattr(layer, "finalize_state", None)):
+        layer.finalize_state()
 
 
 def load_keras(path, graph_class, trust_custom: bool = False):
@@ -237,6 +273,11 @@ def _functional(model):
         raise EditError(f"Expected a keras.Model, got {type(model).__name__}.")
     if isinstance(model, keras.Sequential):
         inner = getattr(model, "_functional", None)
+        if inner is None and model.built:  # built on a dict, or holding no layer
+            raise EditError(f"Sequential model {model.name!r} has no graph of layer calls "
+                            "(Keras makes none for a Sequential built on a dict of inputs or "
+                            "holding no layer): write it as a Functional model, keras.Model("
+                            "inputs, outputs), to draw it.")
         if inner is None:
             raise EditError(f"Sequential model {model.name!r} is not built: give it an Input "
                             "(or call it once) before importing.")
@@ -247,24 +288,33 @@ def _functional(model):
     return model
 
 
-def _check_dict_keys(model) -> None:
-    """Dict inputs come back keyed by the Inputs' names: a model whose keys differ says so."""
-    for key, tensor in model._inputs_struct.items():
-        name = tensor._keras_history.operation.name
-        if key != name:
-            raise EditError(f"Model {model.name!r} takes its input {name!r} under the key {key!r}; "
-                            "a drawing keys dict inputs by the Input's name: name the Input "
-                            f"{key!r}.", layer=name)
+def _keep_structures(g, w, edges) -> None:
+    """Inputs and outputs in the model's own structures where plain flags cannot say them
+    (nested, dicts keyed unlike the Inputs' names, tuples), and an Input that feeds nothing
+    kept as the model's (Keras builds such a model)."""
+    names = [layer.name for layer in w.inputs]
+    in_struct, out_struct = w.model._inputs_struct, w.model._outputs_struct
+    fed = {src[0] for src, _ in edges} | {t[0] for t in w.outputs}
+    plain_in = structures.plain_inputs(in_struct, names) and fed >= set(names)
+    plain_out = structures.plain_outputs(out_struct)
+    if plain_in and plain_out:
+        return
+    g.set_structures(inputs=None if plain_in else structures.encoded(in_struct, _counter()),
+                     outputs=None if plain_out else structures.encoded(out_struct, _counter()))
+
+
+def _counter():
+    """Positions in flattening order (Keras's: dicts by sorted key), one per leaf."""
+    count = iter(range(1 << 30))
+    return lambda leaf: next(count)
 
 
 def _output_keys(model) -> list[str]:
-    """The keys of a model's dict outputs in flattened (sorted) order, [] for other outputs."""
+    """The keys of a model's flat dict outputs in flattened (sorted) order, [] for others
+    (a nested structure is kept by _keep_structures)."""
     struct = model._outputs_struct
-    if not isinstance(struct, dict):
+    if not isinstance(struct, dict) or not structures.plain_outputs(struct):
         return []
-    if not all(isinstance(k, str) and isinstance(v, keras.KerasTensor) for k, v in struct.items()):
-        raise EditError(f"Model {model.name!r} gives a nested dict of outputs; a drawing holds a "
-                        "list or a flat {name: tensor} dict of outputs.")
     return sorted(struct)
 
 
@@ -294,6 +344,8 @@ def _check_offered(layer, trust_custom: bool = False) -> None:
         if ops.name_of(layer) is None:
             raise EditError(ops.refusal(layer), layer=layer.name)
         return
+    if trust_custom:
+        _trust_held(layer)
     if custom.drawing_name(layer) is not None:  # Keras's own, registered or a trusted Lambda
         return
     if isinstance(layer, keras.Model):
@@ -332,6 +384,18 @@ def _check_offered(layer, trust_custom: bool = False) -> None:
                     "trust_custom=True) to draw it.", layer=layer.name)
 
 
+def _trust_held(layer) -> None:
+    """Trusting a model trusts the layer objects its layers hold as settings: a custom
+    activation class given as Dense(activation=ScaledTanh())."""
+    import keras
+
+    for value in vars(layer).values():
+        if isinstance(value, keras.layers.Layer) and not isinstance(value, keras.Model) and \
+                type(value).__module__.split(".")[0] != "keras" and \
+                custom.class_name_of(type(value)) is None:
+            custom.register(type(value))
+
+
 def _box_config(op, nodes) -> dict:
     """What the box's config will be: get_config(), with an operation's call constants."""
     if isinstance(op, Functional) and type(op) is not Functional and not isinstance(
@@ -368,7 +432,7 @@ def _graph_config(model) -> dict:
         model.__class__ = cls
 
 
-def _check_widths(op, config, nodes, per_class: dict) -> None:
+def _check_widths(op, config, nodes, per_class: dict, call_args=()) -> None:
     if isinstance(op, keras.Model) or not nodes:
         return
     name = custom.drawing_name(op)
@@ -381,7 +445,9 @@ def _check_widths(op, config, nodes, per_class: dict) -> None:
                             "(register one of them as another class).", layer=op.name)
         custom.gives_outputs(name, width)
     expected = kinds.get(class_name(op)).n_outputs(config)
-    if any(len(n.output_tensors) != expected for n in nodes):
+    extra = [calls.extra_outputs(a) for a in call_args]
+    if any(len(n.output_tensors) != expected + x for n, x in zip(nodes, extra)) or \
+            len(set(extra)) > 1:
         raise EditError(f"Layer {op.name!r} ({type(op).__name__}) gives "
                         f"{len(nodes[0].output_tensors)} output tensors per call; the canvas "
                         f"expects {expected} for it.", layer=op.name)
@@ -415,6 +481,9 @@ def _read_call(op, node) -> tuple[list, dict, tuple]:
         flat = keras.tree.flatten(value)
         if isinstance(value, keras.KerasTensor):
             tensors[key] = value
+        elif isinstance(value, (list, tuple)) and value and all(
+                isinstance(x, keras.KerasTensor) for x in value):  # initial_state=[h, c]
+            tensors.update({calls.item_slot(key, i): x for i, x in enumerate(value)})
         elif any(isinstance(x, keras.KerasTensor) for x in flat):
             raise EditError(f"Layer {op.name!r} ({type(op).__name__}) is called with {key}= "
                             "holding several tensors, which a drawing cannot hold yet: a named "
@@ -427,6 +496,24 @@ def _read_call(op, node) -> tuple[list, dict, tuple]:
     except EditError as e:
         raise EditError(e.message, layer=op.name) from None
     return list(args), tensors, found
+
+
+def _by_name(op, slots, args: list, tensors: dict, settings) -> tuple[list, dict, tuple]:
+    """A call's tensors passed by position beyond the box's positional slots (a custom
+    layer's call(x, y=None) called as layer(x, y)), moved to named slots under their
+    parameters' names: the same call, made by keyword."""
+    if not isinstance(op, keras.layers.Layer) or isinstance(op, keras.Model) or \
+            slots.kind == "list":
+        return args, tensors, settings
+    n = calls.positional_count(slots)
+    params = [p.name for p in calls.call_parameters(type(op))
+              if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    extra = args[n:]
+    if not extra or len(args) > len(params) or not all(
+            isinstance(v, keras.KerasTensor) for v in extra) or any(
+            params[i] in tensors for i in range(n, len(args))):
+        return args, tensors, settings
+    return args[:n], {**tensors, **{params[i]: args[i] for i in range(n, len(args))}}, settings
 
 
 def _filled(op, slots, args: list, tensors: dict, settings=()) -> dict:

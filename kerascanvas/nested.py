@@ -198,11 +198,11 @@ def _other_kind(entry: dict, where: str) -> bool:
 
     cls, module = entry.get("class_name"), entry.get("module")
     if isinstance(module, str) and module.startswith("keras.src.ops."):
-        kind = next((k for k in map(ops.get, ops.names())
+        kind = next((k for k in map(ops.get, ops.every_name())
                      if k.cls.__name__ == cls and k.cls.__module__ == module), None)
         if kind is None:
             raise EditError(f"{where} is the operation {module}.{cls!r:.80}, which is not among "
-                            "the keras.ops functions the canvas offers (kerascanvas.ops.names()).")
+                            "Keras's own keras.ops operations a drawing can hold.")
         entry["config"] = kind.checked(entry["config"])
         entry.update(module=kind.cls.__module__, class_name=kind.cls.__name__, registered_name=cls)
         return True

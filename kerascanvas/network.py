@@ -318,3 +318,6 @@ def _inherit_weights(previous, layer) -> None:
     old, new = previous.get_weights(), layer.get_weights()
     if old and len(old) == len(new) and all(a.shape == b.shape for a, b in zip(old, new)):
         layer.set_weights(old)
+        from .importer import settle
+
+        settle(layer)  # an adapted Normalization

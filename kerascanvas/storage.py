@@ -58,7 +58,8 @@ def save(g, path) -> None:
                 "expanded": sorted(g.expanded),
                 "folded": sorted(g.folded),
                 "outputs": [list(t) for t in g.output_order], "outputs_only": g.outputs_only,
-                "dict_inputs": g.dict_inputs, "output_keys": list(g.output_keys)}
+                "dict_inputs": g.dict_inputs, "output_keys": list(g.output_keys),
+                "input_structure": g.input_structure, "output_structure": g.output_structure}
     buffer = io.BytesIO()
     np.savez(buffer, **arrays)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
@@ -227,7 +228,8 @@ def replay(g, doc, as_given: bool = False) -> None:
                 shape = config.get("batch_shape")
                 if not isinstance(shape, list) or not shape:
                     raise EditError(f"Input {layer['name']!r} has no batch_shape.")
-                g.add_input(tuple(shape[1:]), name=layer["name"], dtype=config.get("dtype", "float32"))
+                g.add_input(tuple(shape[1:]), name=layer["name"], dtype=config.get("dtype", "float32"),
+                            batch_size=shape[0], optional=config.get("optional", False))
             else:
                 g.add_layer_from_config({"class_name": layer["class_name"], "config": config},
                                         as_given=as_given, **call_model(layer))
@@ -254,6 +256,9 @@ def replay(g, doc, as_given: bool = False) -> None:
             g.set_outputs([tuple(t) for t in doc["outputs"]], only=doc.get("outputs_only", False))
         if doc.get("dict_inputs", False) is not False:  # optional: older files lack it
             g.set_dict_inputs(doc["dict_inputs"])
+        if doc.get("input_structure") is not None or doc.get("output_structure") is not None:
+            g.set_structures(inputs=doc.get("input_structure"),  # optional, as output_keys
+                             outputs=doc.get("output_structure"))
 
 
 def call_entry(spec) -> dict:
@@ -316,3 +321,6 @@ def _set_weights(g, layer: dict, arrays: list) -> None:
             raise EditError(f"Weight {variable.path!r} of {layer['name']!r} has shape "
                             f"{value.shape} in the file, but the layer needs {tuple(variable.shape)}.")
     target.set_weights(arrays)
+    from .importer import settle
+
+    settle(target)  # an adapted Normalization

@@ -170,12 +170,18 @@ def test_a_drawn_box_of_ones_own_offers_its_mask_arguments():
     assert g.specs["b"].slots.names == ("inputs", "padding_mask")
 
 
-def test_several_tensors_in_one_keyword_are_refused_clearly():
+def test_several_tensors_in_one_keyword_are_one_named_slot_each():
+    """Issue 24: initial_state=[h, c] fills slots initial_state__0, initial_state__1, given
+    back to the call as the list."""
     x = keras.Input((3, 2))
     h, c = keras.Input((4,)), keras.Input((4,))
     model = keras.Model([x, h, c], keras.layers.LSTM(4, name="lstm")(x, initial_state=[h, c]))
-    with pytest.raises(kc.EditError, match="'lstm' .*initial_state= holding several tensors"):
-        kc.Graph.from_model(model)
+    g = ok(kc.Graph.from_model(model))
+    assert g.specs["lstm"].slots.names == ("inputs", "initial_state__0", "initial_state__1")
+    values = [np.random.default_rng(0).random(s).astype("float32") for s in
+              ((2, 3, 2), (2, 4), (2, 4))]
+    np.testing.assert_allclose(g.model(values), model(values), rtol=1e-5, atol=1e-6)
+    assert "initial_state=[" in g.to_code()
 
 
 def test_a_mask_keras_fills_in_itself_imports_with_the_operation_that_makes_it():
