@@ -393,7 +393,7 @@ def _trust_held(layer) -> None:
         if isinstance(value, keras.layers.Layer) and not isinstance(value, keras.Model) and \
                 type(value).__module__.split(".")[0] != "keras" and \
                 custom.class_name_of(type(value)) is None:
-            custom.register(type(value))
+            custom.trust(type(value))  # (under a free name where its own is taken)
 
 
 def _box_config(op, nodes) -> dict:
