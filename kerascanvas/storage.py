@@ -12,6 +12,7 @@ The file is a zip archive (format version 1):
                        "output_keys": [key, ...] (optional: dict outputs, one per output)}
     weights.npz       arrays "l<i>_<j>": weight j of layer i (the order of layer.weights),
                       read with allow_pickle=False.
+    insights.json     (optional) training insight records, see insights.py.
 A layer entry is what `g.layers` shows: the catalog class name (or "InputLayer"; or "Functional" /
 "Sequential" for a model used as a layer, whose config holds its own layers) and Keras's config;
 "calls" counts its calls, complete or pending; edges are (source triple, (layer, call, slot)).
@@ -32,13 +33,14 @@ from pathlib import Path
 
 import numpy as np
 
-from . import limits
+from . import insights, limits
 from .drawing import EditError
 
 FORMAT = "kerascanvas"
 VERSION = 1
 MAX_LAYERS = 100_000
 MAX_WEIGHTS = 100_000  # arrays per layer (a nested model holds all of its layers')
+INSIGHTS_ENTRY = "insights.json"  # the training insight records (insights.py), optional
 
 
 def save(g, path) -> None:
@@ -67,6 +69,9 @@ def save(g, path) -> None:
             with zipfile.ZipFile(f, "w", zipfile.ZIP_DEFLATED) as z:
                 z.writestr("kerascanvas.json", json.dumps(document, default=_jsonable))
                 z.writestr("weights.npz", buffer.getvalue())
+                records = insights.of(g).to_json()  # training insights, when there are any
+                if records is not None:
+                    z.writestr(INSIGHTS_ENTRY, records)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
@@ -108,6 +113,11 @@ def load(path, graph_class):
                 _check(document, path)
                 g = _drawing(graph_class, document, where)
                 arrays = _arrays(z, _weight_bytes(g, document), where)
+                if INSIGHTS_ENTRY in z.namelist():  # (optional: files before it have none)
+                    if z.getinfo(INSIGHTS_ENTRY).file_size > limits.INSIGHT_BYTES:
+                        raise limits.LimitError(f"{where}'s training insights are over "
+                                                f"limits.INSIGHT_BYTES ({limits.INSIGHT_BYTES:,}).")
+                    insights.of(g).load_json(z.read(INSIGHTS_ENTRY), where)
     except FileNotFoundError:
         raise EditError(f"There is no file {str(path)!r}.") from None
     except EditError:
