@@ -22,12 +22,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-import keras  # noqa: E402
-import keras_suite_models as suite  # noqa: E402
-import test_keras_suite  # noqa: E402
-from common import machine  # noqa: E402
+import keras
+import keras_suite_models as suite
+import test_keras_suite
+from common import machine
 
-import kerascanvas as kc  # noqa: E402
+import kerascanvas as kc
 
 CUSTOM = {c.__name__: c for c in (suite.TrainingLayer, suite.OptionalInputLayer,
                                   suite.OptionalDenseLayer, suite.MyDense, suite.CustomDense,

@@ -869,7 +869,7 @@ def cnn_sequential_no_input_layer():
 def structured_io():
     x, y = layers.Input((3,)), layers.Input((3,))
     z1 = x + y
-    return keras.Model(dict(x=x, y=y), dict(z1=z1, z2=layers.Dense(5)(z1)))
+    return keras.Model({"x": x, "y": y}, {"z1": z1, "z2": layers.Dense(5)(z1)})
 
 
 @case
