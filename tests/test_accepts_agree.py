@@ -76,9 +76,9 @@ def test_every_lit_slot_is_accepted_and_every_dimmed_one_refused(canvas):
                 if bool(answer.get("ok")) != (verdict == "lit"):
                     disagree.append((src, key, verdict, answer.get("error", "accepted")[:120]))
     assert not disagree, disagree
-    # every free slot was judged for every output: inner 0.0, dense 1.0, add 0.1, cat 0.0, mha 0.1
-    # and 0.2 (value, key), conv 0.0
-    assert judged == 7 * len(outputs)
+    # every free slot was judged for every output: inner 0.0, dense 1.0, add 0.1, cat 0.0, mha 0.1,
+    # 0.2 and 0.3 (value, key, and attention_mask, a tensor keyword slot), conv 0.0
+    assert judged == 8 * len(outputs)
 
 
 def _hints(canvas, src):
