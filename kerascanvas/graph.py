@@ -434,6 +434,9 @@ class Graph:
             keys = tuple(sorted(check_text(k, "An output key") for k in outputs))
             outputs, only = [outputs[k] for k in keys], True
         order = tuple(_triple(o) for o in outputs)
+        twice = next((t for i, t in enumerate(order) if t in order[:i]), None)
+        if twice is not None:
+            raise EditError(f"{twice} is listed twice among the outputs.", layer=twice[0])
 
         def change(d: Drawing) -> None:
             for t in order:
