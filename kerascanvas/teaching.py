@@ -206,8 +206,9 @@ def reason_text(reason: DepthReason) -> str:
         twice = f" (counted {times} times: it reads {times} of this node's tensors)" if times > 1 else ""
         terms.append(f"depth of {_node_text(consumer)} + 1 = {value}{twice}")
     if reason.layer_so_far is not None:
-        terms.append(f"depth of layer {reason.node[0]} so far = {reason.layer_so_far} "
-                     f"(a shared layer's node is raised to its layer's depth)")
+        raised = reason.layer_so_far > max([v for _, v in reason.consumers], default=0)
+        terms.append(f"depth of layer {reason.node[0]} so far = {reason.layer_so_far}"
+                     + (" (a shared layer's node is raised to its layer's depth)" if raised else ""))
     return f"depth {reason.depth} = max({', '.join(terms)})"
 
 

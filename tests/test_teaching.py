@@ -384,3 +384,20 @@ def test_internals_reads_tensors_parents_and_outbound_producers_off_keras():
                                {"entry": 1, "consumer": ["add", 0], "input": 1, "producer": ["lstm", 1, 2]}]
     assert ["layers_by_depth", "_operations_by_depth"] in [r[:2] for r in got["renamed"]]
     assert "no layer named" in _intent(canvas, kind="internals", name="nope")["error"]
+
+
+def test_readme_and_quickstart_say_a_call_is_a_node_and_an_edge_carries_a_tensor():
+    from pathlib import Path
+
+    root = Path(__file__).parent.parent
+    texts = [(root / "README.md").read_text(encoding="utf-8")] + [
+        "".join(c["source"]) for name in ("quickstart", "nodes_layers_tensors")
+        for c in json.loads((root / "notebooks" / f"{name}.ipynb").read_text(encoding="utf-8"))["cells"]]
+    text = " ".join(" ".join(texts).split())
+    assert "edge you draw becomes" not in text and "Each edge is a real Keras node" not in text
+    assert "completed call" in text and "carries one output tensor" in text
+    assert "is one node with two input tensors" in text or "is *one* node with two input tensors" in text
+    # what they say, on Keras's objects: two edges into an Add make one node with two inputs
+    g = lstm_states()
+    add = g.keras_layer("add")
+    assert len(add._inbound_nodes) == 1 and len(add._inbound_nodes[0].input_tensors) == 2
