@@ -54,7 +54,7 @@ def node_graph(g) -> dict:
     tensors = [{"src": list(src), "dst": list(dst)} for src, dst in g.edges
                if src[:2] in built and dst[:2] in built]
     return {"nodes": nodes, "tensors": tensors, "outputs": [list(t) for t in g.outputs],
-            "keys": list(g.output_keys)}
+            "keys": list(g.output_keys), "explicit": g.outputs_only}
 
 
 def internals(g, name: str) -> dict:

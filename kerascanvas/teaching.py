@@ -226,6 +226,8 @@ class ForwardStep:
     node_index: int
     depth: int
     outputs: list  # numpy arrays, tensor_index order
+    is_input: bool = False  # an Input's node: the sample fed in, nothing run
+    inputs: list = field(default_factory=list)  # its input tensors' _keras_history, slot order
 
     def summary(self) -> list[dict]:
         return [{"shape": list(a.shape), "mean": float(a.mean()), "std": float(a.std()),
@@ -234,7 +236,8 @@ class ForwardStep:
     def payload(self) -> dict:
         """JSON for the canvas: every output tensor (tensor_index order) with its numbers and
         a small picture where it is an image: the value each edge from this node carries."""
-        return {"node": [self.layer, self.node_index], "depth": self.depth,
+        return {"node": [self.layer, self.node_index], "depth": self.depth, "is_input": self.is_input,
+                "inputs": [list(t) for t in self.inputs],
                 "outputs": [{"tensor_index": i, **stats, "picture": self.thumbnail(i)}
                             for i, stats in enumerate(self.summary())]}
 
@@ -255,7 +258,8 @@ class ForwardStep:
 
 def forward_steps(g, sample) -> list[ForwardStep]:
     """Run the model on a real sample the way Functional does: nodes in decreasing depth, each
-    layer called on the values its node's input tensors got."""
+    layer called on the values its node's input tensors got. Input nodes come first, holding the
+    sample itself (is_input), so every tensor of the graph has its value."""
     import keras
 
     from .limits import check_forward
@@ -271,15 +275,21 @@ def forward_steps(g, sample) -> list[ForwardStep]:
     steps = []
     for depth in sorted(model._nodes_by_depth, reverse=True):
         for node in model._nodes_by_depth[depth]:
-            if node.is_input:
+            if node.is_input:  # its value is the sample fed in: shown on the edges it feeds
+                value = computed.get(id(node.output_tensors[0]))
+                if value is not None:
+                    steps.append(ForwardStep(node.operation.name, 0, depth,
+                                             [keras.ops.convert_to_numpy(value)], is_input=True))
                 continue
             args, kwargs = node.arguments.fill_in(computed)
             outputs = keras.tree.flatten(node.operation(*args, **kwargs))
             for symbolic, value in zip(node.output_tensors, outputs):
                 computed[id(symbolic)] = value
             op = node.operation
+            inputs = [(t._keras_history[0].name, t._keras_history[1], t._keras_history[2])
+                      for t in node.input_tensors]
             steps.append(ForwardStep(op.name, op._inbound_nodes.index(node), depth,
-                                     [keras.ops.convert_to_numpy(v) for v in outputs]))
+                                     [keras.ops.convert_to_numpy(v) for v in outputs], inputs=inputs))
     return steps
 
 

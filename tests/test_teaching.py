@@ -128,8 +128,11 @@ def test_forward_step_thumbnail_of_an_image_tensor():
     g.add_input((12, 12, 1), name="img")
     g.add_layer("Conv2D", filters=2, kernel_size=3, name="conv")
     g.connect("img", "conv")
-    steps = g.forward_steps(np.random.rand(1, 12, 12, 1).astype("float32"))
-    pic = steps[0].thumbnail()
+    sample = np.random.rand(1, 12, 12, 1).astype("float32")
+    steps = g.forward_steps(sample)
+    assert steps[0].is_input and steps[0].layer == "img"
+    np.testing.assert_array_equal(steps[0].outputs[0], sample)  # the sample, on the edge it feeds
+    pic = steps[1].thumbnail()
     assert len(pic) == 10 and len(pic[0]) == 10 and 0.0 <= min(map(min, pic)) <= max(map(max, pic)) <= 1.0
 
 
@@ -233,6 +236,7 @@ def test_forward_pass_shows_every_tensor_index_and_the_numbers_add_up():
         np.testing.assert_allclose(steps[(layer, k)].outputs[i], value, rtol=1e-5, atol=1e-6)
     c0, c1 = steps[("lstm", 0)].outputs[2], steps[("lstm", 1)].outputs[2]
     np.testing.assert_allclose(steps[("add", 0)].outputs[0], c0 + c1, rtol=1e-5, atol=1e-6)
+    assert steps[("add", 0)].inputs == [("lstm", 0, 2), ("lstm", 1, 2)]
     payload = steps[("lstm", 1)].payload()
     assert [o["tensor_index"] for o in payload["outputs"]] == [0, 1, 2]
     assert payload["outputs"][2]["mean"] == pytest.approx(float(c1.mean()))
