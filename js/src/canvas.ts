@@ -565,6 +565,7 @@ export class CanvasView {
       select: (name) => { this.clearEdge(); this.selected = new Set([name]); this.render(); },
       showError: (m) => this.showError(m), focusCanvas: () => this.root.focus({ preventScroll: true }),
       fit: () => { this.size = null; this.fit(); },
+      selectedTensor: () => this.selectedEdgeState()?.src ?? null,
     });
   }
 

@@ -41,7 +41,13 @@ export function tensorLabel(t: Triple): string {
   return `(${t[0]}, ${t[1]}, ${t[2]})`;
 }
 
-export interface NodeViewLook { selected: Set<string>; shownPort: string | null; node: string | null }
+export interface NodeViewLook {
+  selected: Set<string>;
+  shownPort: string | null;                 // "out:layer:node:tensor": its edges drawn shown
+  node: string | null;                      // "layer:node": the call the player's step is about
+  status: Map<string, string>;              // "layer:node" -> where Keras's walk is with it
+  depths: Map<string, { depth: number; reason: string }>;
+}
 
 export class NodeView {
   readonly root: SVGSVGElement;
@@ -58,8 +64,8 @@ export class NodeView {
     const g = this.graph;
     if (!g) return;
     const { placed, width, height } = layoutNodes(g);
-    // a small graph is not blown up: at least the room of a 900 x 480 drawing
-    this.root.setAttribute("viewBox", `0 0 ${Math.max(width, 900)} ${Math.max(height, 480)}`);
+    // a small graph is not blown up: at least the room of a 480 x 260 drawing
+    this.root.setAttribute("viewBox", `0 0 ${Math.max(width, 480)} ${Math.max(height, 260)}`);
     const at = new Map(placed.map((p) => [`${p.node.layer}:${p.node.node_index}`, p]));
     const edges = svg("g"), boxes = svg("g");
     const slots = new Map<string, number>();
@@ -84,7 +90,9 @@ export class NodeView {
     const outputs = new Map(g.outputs.map((t, i) => [tensorId(t), i]));
     for (const p of placed) {
       const id = `${p.node.layer}:${p.node.node_index}`;
-      const cls = `kc-nv-node${look.selected.has(p.node.layer) ? " kc-nv-selected" : ""}${look.node === id ? " kc-nv-current" : ""}`;
+      const walked = look.status.get(id);
+      const cls = `kc-nv-node${look.selected.has(p.node.layer) ? " kc-nv-selected" : ""}${look.node === id ? " kc-nv-current" : ""}`
+        + (walked ? ` kc-nv-${walked}` : "");
       const box = svg("g", { class: cls, "data-node": id, role: "button", tabindex: "0",
         "aria-label": `${p.node.layer} node ${p.node.node_index}` });
       box.append(svg("rect", { x: p.x, y: p.y, width: NODE_W, height: NODE_H, rx: 6 }));
@@ -96,6 +104,14 @@ export class NodeView {
         if (i !== undefined) box.append(svg("text", { x: p.x + (NODE_W * (t + 1)) / (p.node.outputs.length + 1), y: p.y + NODE_H + 14,
           class: "kc-nv-output", "text-anchor": "middle" }, g.keys[i] ? `out ${i}: ${g.keys[i]}` : `out ${i}`));
       });
+      const found = look.depths.get(id);
+      if (found) {
+        const w = 58;
+        const pill = svg("g", { class: "kc-walk-badge", "data-badge": id });
+        pill.append(svg("rect", { x: p.x + NODE_W - w - 4, y: p.y + 22, width: w, height: 14, rx: 7 }),
+          svg("text", { x: p.x + NODE_W - 9, y: p.y + 33, "text-anchor": "end" }, `depth ${found.depth}`), svg("title", {}, found.reason));
+        box.append(pill);
+      }
       box.addEventListener("click", () => this.pickNode(p.node.layer, p.node.node_index));
       box.addEventListener("keydown", (ev) => { if (ev.key === "Enter") { ev.stopPropagation(); this.pickNode(p.node.layer, p.node.node_index); } });
       boxes.append(box);

@@ -29,6 +29,7 @@ export interface TeacherHost {
   showError: (message: string) => void;
   focusCanvas: () => void;
   fit: () => void;                 // the drawing fitted to the stage (narrower beside the player)
+  selectedTensor: () => Triple | null; // the tensor of the edge selected in the layer view
 }
 
 export class Teacher {
@@ -155,8 +156,10 @@ export class Teacher {
 
   private drawNodeView(): void {
     if (!this.nodeViewOn) return;
-    const id = this.shown?.walk?.current;
-    this.nodeView.draw({ selected: this.host.selected(), shownPort: this.shownPort, node: id ? `${id[0]}:${id[1]}` : null });
+    const walk = this.shown?.walk, id = walk?.current;
+    const edge = this.host.selectedTensor(); // an edge selected in the layer view: its tensor here
+    this.nodeView.draw({ selected: this.host.selected(), shownPort: edge ? `out:${tensorId(edge)}` : this.shownPort,
+      node: id ? `${id[0]}:${id[1]}` : null, status: walk?.status ?? new Map(), depths: walk?.depths ?? new Map() });
   }
 
   private showSide(): void {

@@ -33,10 +33,13 @@ export const TEACH_CSS = `
 .kc-output-key { width: 80px; margin-right: 4px; }
 .kc-nodeview { position: absolute; inset: 0; width: 100%; height: 100%; background: var(--jp-layout-color0, #fafafa); }
 .kc-nv-note { position: absolute; left: 6px; bottom: 4px; font-size: 11px; pointer-events: none; }
-.kc-nv-node rect { fill: var(--jp-layout-color1, #fff); stroke: var(--jp-border-color0, #666); stroke-width: 1.2; }
-.kc-nv-node { cursor: pointer; } .kc-nv-node:focus { outline: none; } .kc-nv-node:focus rect { stroke: var(--jp-brand-color1, #1976d2); stroke-width: 2; }
-.kc-nv-selected rect { stroke: var(--jp-brand-color1, #1976d2); stroke-width: 3; fill: var(--jp-brand-color3, #e3f2fd); }
-.kc-nv-current rect { stroke: #f9a825; stroke-width: 3; }
+.kc-nv-node > rect { fill: var(--jp-layout-color1, #fff); stroke: var(--jp-border-color0, #666); stroke-width: 1.2; }
+.kc-nv-node { cursor: pointer; } .kc-nv-node:focus { outline: none; } .kc-nv-node:focus > rect { stroke: var(--jp-brand-color1, #1976d2); stroke-width: 2; }
+.kc-nv-selected > rect { stroke: var(--jp-brand-color1, #1976d2); stroke-width: 3; fill: var(--jp-brand-color3, #e3f2fd); }
+.kc-nv-progress > rect { stroke: #f9a825; stroke-width: 3; stroke-dasharray: 7 4; fill: rgba(249, 168, 37, .12); }
+.kc-nv-finished > rect { stroke: #43a047; stroke-width: 3; fill: rgba(67, 160, 71, .10); }
+.kc-nv-cycle > rect { stroke: #d32f2f; stroke-width: 3; }
+.kc-nv-current > rect { stroke: var(--jp-brand-color1, #1976d2); stroke-width: 4; }
 .kc-nv-edge path { fill: none; stroke: var(--jp-ui-font-color2, #777); stroke-width: 1.6; }
 .kc-nv-edge { cursor: pointer; } .kc-nv-edge:hover path, .kc-nv-shown path { stroke: #e53935; stroke-width: 3; }
 .kc-nv-label { font: 10px var(--jp-code-font-family, monospace); fill: var(--jp-ui-font-color1, #222); paint-order: stroke;

@@ -199,6 +199,20 @@ def test_node_view_and_keras_internals_are_linked(lab, page):
     tab.locator('[data-row="node 0"].kc-row-shown').wait_for(timeout=5_000)
     assert view.locator('.kc-nv-edge.kc-nv-shown[data-tensor="lstm:0:2"]').count() == 1
     screenshot(page, "teaching-internals")
+    # Keras's walk, drawn on the nodes it walks: each call finished, each with its depth
+    page.locator('.kc-toolbar [aria-label="Keras\'s walk"]').click()
+    player(page).wait_for(timeout=20_000)
+    player(page).focus()
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")  # the walk entered lstm node 0 from the first output
+    assert view.locator('[data-node="lstm:0"].kc-nv-progress').count() == 1
+    page.keyboard.press("End")
+    depths = dict(view.locator(".kc-walk-badge").evaluate_all(
+        "els => els.map(e => [e.dataset.badge, Number(e.querySelector('text').textContent.split(' ')[1])])"))
+    assert depths == kernel.value("{f'{n.operation.name}:{n.operation._inbound_nodes.index(n)}': d "
+                                  "for d, ns in canvas.graph.model._nodes_by_depth.items() for n in ns}")
+    screenshot(page, "teaching-node-view-walk")
+    page.keyboard.press("Escape")
     page.locator('.kc-toolbar [aria-label="Node view"]').click()  # back to the layer view
     assert page.locator(".kc-svg").is_visible()
     page.locator('.kc-teach circle.kc-port-shown[data-shown="out:lstm:0:2"]').wait_for(timeout=5_000)
