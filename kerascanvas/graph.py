@@ -448,6 +448,15 @@ class Graph:
 
         self._edit(change, network=False)
 
+    def mark_output(self, port: str | Triple, marked: bool = True) -> None:
+        """Mark one port as a model output (after those already chosen) or unmark it, as the
+        canvas's Outputs markers do: the outputs become explicit (exactly the marked ports, in
+        order; dict keys kept); unmarking the last returns to every unconsumed port. One undo step."""
+        from .internals import toggled_outputs
+
+        order, keys = toggled_outputs(self, _triple(port), marked)
+        self.set_outputs(dict(zip(keys, order)) if keys else order, only=bool(order))
+
     def set_dict_inputs(self, on: bool = True) -> None:
         """Make `g.model` take its inputs as a dict keyed by the Inputs' names (as a model built
         with `keras.Model({"wide": wide, "deep": deep}, ...)` does), or as a list again."""

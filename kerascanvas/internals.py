@@ -14,6 +14,7 @@ from .drawing import EditError
 from .teaching import outbound_entries
 
 MAX_OUTPUTS = 1000  # ports one set_outputs intent may list
+MAX_KEY = 200  # characters of an output's key
 
 # Keras 2 (the seed articles) -> Keras 3 (keras/src/ops/node.py, function.py)
 RENAMED = [
@@ -91,7 +92,29 @@ def set_outputs_intent(g, ports: list, keys: list | None, triple: Any) -> None:
     if keys is None:
         g.set_outputs(order, only=bool(order))
         return
+    if any(len(k) > MAX_KEY for k in keys):
+        raise EditError(f"An output key is at most {MAX_KEY} characters.")
     if len(keys) != len(order) or len(set(keys)) != len(keys) or not order:
         raise EditError(f"Output keys must be one distinct key per output ({len(order)}), "
                         f"got {keys!r:.120}.")
     g.set_outputs(dict(zip(keys, order)))
+
+
+def toggled_outputs(g, port: tuple, marked: bool) -> tuple[list, list]:
+    """The outputs (and keys) after marking or unmarking `port`: the current outputs, made
+    explicit, with it appended (keyed by its layer name, made unique, for dict outputs) or
+    taken out."""
+    order, keys = list(g.outputs), list(g.output_keys)
+    if marked and port not in order:
+        order.append(port)
+        if keys:
+            key = port[0]
+            while key in keys:
+                key += "_"
+            keys.append(key)
+    elif not marked and port in order:
+        i = order.index(port)
+        del order[i]
+        if keys:
+            del keys[i]
+    return order, keys

@@ -405,3 +405,22 @@ def test_readme_and_quickstart_say_a_call_is_a_node_and_an_edge_carries_a_tensor
     g = lstm_states()
     add = g.keras_layer("add")
     assert len(add._inbound_nodes) == 1 and len(add._inbound_nodes[0].input_tensors) == 2
+
+
+def test_mark_output_from_python_is_the_canvas_gesture():
+    g = shared_then_chain()
+    g.mark_output(("B", 0, 0))  # a consumed port: outputs become explicit
+    assert g.outputs == [("A", 1, 0), ("C", 0, 0), ("B", 0, 0)] and g.outputs_only
+    assert [t._keras_history[0].name for t in g.model.outputs] == ["A", "C", "B"]
+    g.mark_output(("A", 1, 0), marked=False)
+    assert g.outputs == [("C", 0, 0), ("B", 0, 0)]
+    g.undo()
+    assert g.outputs == [("A", 1, 0), ("C", 0, 0), ("B", 0, 0)]
+    g.set_outputs({"tail": "C"})
+    g.mark_output("B")
+    assert g.output_keys == ("B", "tail") and set(g.model._outputs_struct) == {"B", "tail"}
+    with pytest.raises(kc.EditError, match="not an output port"):
+        g.mark_output(("C", 0, 5))
+    for port in [("B", 0, 0), ("C", 0, 0)]:
+        g.mark_output(port, marked=False)
+    assert not g.outputs_only and g.outputs == [("A", 1, 0), ("C", 0, 0)]
