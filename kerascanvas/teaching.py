@@ -198,7 +198,7 @@ def reason_text(reason: DepthReason) -> str:
         return "depth 0: an Input no output depends on (Keras keeps it, at depth 0)"
     terms = []
     if not reason.consumers:
-        terms.append("0: no node consumes it, the walk started here (an output)")
+        terms.append("0: no node of the model consumes it (an output: a walk starts there)")
     counts: dict[tuple, int] = {}
     for consumer in reason.consumers:
         counts[consumer] = counts.get(consumer, 0) + 1

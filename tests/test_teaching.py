@@ -200,7 +200,7 @@ def test_a_shared_layers_node_is_raised_to_the_layers_depth_and_says_why():
 
     assert steps[("A", 1)][2] == 2
     text = reason_text(steps[("A", 1)][3])
-    assert text.startswith("depth 2 = max(0: no node consumes it")
+    assert text.startswith("depth 2 = max(0: no node of the model consumes it (an output")
     assert "depth of layer A so far = 2 (a shared layer's node is raised to its layer's depth)" in text
     assert reason_text(steps[("B", 0)][3]) == "depth 1 = max(depth of C node 0 + 1 = 1)"
 
