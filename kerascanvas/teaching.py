@@ -88,10 +88,10 @@ def explain_layer(g, layer: str) -> Explanation:
         rows.append((f"_inbound_nodes[{k}]", feeds or "an Input node"))
     for j, entry in enumerate(outbound_entries(keras_layer)):
         consumer, k, i, produced = entry
-        rows.append((f"_outbound_nodes[{j}]",
-                     f"node {k} of {consumer}, for its input {i} ({produced[0]} node {produced[1]}, "
-                     f"tensor {produced[2]}): Keras adds one entry per input tensor a node reads "
-                     f"from this layer"))
+        why = (f"node {k} of {consumer}, for its input {i} ({produced[0]} node {produced[1]}, "
+               f"tensor {produced[2]}): Keras adds one entry per input tensor a node reads "
+               f"from this layer")
+        rows.append((f"_outbound_nodes[{j}]", why))
     return Explanation(f"Layer {layer}", rows)
 
 

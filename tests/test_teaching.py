@@ -303,7 +303,6 @@ def _intent(canvas, **message):
 
 def test_outputs_marked_and_reordered_from_the_canvas_match_keras_with_that_order():
     import keras
-
     from support import fingerprint
 
     g = shared_then_chain()
