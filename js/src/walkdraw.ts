@@ -121,7 +121,8 @@ export function drawTeaching(g: SVGGElement, look: TeachLook): void {
       const pts = look.routes[i];
       if (!v || !pts?.length) return;
       const mid = pts[Math.floor(pts.length / 2)];
-      valueLabel(g, { x: mid.x + 6, y: mid.y }, v, key);
+      // edges into the slots of one call meet there: each label a line lower, by its slot
+      valueLabel(g, { x: mid.x + 6, y: mid.y + 15 * e.dst[2] }, v, key);
     });
     const rank = new Map<string, number>();
     for (const p of look.ports) { // tensors no edge carries (the model's outputs): listed beside their box
