@@ -53,6 +53,12 @@ export class OutputsPanel {
 
   constructor(private send: (o: Outputs) => void, private close: () => void, private walk: () => void) {}
 
+  /** Until the kernel says which ports are the outputs. */
+  asking(): void {
+    clear(this.root);
+    this.root.append(el("b", {}, "Model outputs"), el("div", { class: "kc-muted" }, "Asking the kernel…"));
+  }
+
   show(o: Outputs, explicit: boolean): void {
     clear(this.root);
     const head = el("div", { class: "kc-teach-head" });

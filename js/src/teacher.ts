@@ -91,7 +91,11 @@ export class Teacher {
 
   toggleOutputs(on = !this.editingOutputs): void {
     this.editingOutputs = on;
-    if (on) { this.outputsPanel.show(this.outputs ?? { ports: [], keys: [] }, this.outputs?.explicit ?? false); this.refresh(); }
+    if (on) {
+      if (this.outputs) this.outputsPanel.show(this.outputs, this.outputs.explicit);
+      else this.outputsPanel.asking();
+      this.refresh();
+    }
     this.showSide();
     this.host.render();
   }
