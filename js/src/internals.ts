@@ -49,7 +49,7 @@ export class InternalsTab {
     root.parentElement?.classList.toggle("kc-side-wide", this.on);
     this.configTab.setAttribute("aria-selected", String(!this.on));
     this.internalsTab.setAttribute("aria-selected", String(this.on));
-    if (layer !== this.layer) this.row = null;
+    if (layer !== this.layer && this.rowLayer !== layer) this.row = null;
     this.layer = layer;
     this.version = version;
     const key = `${layer}@${version}`;
@@ -57,11 +57,13 @@ export class InternalsTab {
   }
 
   /** Open the tab on `layer`, its node `node`'s row highlighted (from the node view). */
-  showNode(node: number | null): void {
-    this.choose(true);
+  showNode(layer: string, node: number | null): void {
     this.row = node === null ? null : `node ${node}`;
-    this.render();
+    this.rowLayer = layer; // the inspector may show that layer only after this (the store redraws soon)
+    if (layer === this.layer) { this.choose(true); this.render(); } else this.on = true;
   }
+
+  private rowLayer: string | null = null;
 
   private layer: string | null = null;
   private version = -1;

@@ -51,7 +51,7 @@ export class Teacher {
     this.nodeView = new NodeView((layer, node) => this.pickNode(layer, node), (src) => this.showTensor(src));
     this.internals = new InternalsTab(host.client, {
       showTensor: (port) => this.showTensor(port),
-      selectLayer: (name, node) => { this.host.select(name); if (node !== undefined) this.internals.showNode(node); },
+      selectLayer: (name, node) => { this.host.select(name); if (node !== undefined) this.internals.showNode(name, node); },
     });
     this.note.style.display = "none";
     host.stage.append(this.nodeView.root, this.note);
@@ -126,7 +126,7 @@ export class Teacher {
 
   private pickNode(layer: string, node: number): void {
     this.host.select(layer);
-    this.internals.showNode(node);
+    this.internals.showNode(layer, node);
     this.drawNodeView();
   }
 
