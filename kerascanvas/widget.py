@@ -22,7 +22,7 @@ from typing import Any
 import anywidget
 import traitlets
 
-from . import catalog, custom, intents, kinds, later, limits, placement
+from . import catalog, custom, intents, kinds, later, limits, placement, shape
 from .diffs import Tracker
 from .drawing import MAX_NAME_LENGTH, EditError
 from .graph import Graph
@@ -250,12 +250,7 @@ class Canvas(anywidget.AnyWidget):
         why, self._whole_bytes = _wire_check(state)
         if why is None:
             return state
-        name = self.graph.name.encode("utf-8", "replace").decode()
-        return {"version": state["version"], "revision": state["revision"], "name": name,
-                "layers": [], "edges": [], "model": None, "can_undo": state["can_undo"],
-                "can_redo": state["can_redo"], "history_dropped": state["history_dropped"],
-                "problems": [{"message": why, "layer": None, "call": None, "slot": None}],
-                "too_big": True}
+        return shape.too_big(state, why)
 
     def _repr_mimebundle_(self, **kwargs):
         """The live view, and beside it a static SVG of the drawing as it is now: where no kernel

@@ -3,7 +3,7 @@
 // it are pure (tested); Pointer turns events into calls on its host, the canvas, through the
 // PointerHost methods below, and the intents themselves come from gestures.ts.
 import { el, svg } from "./dom";
-import { type Point, type Port, type Rect, type View, boxAt, boxesIn, edgePath, portAt, rectFrom, toWorld, zoomAt } from "./geometry";
+import { type Point, type Port, type Rect, type View, boxAt, boxesIn, edgePath, portAt, rectFrom, slotKey, sourceKey, toWorld, zoomAt } from "./geometry";
 import { edgeAt } from "./edges";
 import { type Intent, dropRewire, dropWire } from "./gestures";
 import { miniGrab, miniView, miniWorld } from "./minimap";
@@ -39,7 +39,7 @@ export function classifyPress(under: Under, edges: EdgeState[], shift: boolean):
   const { port } = under;
   if (port?.kind === "out") return { kind: "wire", port };
   if (port?.kind === "in") {
-    const edge = edges.find((x) => `in:${x.dst.join(":")}` === port.key);
+    const edge = edges.find((x) => slotKey(x.dst) === port.key);
     if (edge) return { kind: "rewire", edge, port };
   }
   if (under.toggle !== null) return { kind: "toggle", name: under.toggle };
@@ -279,7 +279,7 @@ export class Pointer {
       if (!host.svg.classList.contains("kc-wiring")) { host.svg.classList.add("kc-wiring"); host.render(); }
       host.overlay.setAttribute("d", edgePath(drag.port.at, w));
     } else if (drag.kind === "rewire") {
-      const src = host.portPoint(`out:${drag.edge.src.join(":")}`);
+      const src = host.portPoint(sourceKey(drag.edge.src));
       if (src) host.overlay.setAttribute("d", edgePath(src, w));
       host.liftEdge(drag.edge);
     } else if (drag.kind === "select") {
