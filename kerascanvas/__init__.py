@@ -7,6 +7,11 @@ __version__ = "0.1.0"
 
 __all__ = ["Canvas", "EditError", "Graph", "Problem", "register"]
 
+from . import quiet as _quiet
+
+if _quiet.in_kernel():  # TensorFlow's start-up lines stay out of the notebook from here on
+    _quiet.install()
+
 
 def __getattr__(name):
     if name in ("Graph", "Problem"):
