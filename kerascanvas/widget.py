@@ -71,6 +71,12 @@ class Canvas(anywidget.AnyWidget):
     train_choices = traitlets.Dict().tag(sync=True, echo_update=False)
     """Optimizers, losses and metrics the training panel offers."""
 
+    edits = traitlets.Int(0).tag(sync=True)
+    """Set by the browser (to the revision it reached) after each of its edits: a change of the
+    drawing made on the canvas, told as a change of a synced trait from the front end, which is
+    what re-runs the cells that read `canvas.graph` in marimo (`mo.ui.anywidget(kc.Canvas(g))`).
+    The kernel never reads it."""
+
     def __init__(self, graph: Graph | None = None, *, height: int = 520, path: str | None = None):
         """Canvas(path="model.kcanvas") loads that file if it exists (a canvas survives a
         kernel restart this way) and saves to it from its Save button."""
@@ -289,6 +295,7 @@ class Canvas(anywidget.AnyWidget):
                 isinstance(ident, str) and len(ident) <= 64):
             ident = None
         self._oversize = None
+        before = self.revision
         try:
             result = self.handle(content)
             self._refuse_oversize(content.get("kind"))
@@ -299,7 +306,10 @@ class Canvas(anywidget.AnyWidget):
             _log.exception("kerascanvas: intent %.200r failed", content)
             self.send({"id": ident, "error": f"Internal error ({type(e).__name__}): {e}"})
             return
-        self.send({"id": ident, "ok": True, "result": result})
+        reply = {"id": ident, "ok": True, "result": result}
+        if self.revision != before and content.get("kind") != "state":
+            reply["edited"] = self.revision  # the front end tells the host (the `edits` trait)
+        self.send(reply)
 
     def _refuse_oversize(self, kind: Any) -> None:
         """An intent whose new state is over limits.STATE_BYTES is taken back and refused."""

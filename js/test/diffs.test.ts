@@ -95,6 +95,18 @@ describe("StateStore", () => {
     store.destroy();
   });
 
+  it("tells the host of an edit made on the canvas by setting `edits` from the front end", () => {
+    const m = model(fixture.initial);
+    let saved = 0;
+    const store = new StateStore(Object.assign(m, { save_changes: () => { saved++; } }));
+    m.emit("msg:custom", { id: 7, ok: true, result: null }); // an answer that changed nothing
+    m.emit("msg:custom", { id: 8, error: "refused" });
+    expect([m.get("edits"), saved]).toEqual([undefined, 0]);
+    m.emit("msg:custom", { id: 9, ok: true, result: "dense", edited: 12 });
+    expect([m.get("edits"), saved]).toEqual([12, 1]);
+    store.destroy();
+  });
+
   it("asks at once when the snapshot is older than the kernel's revision (a reloaded page)", () => {
     const m = model(fixture.initial, fixture.final.revision);
     new StateStore(m).destroy();
