@@ -24,6 +24,11 @@ DRAWING_FIELDS: tuple[str, ...] = tuple(_D["drawing"]["fields"])
 DRAWING_EMPTY: dict[str, Any] = _D["drawing"]["empty"]
 
 _LAYER_KEYS = frozenset(LAYER_FIELDS)
+
+
+class Departure(ValueError):
+    """Where a state or a diff departs from the description."""
+
 _EDGE_KEYS = frozenset(EDGE_FIELDS)
 
 
@@ -61,13 +66,13 @@ def too_big(state: dict, why: str) -> dict:
 # ----- checks against the description (js/src/shape.ts makes the same ones) ----------------------
 
 def check_state(state: Any) -> None:
-    """ValueError naming the first place where `state` departs from the description."""
+    """Departure (a ValueError) naming the first place where `state` departs from the description."""
     _fields(state, {**_D["full"]["fields"], **_D["drawing"]["fields"]}, "state",
             {"layers": _check_layers, "edges": _check_edges})
 
 
 def check_diff(diff: Any) -> None:
-    """ValueError naming the first place where `diff` departs from the description."""
+    """Departure (a ValueError) naming the first place where `diff` departs from the description."""
     own = {**_D["diff"]["fields"], **{f"{f}?": t for f, t in _D["drawing"]["fields"].items()},
            "layers?": "keyed layers", "edges?": "keyed edges", "view?": "view rows"}
     _fields(diff, own, "diff", {"layers": lambda v, w: _check_keyed(v, w, _D["layer"], "name"),
@@ -77,15 +82,15 @@ def check_diff(diff: Any) -> None:
 
 def _fields(value: Any, fields: dict[str, str], where: str, special: dict | None = None) -> None:
     if not isinstance(value, dict):
-        raise ValueError(f"{where} must be an object, got {value!r:.80}")
+        raise Departure(f"{where} must be an object, got {value!r:.80}")
     optional = {f[:-1] for f in fields if f.endswith("?")}
     names = {f.rstrip("?"): t for f, t in fields.items()}
     for f in names:
         if f not in value and f not in optional:
-            raise ValueError(f"{where} lacks {f!r}")
+            raise Departure(f"{where} lacks {f!r}")
     for f, v in value.items():
         if f not in names:
-            raise ValueError(f"{where} has {f!r}, which state.json does not describe")
+            raise Departure(f"{where} has {f!r}, which state.json does not describe")
         if special and f in special:
             special[f](v, f"{where}.{f}")
         else:
@@ -109,7 +114,7 @@ def check_value(value: Any, type_name: str, where: str) -> None:
           "list": lambda v: isinstance(v, list),
           "tuple": lambda v: isinstance(v, list) and len(v) == len(spec["of"])}[form](value)
     if not ok or ("one_of" in spec and value not in spec["one_of"]):
-        raise ValueError(f"{where} must be a {type_name} ({form}), got {value!r:.80}")
+        raise Departure(f"{where} must be a {type_name} ({form}), got {value!r:.80}")
     if form == "list":
         for i, item in enumerate(value):
             check_value(item, spec["of"], f"{where}[{i}]")
@@ -125,7 +130,7 @@ def check_value(value: Any, type_name: str, where: str) -> None:
 
 def _check_layers(layers: Any, where: str) -> None:
     if not isinstance(layers, list):
-        raise ValueError(f"{where} must be a list")
+        raise Departure(f"{where} must be a list")
     fields = {**_D["layer"]["fields"], **{f: t for f, t in _D["view"]["row"].items() if f != "level"},
               "depth": _D["view"]["depth"]}
     for i, layer in enumerate(layers):
@@ -134,18 +139,18 @@ def _check_layers(layers: Any, where: str) -> None:
 
 def _check_edges(edges: Any, where: str) -> None:
     if not isinstance(edges, list):
-        raise ValueError(f"{where} must be a list")
+        raise Departure(f"{where} must be a list")
     for i, edge in enumerate(edges):
         _fields(edge, _D["edge"]["fields"], f"{where}[{i}]")
 
 
 def _check_rows(rows: Any, where: str) -> None:
     if not isinstance(rows, dict):
-        raise ValueError(f"{where} must be an object")
+        raise Departure(f"{where} must be an object")
     row = _D["view"]["row"]
     for name, values in rows.items():
         if not isinstance(values, list) or len(values) != len(row):
-            raise ValueError(f"{where}[{name!r}] must be a list of {len(row)}: {', '.join(row)}")
+            raise Departure(f"{where}[{name!r}] must be a list of {len(row)}: {', '.join(row)}")
         for v, (f, t) in zip(values, row.items(), strict=True):
             check_value(v, t, f"{where}[{name!r}].{f}")
 
@@ -159,7 +164,7 @@ def _check_keyed(change: Any, where: str, part: dict, key_type: str) -> None:
             check_value(item, key_type, f"{where}.{k}[{i}]")
     for i, item in enumerate(change.get("insert", [])):
         if not (isinstance(item, list) and len(item) == 2):
-            raise ValueError(f"{where}.insert[{i}] must be [index, key]")
+            raise Departure(f"{where}.insert[{i}] must be [index, key]")
         check_value(item[0], "count", f"{where}.insert[{i}].index")
         check_value(item[1], key_type, f"{where}.insert[{i}].key")
     for i, entry in enumerate(change.get("set", [])):

@@ -23,7 +23,6 @@ class _FirstImport:
 
                 if quiet.in_kernel():
                     quiet.install()
-        return None
 
 
 def watch() -> None:

@@ -10,10 +10,9 @@ big drawing costs little to describe after a small edit.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
-
-from collections import Counter
 
 from . import boxes, shape
 from .inner import inner_view

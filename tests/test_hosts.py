@@ -35,7 +35,10 @@ def test_an_edit_from_the_browser_is_answered_with_the_revision_it_reached():
     c = Canvas(g)
     sent = []
     c.send = lambda content, buffers=None: sent.append(content)
-    replies = lambda: [m for m in sent if "id" in m]  # noqa: E731
+
+    def replies():
+        return [m for m in sent if "id" in m]
+
     c._on_message(None, {"kind": "connect", "id": 1, "src": ["x", 0, 0], "dst": ["d", 0, None]})
     assert replies()[-1] == {"id": 1, "ok": True, "result": None, "edited": c.revision}
     c._on_message(None, {"kind": "explain", "id": 2, "name": "d"})

@@ -18,18 +18,18 @@ ROOT = Path(__file__).resolve().parents[1]
 # lines as TensorFlow 2.21 prints them at start-up on a machine without a GPU
 START_UP = [
     "WARNING: All log messages before absl::InitializeLog() is called are written to STDERR",
-    "I0000 00:00:1795523900.551698   29882 port.cc:153] oneDNN custom operations are on. You may see"
-    " slightly different numerical results due to floating-point round-off errors.",
-    "I0000 00:00:1795523900.552700   29882 cudart_stub.cc:31] Could not find cuda drivers on your"
-    " machine, GPU will not be used.",
-    "I0000 00:00:1795523900.849574   29882 cpu_feature_guard.cc:227] This TensorFlow binary is"
-    " optimized to use available CPU instructions in performance-critical operations.",
-    "To enable the following instructions: AVX2 FMA, in other operations, rebuild TensorFlow with"
-    " the appropriate compiler flags.",
-    "E0000 00:00:1795523908.925564   29882 cuda_platform.cc:52] failed call to cuInit: INTERNAL:"
-    " CUDA error: Failed call to cuInit: UNKNOWN ERROR (303)",
-    "E0000 00:00:1733 12345 cuda_dnn.cc:8310] Unable to register cuDNN factory: Attempting to"
-    " register factory for plugin cuDNN when one has already been registered",
+    ("I0000 00:00:1795523900.551698   29882 port.cc:153] oneDNN custom operations are on. You may see"
+    " slightly different numerical results due to floating-point round-off errors."),
+    ("I0000 00:00:1795523900.552700   29882 cudart_stub.cc:31] Could not find cuda drivers on your"
+    " machine, GPU will not be used."),
+    ("I0000 00:00:1795523900.849574   29882 cpu_feature_guard.cc:227] This TensorFlow binary is"
+    " optimized to use available CPU instructions in performance-critical operations."),
+    ("To enable the following instructions: AVX2 FMA, in other operations, rebuild TensorFlow with"
+    " the appropriate compiler flags."),
+    ("E0000 00:00:1795523908.925564   29882 cuda_platform.cc:52] failed call to cuInit: INTERNAL:"
+    " CUDA error: Failed call to cuInit: UNKNOWN ERROR (303)"),
+    ("E0000 00:00:1733 12345 cuda_dnn.cc:8310] Unable to register cuDNN factory: Attempting to"
+    " register factory for plugin cuDNN when one has already been registered"),
     "W0000 00:00:1733 12345 py_utils.cc:38] TF-TRT Warning: Could not find TensorRT",
 ]
 OTHER = [
@@ -66,10 +66,11 @@ def stderr_of_cells(cells: list[str], env: dict, site: Path | None) -> tuple[lis
     if site is not None:  # as installed: site-packages' .pth files run at start-up
         spec = site.parent / "kernels" / "site"
         spec.mkdir(parents=True)
-        (spec / "kernel.json").write_text(json.dumps({"language": "python", "display_name": "site", "argv": [
-            sys.executable, "-c", f"import site; site.addsitedir({str(site)!r}); "
-            "from ipykernel.kernelapp import launch_new_instance; launch_new_instance()",
-            "-f", "{connection_file}"]}))
+        start = (f"import site; site.addsitedir({str(site)!r}); "
+                 "from ipykernel.kernelapp import launch_new_instance; launch_new_instance()")
+        (spec / "kernel.json").write_text(json.dumps({
+            "language": "python", "display_name": "site",
+            "argv": [sys.executable, "-c", start, "-f", "{connection_file}"]}))
         km = jupyter_client.KernelManager(kernel_name="site", kernel_spec_manager=KernelSpecManager(
             kernel_dirs=[str(spec.parent)]))
     km.start_kernel(env=env)
@@ -80,8 +81,12 @@ def stderr_of_cells(cells: list[str], env: dict, site: Path | None) -> tuple[lis
         client.wait_for_ready(timeout=120)
         for code in cells:
             streams = {"stdout": [], "stderr": []}
-            reply = client.execute_interactive(code, timeout=180, output_hook=lambda m: streams[
-                m["content"]["name"]].append(m["content"]["text"]) if m["msg_type"] == "stream" else None)
+
+            def hook(m, streams=streams):
+                if m["msg_type"] == "stream":
+                    streams[m["content"]["name"]].append(m["content"]["text"])
+
+            reply = client.execute_interactive(code, timeout=180, output_hook=hook)
             assert reply["content"]["status"] == "ok", reply["content"]
             out.append("".join(streams["stdout"]))
             err.append("".join(streams["stderr"]))

@@ -122,7 +122,7 @@ def test_ports_and_sizes_in_the_state_are_the_kernels():
     assert [p[:2] for p in shared["ports"]["out"]] == [[0, 0], [1, 0]]
     assert layers["seq"]["ports"]["in"] == []
     # boxes.state_ports reads world positions off a state's layer (kerascanvas/picture.py can)
-    ins, outs = boxes.state_ports(add)
+    ins, _ = boxes.state_ports(add)
     assert ins[(0, 2)] == (add["x"] + add["w"] * 3 / 4, add["y"])
     assert boxes.state_box(add) == (add["w"], add["h"])
     folded = next(l for l in blocks().state()["layers"] if l["fold"])
