@@ -72,10 +72,10 @@ class Canvas(anywidget.AnyWidget):
     """Optimizers, losses and metrics the training panel offers."""
 
     edits = traitlets.Int(0).tag(sync=True)
-    """Set by the browser (to the revision it reached) after each of its edits: a change of the
-    drawing made on the canvas, told as a change of a synced trait from the front end, which is
-    what re-runs the cells that read `canvas.graph` in marimo (`mo.ui.anywidget(kc.Canvas(g))`).
-    The kernel never reads it."""
+    """Set by the browser (to the revision it reached) after each of its edits (the kernel marks
+    their diffs): a change of the drawing made on the canvas, told as a change of a synced trait
+    from the front end, which is what re-runs the cells that read `canvas.graph` in marimo
+    (`mo.ui.anywidget(kc.Canvas(g))`). The kernel never reads it."""
 
     def __init__(self, graph: Graph | None = None, *, height: int = 520, path: str | None = None):
         """Canvas(path="model.kcanvas") loads that file if it exists (a canvas survives a
@@ -93,6 +93,7 @@ class Canvas(anywidget.AnyWidget):
         self._graph: Graph | None = None
         self._stop: Callable[[], None] = lambda: None
         self._oversize: str | None = None  # why the last state push was too big to send
+        self._answering = False  # an intent from the browser is being applied
         self.graph = graph if graph is not None else Graph()
         self.on_msg(self._on_message)
         custom.observe(self._offer_changed)  # held weakly: a closed canvas is not kept
@@ -235,7 +236,8 @@ class Canvas(anywidget.AnyWidget):
         if why is None and "layers" in change:  # the structure grew or changed: the whole
             why = self._check_whole(size)  # must still fit (a reload sends it)
         if why is None:  # the diff first: the revision tells late views to catch up
-            self.send({"diff": change})
+            # an edit made on the canvas is marked: the front end tells the host (`edits`)
+            self.send({"diff": change, "edit": True} if self._answering else {"diff": change})
         self._oversize = self._oversize or why
         self.revision = change["revision"]  # a diff not sent: the browser asks for the state
 
@@ -295,7 +297,7 @@ class Canvas(anywidget.AnyWidget):
                 isinstance(ident, str) and len(ident) <= 64):
             ident = None
         self._oversize = None
-        before = self.revision
+        self._answering = True  # the diffs sent meanwhile are an edit made on the canvas
         try:
             result = self.handle(content)
             self._refuse_oversize(content.get("kind"))
@@ -306,10 +308,9 @@ class Canvas(anywidget.AnyWidget):
             _log.exception("kerascanvas: intent %.200r failed", content)
             self.send({"id": ident, "error": f"Internal error ({type(e).__name__}): {e}"})
             return
-        reply = {"id": ident, "ok": True, "result": result}
-        if self.revision != before and content.get("kind") != "state":
-            reply["edited"] = self.revision  # the front end tells the host (the `edits` trait)
-        self.send(reply)
+        finally:
+            self._answering = False
+        self.send({"id": ident, "ok": True, "result": result})
 
     def _refuse_oversize(self, kind: Any) -> None:
         """An intent whose new state is over limits.STATE_BYTES is taken back and refused."""

@@ -44,11 +44,12 @@ export class StateStore {
       performance.clearMarks?.("kerascanvas:diff");
       performance.mark?.("kerascanvas:diff");
       this.applyOrAsk(msg.diff as StateDiff);
-    } else if (msg.ok && typeof msg.edited === "number") {
-      // an edit made on this canvas: said to the host as a synced trait set from the front end,
-      // which is what re-runs the cells that read canvas.graph in marimo (the kernel ignores it)
-      this.model.set("edits", msg.edited);
-      this.model.save_changes?.();
+      if (msg.edit === true && typeof msg.diff.revision === "number") {
+        // an edit made on the canvas: said to the host as a synced trait set from the front end,
+        // which is what re-runs the cells that read canvas.graph in marimo (the kernel ignores it)
+        this.model.set("edits", msg.diff.revision);
+        this.model.save_changes?.();
+      }
     } else if (this.asking !== null && msg.id === this.asking) {
       this.asking = null;
       if (msg.ok && msg.result) this.adopt(msg.result as GraphState);

@@ -99,11 +99,13 @@ describe("StateStore", () => {
     const m = model(fixture.initial);
     let saved = 0;
     const store = new StateStore(Object.assign(m, { save_changes: () => { saved++; } }));
-    m.emit("msg:custom", { id: 7, ok: true, result: null }); // an answer that changed nothing
-    m.emit("msg:custom", { id: 8, error: "refused" });
+    const [first, second] = fixture.diffs;
+    m.emit("msg:custom", { diff: first }); // a change made from Python
+    m.emit("msg:custom", { id: 8, ok: true, result: null });
     expect([m.get("edits"), saved]).toEqual([undefined, 0]);
-    m.emit("msg:custom", { id: 9, ok: true, result: "dense", edited: 12 });
-    expect([m.get("edits"), saved]).toEqual([12, 1]);
+    m.emit("msg:custom", { diff: second, edit: true }); // one made on the canvas
+    expect([m.get("edits"), saved]).toEqual([second.revision, 1]);
+    expect(m.get("state").revision).toBe(second.revision);
     store.destroy();
   });
 
