@@ -43,10 +43,11 @@ def box_size(spec, filled: list[int], inner: Mapping | None = None) -> tuple[flo
     return (width, HEADER + CALL_ROW * calls + FOOT)
 
 
-def new_box() -> dict:
-    """The size of a new layer's box (one call, one slot): the front end makes room for one
-    this big where a layer is inserted, before the kernel has placed it."""
-    return {"w": WIDTH, "h": HEADER + CALL_ROW + FOOT}
+def layout() -> dict:
+    """How boxes are laid out, for the front end (the state's "box"): the size of a new layer's
+    box (one call, one slot: room is made for one this big where a layer is inserted, before
+    the kernel has placed it), the header's height and each call's row height."""
+    return {"w": WIDTH, "h": HEADER + CALL_ROW + FOOT, "header": HEADER, "call_row": CALL_ROW}
 
 
 def port_layout(spec, filled: list[int], size: tuple[float, float]) -> dict:

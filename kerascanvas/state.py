@@ -128,7 +128,7 @@ def _structure(g, p: Parts, previous: Parts | None, quick: bool = False) -> None
     p.top = max(g.depth.layer_depth.values(), default=0)
     p.scalars = {
         "name": g.name,
-        "new_box": boxes.new_box(),
+        "box": boxes.layout(),
         "problems": [{"message": canvas_words(pr.message), "layer": pr.layer, "call": pr.call,
                       "slot": pr.slot}
                      for pr in problems],

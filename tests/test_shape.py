@@ -212,7 +212,7 @@ def departures(state: dict, diff: dict) -> list[dict]:
         changed("state", "state.edges[0].dst", lambda s: s["edges"][0].update(dst=["add", 0])),
         changed("state", "state.model.params", 
                 lambda s: s.update(model={"inputs": [], "outputs": [], "params": 1.5})),
-        changed("state", "state lacks 'new_box'", lambda s: s.pop("new_box")),
+        changed("state", "state lacks 'box'", lambda s: s.pop("box")),
         changed("state", "state.can_undo", lambda s: s.update(can_undo=1)),
         changed("diff", f"diff.view['{name}']", lambda d: d["view"][name].pop()),
         changed("diff", "diff has 'colour'", lambda d: d.update(colour="red")),

@@ -39,17 +39,22 @@ export function outLabel(layer: string, node: number, tensor: number): string {
   return `${layer} out ${node}.${tensor}`;
 }
 
-let newBox = emptyState().new_box;
+let layout = emptyState().box;
 
-/** The size of a new layer's box as the kernel last said (the state's "new_box"): the room an
+/** The size of a new layer's box as the kernel last said (the state's "box"): the room an
  * inserted layer is given before the kernel places it. */
 export function newBoxSize(): { w: number; h: number } {
-  return newBox;
+  return { w: layout.w, h: layout.h };
 }
 
-/** Keep the kernel's new-box size from a state it sent (StateStore calls this). */
+/** Where a box's rows are, as the kernel lays them out: the header's height, each call's row. */
+export function boxRows(): { header: number; call_row: number } {
+  return layout;
+}
+
+/** Keep the kernel's box layout from a state it sent (StateStore calls this). */
 export function noteNewBox(state: GraphState): void {
-  if (state.new_box) newBox = state.new_box;
+  if (state.box) layout = state.box;
 }
 
 /** A box's size as the kernel decided it (kerascanvas/boxes.py; the state's "w" and "h"). */

@@ -14,7 +14,7 @@ export type InPort = [call: number, slot: number, x: number, y: number];
 export type OutPort = [node_index: number, tensor_index: number, x: number, y: number];
 export interface PortLayout { in: InPort[]; out: OutPort[]; }
 export interface Problem { message: string; layer: string | null; call: number | null; slot: number | null; }
-export interface BoxSize { w: number; h: number; }
+export interface BoxLayout { w: number; h: number; header: number; call_row: number; }
 export interface ModelSummary { inputs: string[]; outputs: Triple[]; params: number; }
 
 /** A layer's entry: its structure, what a box shows of it. The name keys it in a diff. */
@@ -30,10 +30,11 @@ export interface LayerState extends LayerEntry, BoxView { depth: number | null }
 /** An edge: output tensor src into slot dst, the tensor's shape and dtype once it exists. Its slot
  * dst keys it in a diff (one edge per slot). */
 export interface EdgeState { src: Triple; dst: Target; shape: (number | null)[] | null; dtype: string | null; built: boolean; }
-/** Drawing-wide values: a diff sends each one that changed, whole. new_box: the size of a new
- * layer's box (kerascanvas/boxes.py), where the front end makes room for one before the kernel has
- * placed it. 'empty' is each one's value in a drawing with no layers. */
-export interface Drawing { name: string; problems: Problem[]; model: ModelSummary | null; can_undo: boolean; can_redo: boolean; history_dropped: number; new_box: BoxSize; }
+/** Drawing-wide values: a diff sends each one that changed, whole. box: how the kernel lays out
+ * boxes (kerascanvas/boxes.py): the size of a new layer's box (w, h: the front end makes room for
+ * one before the kernel has placed it) and where a box's rows are (the header's height, then one
+ * row per call). 'empty' is each one's value in a drawing with no layers. */
+export interface Drawing { name: string; problems: Problem[]; model: ModelSummary | null; can_undo: boolean; can_redo: boolean; history_dropped: number; box: BoxLayout; }
 /** The full state: the shape's version, the revision it describes (absent from Graph.state()), every
  * layer (entry and view fields) in creation order, every edge, the drawing-wide values; too_big:
  * true on the stub sent instead of a state too big to send (no layers, no edges, one problem saying
