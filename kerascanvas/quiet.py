@@ -62,9 +62,12 @@ _installed: int | None = None  # the fd where kept lines go, once the filter is 
 
 
 def in_kernel() -> bool:
-    """Whether this process is a Jupyter (IPython) kernel whose user did not ask to see
-    TensorFlow's start-up lines (KERASCANVAS_SHOW_TF_STARTUP=1)."""
-    return "ipykernel" in sys.modules and os.environ.get("KERASCANVAS_SHOW_TF_STARTUP") != "1"
+    """Whether this process runs a Jupyter (IPython) kernel, not merely imports ipykernel (as
+    a test runner may), and its user did not ask to see TensorFlow's start-up lines
+    (KERASCANVAS_SHOW_TF_STARTUP=1)."""
+    app = sys.modules.get("ipykernel.kernelapp")
+    return (app is not None and app.IPKernelApp.initialized()
+            and os.environ.get("KERASCANVAS_SHOW_TF_STARTUP") != "1")
 
 
 def install() -> bool:

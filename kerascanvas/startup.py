@@ -18,7 +18,7 @@ class _FirstImport:
     def find_spec(name, path=None, target=None):
         if name in WATCHED:
             remove()
-            if "ipykernel" in sys.modules:
+            if "ipykernel.kernelapp" in sys.modules:  # (quiet.py is not imported elsewhere)
                 from . import quiet
 
                 if quiet.in_kernel():

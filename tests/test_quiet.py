@@ -56,6 +56,15 @@ def kernel_env(**set_: str) -> dict:
     return {**env, **set_}
 
 
+def test_a_process_that_only_imports_ipykernel_is_not_a_kernel():
+    """A test runner that imports ipykernel keeps its own stderr: the filter is for kernels."""
+    import ipykernel.kernelapp  # noqa: F401
+
+    from kerascanvas import quiet
+
+    assert not quiet.in_kernel()
+
+
 def stderr_of_cells(cells: list[str], env: dict, site: Path | None) -> tuple[list[str], list[str]]:
     """Run `cells` in a fresh kernel (its site-packages stand-in `site` holds what an install puts
     there); the stdout and stderr stream texts, cell by cell."""
@@ -98,7 +107,8 @@ def stderr_of_cells(cells: list[str], env: dict, site: Path | None) -> tuple[lis
 
 BUILD = ("g = kc.Graph(); g.add_input((4,), name='x'); g.add_layer('Dense', units=2, name='d'); "
          "g.connect('x', 'd'); print(g.model is not None)")
-SPEAK = "import os, sys; print('said on stderr', file=sys.stderr); os.write(2, b'written on fd 2\\n')"
+SPEAK = ("import os, sys, time; print('said on stderr', file=sys.stderr); "
+         "os.write(2, b'written on fd 2\\n'); time.sleep(0.5)")  # (fd 2 reaches the notebook a moment later)
 
 
 @pytest.mark.parametrize("first, level, installed", [
