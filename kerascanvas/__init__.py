@@ -7,10 +7,13 @@ __version__ = "0.1.0"
 
 __all__ = ["Canvas", "EditError", "Graph", "Problem", "register"]
 
-from . import quiet as _quiet
+import sys as _sys
 
-if _quiet.in_kernel():  # TensorFlow's start-up lines stay out of the notebook from here on
-    _quiet.install()
+if "ipykernel.kernelapp" in _sys.modules:  # in a kernel: TensorFlow's start-up lines stay out
+    from . import quiet as _quiet  # of the notebook from here on
+
+    if _quiet.in_kernel():
+        _quiet.install()
 
 
 def __getattr__(name):
