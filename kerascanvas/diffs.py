@@ -1,16 +1,10 @@
 """State as numbered diffs: the kernel sends the browser only what changed since the last revision.
 
-A diff is `{"base": r - 1, "revision": r, ...}` with only the keys that changed:
-
-- "layers": {"removed": [name...], "set": [new entry...], "patch": [{"name", changed fields...}],
-  "insert": [[index, name]...]} or, when the order of surviving layers changed, "order": [every
-  name]. Entries carry no view fields; a changed entry travels as the fields that changed.
-- "view": {name: view row} for boxes whose view row changed (every new box): the row's fields
-  in the order state.json gives (x, y, w, h, pinned, level, ports).
-  A box's depth is `top - level`; "top" (the deepest depth) is sent when it changes, so appending
-  a layer, which shifts every depth by one, sends two numbers instead of every box.
-- "edges": like "layers", keyed by the edge's slot `dst` (one edge per slot).
-- each drawing-wide value state.json names ("name", "problems", "model", ...) that changed.
+A diff's shape is described once, in state.json ("diff"): `{"base": r - 1, "revision": r, ...}`
+with only the keys that changed: keyed changes of "layers" (by name) and "edges" (by slot),
+"view" rows of the boxes whose row changed, "top" when the deepest depth changed (a box's depth
+is `top - level`: appending a layer sends two numbers instead of every box), and each
+drawing-wide value that changed.
 
 The browser applies diffs in order (js/src/diffs.ts is this module's `apply`, line by line); a
 diff whose base is not the revision it holds means one was lost, and it asks for the full state.
