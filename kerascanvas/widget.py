@@ -71,7 +71,7 @@ class Canvas(anywidget.AnyWidget):
     train_choices = traitlets.Dict().tag(sync=True, echo_update=False)
     """Optimizers, losses and metrics the training panel offers."""
 
-    edits = traitlets.Int(0).tag(sync=True)
+    edits = traitlets.Int(0).tag(sync=True, echo_update=False)
     """Set by the browser (to the revision it reached) after each of its edits (the kernel marks
     their diffs): a change of the drawing made on the canvas, told as a change of a synced trait
     from the front end, which is what re-runs the cells that read `canvas.graph` in marimo
