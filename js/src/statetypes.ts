@@ -4,8 +4,9 @@
 export type Triple = [layer: string, node_index: number, tensor_index: number];
 export type Target = [layer: string, call: number, slot: number];
 export type SlotKind = "single" | "list" | "args" | "none";
+export type MadeFrom = "config" | "arguments";
 export interface Slots { kind: SlotKind; names: string[]; min: number; max: number | null; }
-export interface Call { index: number; built: boolean; output_shapes: ((number | null)[])[] | null; missing: string | null; }
+export interface Call { index: number; built: boolean; output_shapes: ((number | null)[])[] | null; missing: string | null; settings: Record<string, unknown>; }
 export interface InnerBox { name: string; class_name: string; x: number; y: number; w: number; h: number; nested: boolean; output: boolean; shape: (number | null)[] | null; }
 export type Link = [src: string, dst: string];
 export interface InnerView { layers: InnerBox[]; edges: Link[]; width: number; height: number; }
@@ -18,7 +19,7 @@ export interface BoxLayout { w: number; h: number; header: number; call_row: num
 export interface ModelSummary { inputs: string[]; outputs: Triple[]; params: number; }
 
 /** A layer's entry: its structure, what a box shows of it. The name keys it in a diff. */
-export interface LayerEntry { name: string; class_name: string; group: string; config: Record<string, unknown>; is_input: boolean; slots: Slots; n_outputs: number; calls: Call[]; params: number | null; problems: string[]; inner_layers: number | null; expanded: boolean; inner: InnerView | null; run: string | null; fold: FoldInfo | null; }
+export interface LayerEntry { name: string; class_name: string; group: string; config: Record<string, unknown>; is_input: boolean; slots: Slots; n_outputs: number; calls: Call[]; made_from: MadeFrom; params: number | null; problems: string[]; inner_layers: number | null; expanded: boolean; inner: InnerView | null; run: string | null; fold: FoldInfo | null; }
 /** A box's view row, apart from its structure: position, size (kerascanvas/boxes.py), pinned, its
  * depth as a level counted from the top (depth = top - level: appending a layer changes one number,
  * not every row) and its port layout (each port's place relative to the box's top left corner). A

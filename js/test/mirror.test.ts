@@ -62,7 +62,7 @@ describe("form fields", () => {
 
 describe("problems", () => {
   it("says why a call is pending and lists drawing-wide problems first", () => {
-    const pending = { ...state.layers[0], calls: [{ index: 0, built: false, output_shapes: null, missing: "its 'inputs' input is empty" }] };
+    const pending = { ...state.layers[0], calls: [{ index: 0, built: false, output_shapes: null, missing: "its 'inputs' input is empty", settings: {} }] };
     expect(callText(pending, 0)).toBe("call 0: pending (its 'inputs' input is empty)");
     const lines = problemLines({ ...state, problems: [
       { message: "conv call 0 is pending", layer: "conv", call: 0, slot: null },
