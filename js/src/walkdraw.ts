@@ -3,7 +3,7 @@
 // each edge carries during a forward pass (small pictures for images), the model's outputs
 // numbered (and, while they are edited, a marker on every output port), a tensor shown.
 import { clear, svg } from "./dom";
-import { CALL_ROW, HEADER, type Point, type Port, boxHeight, boxWidth } from "./geometry";
+import { type Point, type Port, boxHeight, boxRows, boxWidth } from "./geometry";
 import { type NodeStatus, type TensorValue, type Triple, type WalkView, nodeId, tensorId, valueText } from "./walk";
 import type { EdgeState, LayerState } from "./types";
 
@@ -98,7 +98,8 @@ export function drawTeaching(g: SVGGElement, look: TeachLook): void {
       if (status) g.append(svg("rect", { x: l.x - 4, y: l.y - 4, width: boxWidth(l) + 8, height: boxHeight(l) + 8, rx: 8,
         class: `kc-walk kc-walk-${status}`, "data-walk": l.name }));
       for (const b of badges) { // on the call's own row of the box, right-aligned
-        const w = b.text.length * 6 + 10, y = l.y + HEADER + CALL_ROW * b.node;
+        const rows = boxRows(); // the kernel's box layout: a header, then one row per call
+        const w = b.text.length * 6 + 10, y = l.y + rows.header + rows.call_row * b.node;
         const pill = svg("g", { class: `kc-walk-badge${b.status ? ` kc-walk-badge-${b.status}` : ""}`, "data-badge": `${l.name}:${b.node}` });
         pill.append(svg("rect", { x: l.x + boxWidth(l) - w - 4, y: y - 2, width: w, height: 14, rx: 7 }),
           svg("text", { x: l.x + boxWidth(l) - 9, y: y + 9, "text-anchor": "end" }, b.text));
