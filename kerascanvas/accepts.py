@@ -2,55 +2,56 @@
 up) and when a wire is dropped in empty space (the quick-add list is filtered to these).
 
 Each check calls a fresh layer on a fresh KerasTensor of the same shape and dtype: nothing drawn
-is touched (no node is added to any live layer). Answers are cached by class/config and tensor.
+is touched (no node is added to any live layer). The fresh layer is made and called on the
+shape-only path (`limits.shapes_only`): its variables are counted against limits.LAYER_PARAMS
+and never get values, so a probe allocates no weights, and one over the cap "refuses" as the
+edit itself would. Answers are cached by class/config, tensor and cap.
 """
 
 from __future__ import annotations
 
 import json
-import logging
 from typing import Any
 
 import keras
 
-from . import catalog, kinds
+from . import catalog, kinds, limits
 
 MAX_NEW_PROBES = 300  # layers made to check slots in one answer (each check is cached after)
 _classes: dict[tuple, list[str]] = {}
 _configs: dict[tuple, bool] = {}
 _spec_keys: dict[int, tuple] = {}  # id(spec) -> (spec, its _config_key)
-_log = logging.getLogger(__name__)
 
 
 def _fresh(t) -> keras.KerasTensor:
     return keras.KerasTensor(tuple(t.shape), dtype=t.dtype)
 
 
-def _calls(layer: keras.layers.Layer, args: list) -> bool:
+def _probe(make, args_of) -> bool:
+    """Whether `make()`'s layer takes `args_of()`, made and called on the shape-only path."""
     try:
-        layer(*args)
+        with limits.shapes_only("probe"):
+            layer = make()
+            layer(*args_of())
         return True
-    except Exception:  # noqa: BLE001 - any refusal means "does not accept"
+    except Exception:  # noqa: BLE001 - any refusal (the parameter cap's too) means "does not accept"
         return False
 
 
 def classes_accepting(tensor) -> list[str]:
     """Catalog classes with one tensor slot or a list slot that accept `tensor` (their suggested
     config), sorted."""
-    key = (tuple(tensor.shape), str(tensor.dtype))
+    key = (tuple(tensor.shape), str(tensor.dtype), limits.LAYER_PARAMS)
     if key not in _classes:
         found = []
         for name in catalog.names():
             kind = catalog.get(name)
             if kind.slots.kind not in ("single", "list"):
                 continue
-            try:
-                layer = kind.build(**kind.suggested_args())
-            except Exception as e:  # noqa: BLE001 - a class Keras will not build is not offered
-                _log.debug("kerascanvas: %s is left out of quick-add: %s", name, e)
-                continue
-            t = _fresh(tensor)
-            if _calls(layer, [[t, _fresh(tensor)]] if kind.slots.kind == "list" else [t]):
+            listed = kind.slots.kind == "list"
+            if _probe(lambda kind=kind: kind.build(**kind.suggested_args()),
+                      lambda listed=listed: [[_fresh(tensor), _fresh(tensor)]] if listed
+                      else [_fresh(tensor)]):
                 found.append(name)
         _classes[key] = found
     return list(_classes[key])
@@ -101,22 +102,21 @@ def _config_accepts(spec, others: list, tensor, probes: list[int]) -> bool | Non
     """Whether a layer of this spec takes `tensor` after `others`; None once `probes[0]` (the new
     checks made for this answer) reaches MAX_NEW_PROBES."""
     key = (_config_key(spec), tuple((tuple(o.shape), str(o.dtype)) for o in others),
-           tuple(tensor.shape), str(tensor.dtype))
+           tuple(tensor.shape), str(tensor.dtype), limits.LAYER_PARAMS)
     if key not in _configs:
         if probes[0] >= MAX_NEW_PROBES:
             return None
         probes[0] += 1
-        try:
-            layer = kinds.get(spec.class_name).create({**spec.config, "name": "probe"})
-        except Exception:  # noqa: BLE001
-            _configs[key] = False
-            return False
-        args: Any = [_fresh(o) for o in others] + [_fresh(tensor)]
-        if spec.slots.kind == "list":
+
+        def args_of() -> list:
+            args: Any = [_fresh(o) for o in others] + [_fresh(tensor)]
+            if spec.slots.kind != "list":
+                return args
             # a merge layer needs its minimum number of tensors: the new one stands in for them
             while len(args) < max(2, spec.slots.min):
                 args.append(_fresh(tensor))
-            _configs[key] = _calls(layer, [args])
-        else:
-            _configs[key] = _calls(layer, args)
+            return [args]
+
+        _configs[key] = _probe(
+            lambda: kinds.get(spec.class_name).create({**spec.config, "name": "probe"}), args_of)
     return _configs[key]

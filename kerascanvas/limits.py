@@ -166,6 +166,27 @@ def counted(name: str) -> Iterator[None]:
         global_state.set_global_attribute(key, before)
 
 
+@contextlib.contextmanager
+def shapes_only(name: str) -> Iterator[None]:
+    """A probe: layers made and called inside the block get variables that are shapes only and
+    never values (they are thrown away after); over LAYER_PARAMS the block raises LimitError,
+    counted before anything was allocated. What `accepts` uses to ask Keras "would this call
+    work?" without building a real layer."""
+    import keras
+    from keras.src.backend.common import global_state
+
+    key = "uninitialized_variables"
+    before = list(global_state.get_global_attribute(key) or [])
+    global_state.set_global_attribute(key, [])
+    try:
+        with keras.StatelessScope(initialize_variables=False):
+            yield
+        created = global_state.get_global_attribute(key) or []
+        check_layer_params(name, sum(math.prod(v.shape) for v in created))
+    finally:
+        global_state.set_global_attribute(key, before)
+
+
 # ----- activations -----------------------------------------------------------------------------
 
 def per_sample(shape: Any) -> int:

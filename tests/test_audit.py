@@ -1,0 +1,499 @@
+"""Issue 20: the audit of the browser and file boundary, one test per failure it found.
+
+Each cost a message or a file can cause is counted before it is paid (kerascanvas/limits.py);
+bombs are built small here (a few MB of zeros compress to a few KB) and the caps lowered to
+match, so each test stays quick."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+import tracemalloc
+import xml.dom.minidom
+import zipfile
+from pathlib import Path
+
+import keras
+import numpy as np
+import pytest
+from support import fingerprint, ok, residual
+
+import kerascanvas as kc
+from kerascanvas import accepts, custom, limits
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def canvas(graph=None, path=None):
+    c = kc.Canvas(graph) if path is None else kc.Canvas(graph, path=str(path))
+    c._sent = []
+    c.send = lambda content, buffers=None: c._sent.append(content)
+    return c
+
+
+def intent(c, **message):
+    c._on_message(c, message, [])
+    return c._sent[-1]
+
+
+# ----- 1. accepts: probes are counted before any weight exists ----------------------------------
+
+def test_a_pending_box_over_the_parameter_cap_is_not_probed_with_real_weights():
+    g = kc.Graph()
+    g.add_input((1000,), name="x")
+    g.add_layer("Dense", units=2000, name="big")  # pending: 2,002,000 parameters on x
+    g.add_layer("Dense", units=3, name="small")
+    with limits.allow(layer_params=100_000):
+        answer = accepts.ports_accepting(g, g.tensor("x"))
+        with pytest.raises(limits.LimitError, match="2,002,000 parameters; the cap is 100,000"):
+            g.connect("x", "big")  # the hint agrees with the edit
+    assert "in:big:0:0" in answer["refuse"] and "in:small:0:0" in answer["accept"]
+
+
+def test_quick_add_leaves_out_classes_whose_probe_would_break_the_cap():
+    tensor = keras.KerasTensor((None, 4321), dtype="float32")  # Dense(32): 138,304 parameters
+    with limits.allow(layer_params=100_000):
+        capped = accepts.classes_accepting(tensor)
+    assert "Dense" not in capped and "Activation" in capped
+    assert "Dense" in accepts.classes_accepting(tensor)  # the answer follows the cap
+
+
+def test_a_probe_allocates_no_weights(monkeypatch):
+    """Probes are shapes only: their variables never get values."""
+    made = []
+    original = keras.Variable._initialize
+
+    def counting(self, value):
+        made.append(self.path)
+        return original(self, value)
+
+    monkeypatch.setattr(keras.Variable, "_initialize", counting)
+    g = kc.Graph()
+    g.add_input((7777,), name="x")
+    g.add_layer("Dense", units=5, name="d")
+    made.clear()
+    accepts.ports_accepting(g, g.tensor("x"))
+    accepts.classes_accepting(keras.KerasTensor((None, 7777), dtype="float32"))
+    assert made == []
+
+
+# ----- 2. compression bombs inside weights.npz ------------------------------------------------
+
+def _dense_file(path: Path, pending: bool = False, units: int = 2) -> Path:
+    g = kc.Graph()
+    g.add_input((3,), name="x")
+    g.add_layer("Dense", units=units, name="d")
+    g.connect("x", "d")
+    if pending:  # d keeps its weights while its input is gone
+        g.disconnect("x", "d")
+    g.save(path)
+    return path
+
+
+def _with_npz_entries(path: Path, entries: dict[str, bytes]) -> Path:
+    """The file at `path` with its weights archive holding `entries` too, or in place of its
+    own entries of the same names (deflated, as a crafted file may)."""
+    with zipfile.ZipFile(path) as z:
+        doc, npz = z.read("kerascanvas.json"), z.read("weights.npz")
+    with zipfile.ZipFile(io.BytesIO(npz)) as old:
+        held = {info.filename: old.read(info) for info in old.infolist()}
+    inner = io.BytesIO()
+    with zipfile.ZipFile(inner, "w", zipfile.ZIP_DEFLATED) as w:
+        for name, data in {**held, **entries}.items():
+            w.writestr(name, data)
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("kerascanvas.json", doc)
+        z.writestr("weights.npz", inner.getvalue())
+    return path
+
+
+def _npy(n_bytes: int) -> bytes:
+    out = io.BytesIO()
+    np.lib.format.write_array(out, np.zeros(n_bytes // 4, "float32"))
+    return out.getvalue()
+
+
+def test_an_unused_entry_inflating_to_megabytes_is_refused_unread(tmp_path, monkeypatch):
+    # the drawing's weights (64 KB) are bigger than the deflated bomb: the outer size passes
+    path = _with_npz_entries(_dense_file(tmp_path / "m.kcanvas", units=4000),
+                             {"junk.npy": _npy(8 << 20)})
+    assert path.stat().st_size < 64 << 10  # 8 MB of zeros in a few KB
+    inflated = []
+    original = zipfile.ZipExtFile.read
+    monkeypatch.setattr(zipfile.ZipExtFile, "read",
+                        lambda self, n=-1: inflated.append(n) or original(self, n))
+    with pytest.raises(limits.LimitError, match="'junk.npy'"):
+        kc.Graph.load(path)
+    assert all(0 <= n < 1 << 20 for n in inflated), inflated  # never read whole
+
+
+def test_a_used_entry_bigger_than_its_layer_is_refused_unread(tmp_path):
+    path = _with_npz_entries(_dense_file(tmp_path / "m.kcanvas", units=4000),
+                             {"l1_0.npy": _npy(8 << 20)})
+    with pytest.raises(limits.LimitError, match=r"l1_0\.npy.*8,388,7\d\d bytes.*48,1\d\d"):
+        kc.Graph.load(path)
+
+
+def test_pending_weights_are_counted_per_entry_against_their_cap(tmp_path):
+    path = _with_npz_entries(_dense_file(tmp_path / "m.kcanvas", pending=True),
+                             {"l1_0.npy": _npy(4 << 20)})
+    assert path.stat().st_size < 64 << 10
+    with limits.allow(pending_weight_bytes=1 << 20), \
+            pytest.raises(limits.LimitError, match=r"the cap is 1,048,576"):
+        kc.Graph.load(path)
+    g = kc.Graph.load(_dense_file(tmp_path / "ok.kcanvas", pending=True))  # a true file loads
+    assert len(g.saved_weights("d")) == 2
+
+
+# ----- 3. files load in O(layers + edges) -----------------------------------------------------
+
+def _blocks_file(path: Path, blocks: int = 4) -> tuple[Path, dict]:
+    g = kc.Graph()
+    prev = g.add_input((8,), name="x")
+    for i in range(blocks):
+        prev = residual(g, prev, i)
+    head = g.repeats[0].blocks[0][0]
+    g.fold(head)
+    g.save(path)
+    with zipfile.ZipFile(path) as z:
+        return path, json.loads(z.read("kerascanvas.json"))
+
+
+def _rewrite_document(path: Path, change) -> Path:
+    with zipfile.ZipFile(path) as z:
+        doc, npz = json.loads(z.read("kerascanvas.json")), z.read("weights.npz")
+    change(doc)
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("kerascanvas.json", json.dumps(doc))
+        z.writestr("weights.npz", npz)
+    return path
+
+
+def test_a_fold_list_repeating_one_name_loads_at_once(tmp_path):
+    path, doc = _blocks_file(tmp_path / "m.kcanvas")
+    head = doc["folded"][0]
+    _rewrite_document(path, lambda d: d.update(folded=[head] * 100_000,
+                                                 expanded=[] * 100_000))
+    started = time.process_time()
+    g = kc.Graph.load(path)
+    assert g.folded == {head}
+    assert time.process_time() - started < 20  # was: hours (one drawing copy per entry)
+
+
+def test_fold_and_expand_lists_are_checked_against_the_drawing_before_any_work(tmp_path):
+    path, doc = _blocks_file(tmp_path / "m.kcanvas")
+    _rewrite_document(path, lambda d: d.update(folded=[doc["folded"][0]] * 50_000 + ["nope"]))
+    with pytest.raises(kc.EditError, match="'folded' names 'nope', which is not a layer"):
+        kc.Graph.load(path)
+    _rewrite_document(path, lambda d: d.update(folded=[], expanded=["ghost"]))
+    with pytest.raises(kc.EditError, match="'expanded' names 'ghost', which is not a layer"):
+        kc.Graph.load(path)
+
+
+def test_a_fold_list_costs_one_pass_over_the_drawing(tmp_path, monkeypatch):
+    """However many entries the lists hold, the runs are found once and the drawing copied a
+    few times (not once per entry)."""
+    from kerascanvas import drawing, graph
+
+    path, doc = _blocks_file(tmp_path / "m.kcanvas")
+    names = [layer["name"] for layer in doc["layers"]]
+    _rewrite_document(path, lambda d: d.update(folded=names * 50))
+    copies, finds = [], []
+    original_copy, original_find = drawing.Drawing.copy, graph._find_repeats
+    monkeypatch.setattr(drawing.Drawing, "copy",
+                        lambda self, **k: copies.append(1) or original_copy(self, **k))
+    monkeypatch.setattr(graph, "_find_repeats",
+                        lambda *a, **k: finds.append(1) or original_find(*a, **k))
+    with pytest.raises(kc.EditError, match="is not part of a run"):  # x heads no run
+        kc.Graph.load(path)
+    copies.clear(), finds.clear()
+    _rewrite_document(path, lambda d: d.update(folded=[doc["folded"][0]] * 5000))
+    kc.Graph.load(path)
+    assert len(finds) <= 3 and len(copies) < 3 * len(names) + 50
+
+
+def test_thousands_of_edges_into_one_concatenate_load_in_linear_time(tmp_path):
+    def one(n):
+        g = kc.Graph()
+        g.add_input((1,), name="x")
+        g.add_layer("Concatenate", name="cat")
+        with g.batch():
+            for _ in range(n):
+                g.connect("x", "cat", slot=None)
+        path = tmp_path / f"cat{n}.kcanvas"
+        g.save(path)
+        started = time.perf_counter()
+        loaded = kc.Graph.load(path)
+        assert len(loaded.edges) == n
+        return time.perf_counter() - started
+
+    one(50)  # warm
+    small, big = min(one(500) for _ in range(2)), one(4000)
+    assert big < 20 * small + 2.0  # 8x the edges: linear is ~8x, quadratic ~64x
+
+
+# ----- 4. undo history counts what it really holds --------------------------------------------
+
+def test_undo_history_counts_drawing_copies_and_stays_under_its_cap():
+    g = kc.Graph()
+    g.add_input((4,), name="x")
+    with g.batch():
+        for i in range(300):
+            g.add_layer("Identity", name=f"i{i}")
+    g.move_many({n: (0.0, float(k)) for k, n in enumerate(g.layers)})
+    cap = 2 << 20
+    with limits.allow(history_bytes=cap), pytest.warns(RuntimeWarning, match="cap of 2,097,152"):
+        tracemalloc.start()
+        start = tracemalloc.get_traced_memory()[0]
+        for k in range(1500):
+            g.move(f"i{k % 300}", float(k), 1.0)
+        grown = tracemalloc.get_traced_memory()[0] - start
+        tracemalloc.stop()
+    assert grown < cap * 1.1, f"{grown:,} bytes held for a cap of {cap:,}"
+    assert 1 <= len(g._undo) < 1500 and g.history_dropped > 0
+    g.undo()  # the newest steps still undo
+    assert g.positions["i299"] == (1497.0, 1.0)
+
+
+def test_undo_history_counts_replaced_configs():
+    g = kc.Graph()
+    g.add_input((4,), name="x")
+    g.add_layer("Identity", name="i")
+    big = "w" * 100_000
+    held = []
+    for k in range(6):
+        g.configure("i", trainable=bool(k % 2))  # each step keeps a copy of the old config
+        held.append(g._undo[-1].held)
+    g.rename("i", "j" * 90)
+    assert all(h > 0 for h in held)
+    assert big  # (configs are counted by their size: see limits.config_bytes)
+    assert limits.config_bytes({"a": big}) >= 100_000
+
+
+# ----- 5. an interrupt at any step of fit never leaves the canvas locked -----------------------
+
+def _trainer():
+    from kerascanvas.training import Trainer
+
+    g = kc.Graph()
+    g.add_input((4,), name="x")
+    g.add_layer("Dense", units=2, name="d")
+    g.connect("x", "d")
+    t = Trainer(g)
+    t.set_data(np.zeros((8, 4), "float32"), np.zeros((8, 2), "float32"))
+    return g, t
+
+
+def _interrupt_fit_at(trainer, line: int) -> bool:
+    """Raise KeyboardInterrupt at the `line`-th line event of Trainer.fit and what it calls in
+    this thread; True if the interrupt happened."""
+    seen = [0]
+
+    def tracer(frame, event, arg):
+        if event == "line":
+            seen[0] += 1
+            if seen[0] == line:
+                raise KeyboardInterrupt
+        return tracer
+
+    def start(frame, event, arg):
+        return tracer if frame.f_code.co_filename.startswith(str(ROOT / "kerascanvas")) else None
+
+    sys.settrace(start)
+    try:
+        trainer.fit(epochs=1, batch_size=8, loss="mse", block=False)
+    except KeyboardInterrupt:
+        return True
+    finally:
+        sys.settrace(None)
+    return False
+
+
+def test_an_interrupt_at_any_step_of_fit_leaves_the_canvas_unlocked():
+    g, t = _trainer()
+    t.fit(epochs=1, batch_size=8, loss="mse", block=True)  # compiled once: later runs are quick
+    interrupted, line = 0, 1
+    while _interrupt_fit_at(t, line):
+        interrupted += 1
+        t.wait(timeout=60) if t.running else None
+        assert not t.running and g.lock_reason is None, f"interrupt at line {line}"
+        line += max(1, line // 25)  # every line early on, then a sample
+    assert interrupted > 20 and line > 100
+    t.wait(timeout=60)  # the run the last attempt started ends normally
+    assert g.lock_reason is None and t.status["state"] == "finished"
+
+
+class _Hanging(keras.utils.PyDataset):
+    def __init__(self, release: threading.Event, hang_at: int = 1):
+        super().__init__()
+        self.release, self.hang_at = release, hang_at
+
+    def __len__(self):
+        return 4
+
+    def __getitem__(self, i):
+        if i >= self.hang_at:
+            self.release.wait(60)
+        return np.zeros((2, 4), "float32"), np.zeros((2, 2), "float32")
+
+
+def test_stop_ends_a_run_whose_data_source_hangs_and_unlocks_the_canvas(monkeypatch):
+    from kerascanvas import training
+
+    monkeypatch.setattr(training, "STOP_GRACE_S", 1.0)
+    g, t = _trainer()
+    release = threading.Event()
+    t.set_data(_Hanging(release))
+    before = [w.copy() for w in g.keras_layer("d").get_weights()]
+    t.fit(epochs=1, loss="mse", learning_rate=0.5)
+    time.sleep(2.0)  # the run hangs in its data source
+    assert t.running and g.lock_reason is not None
+    t.stop()
+    t.wait(timeout=10)
+    assert not t.running and g.lock_reason is None
+    assert t.status["state"] == "stopped" and "did not return" in t.status["message"]
+    g.configure("d", units=2)  # the canvas takes edits again
+    weights = [w.copy() for w in g.keras_layer("d").get_weights()]
+    release.set()  # the data comes back late: the abandoned run takes no step with it
+    time.sleep(1.5)
+    assert g.lock_reason is None and not t.running
+    for a, b in zip(weights, g.keras_layer("d").get_weights()):
+        assert np.array_equal(a, b)
+    assert len(before) == 2
+
+
+class _Failing(keras.utils.PyDataset):
+    def __len__(self):
+        return 3
+
+    def __getitem__(self, i):
+        if i == 1:
+            raise ValueError("the sensor file row 17 is corrupt")
+        return np.zeros((2, 4), "float32"), np.zeros((2, 2), "float32")
+
+
+def test_a_failing_data_source_shows_its_own_error():
+    g, t = _trainer()
+    t.set_data(_Failing())
+    with pytest.raises(ValueError, match="the sensor file row 17 is corrupt"):
+        t.fit(epochs=1, loss="mse", block=True)
+    assert "ValueError: the sensor file row 17 is corrupt" in t.status["message"]
+    assert g.lock_reason is None and t.status["state"] == "failed"
+
+
+# ----- 6. names and strings that XML cannot hold ----------------------------------------------
+
+@pytest.mark.parametrize("bad", ["a\ufffe", "\uffffb", "c\U0010ffff"[:1] + "\ufffe"])
+def test_non_xml_characters_are_refused_in_names(bad):
+    g = kc.Graph()
+    with pytest.raises(kc.EditError, match="U\\+FFF[EF]"):
+        g.add_input((3,), name=bad)
+    g.add_input((3,), name="x")
+    with pytest.raises(kc.EditError, match="U\\+FFF[EF]"):
+        g.rename("x", bad)
+    with pytest.raises(kc.EditError, match="U\\+FFF[EF]"):
+        g.add_layer("Dense", units=2, name="d", bias_initializer={"class_name": "Zeros",
+                                                                 "config": {"x": bad}})
+    with pytest.raises(kc.EditError, match="U\\+FFF[EF]"):
+        kc.Graph(bad)
+
+
+def test_the_static_svg_of_what_is_accepted_always_parses():
+    from kerascanvas import picture
+
+    g = kc.Graph("café \U0001f600 & <model>")
+    g.add_input((3,), name="in<&>\u2028")
+    xml.dom.minidom.parseString(picture.svg(g.state()))
+
+
+# ----- 7. exported code never shadows a name it uses ------------------------------------------
+
+@pytest.mark.parametrize("op_names", [False, True])
+@pytest.mark.parametrize("name", ["float", "int", "len", "keras", "layers", "np", "model",
+                                  "print", "range"])
+def test_exported_code_never_shadows_a_name_it_uses(name, op_names):
+    g = kc.Graph()
+    g.add_input((3,), name=name)
+    g.add_layer("add", x2=float("inf"), name="plus")
+    g.connect(name, "plus")
+    g.add_layer("Dense", units=2, name="float_1" if name != "float_1" else "d")
+    g.connect("plus", "float_1")
+    code = g.to_code(op_names=op_names)
+    scope: dict = {}
+    exec(compile(code, "<exported>", "exec"), scope)
+    assert scope["model"].count_params() == g.model.count_params()
+    assert len(scope["model"].layers) == len(g.model.layers)
+
+
+# ----- 8. unregistering a class a drawing uses ------------------------------------------------
+
+class Twice(keras.layers.Layer):
+    def call(self, x):
+        return x * 2
+
+
+def test_unregistering_a_class_in_use_is_refused_and_the_canvas_keeps_drawing():
+    name = kc.register(Twice)
+    g = kc.Graph()
+    g.add_input((3,), name="x")
+    g.add_layer(name, name="t")
+    g.connect("x", "t")
+    with pytest.raises(kc.EditError, match="'t'"):
+        kc.unregister(name)
+    assert name in custom.registered()
+    g.state()
+    c = canvas(g)
+    c._repr_mimebundle_()
+    g.remove("t")
+    with pytest.raises(kc.EditError, match="undo"):  # undo would bring it back
+        kc.unregister(name)
+    g.reset_history()
+    kc.unregister(name)
+    assert name not in custom.registered()
+    g.state()
+    c._repr_mimebundle_()
+
+
+# ----- the smaller ones -----------------------------------------------------------------------
+
+def test_a_failed_save_from_the_browser_says_why(tmp_path):
+    (tmp_path / "m.kcanvas").mkdir()  # the target is a folder: the rename fails (an OSError)
+    g = kc.Graph()
+    g.add_input((3,), name="x")
+    c = canvas(g, path=tmp_path / "m.kcanvas")
+    reply = intent(c, kind="save", id=1)
+    assert "Internal error" not in reply["error"]
+    assert "Could not save" in reply["error"] and "m.kcanvas" in reply["error"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.kcanvas"]  # no temporary left
+
+
+def test_a_save_killed_midway_leaves_no_temporary_file_after_the_next_save(tmp_path):
+    path = tmp_path / "m.kcanvas"
+    script = (f"import os, kerascanvas as kc, zipfile\n"
+              f"g = kc.Graph(); g.add_input((3,), name='x')\n"
+              f"real = zipfile.ZipFile.writestr\n"
+              f"def die(self, *a, **k):\n    real(self, *a, **k); os._exit(9) if a[0] == 'weights.npz' else None\n"
+              f"zipfile.ZipFile.writestr = die\n"
+              f"g.save({str(path)!r})\n")
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    done = subprocess.run([sys.executable, "-c", script], env=env, timeout=120)
+    assert done.returncode == 9 and not path.exists()
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")]  # the crash's leftover
+    g = kc.Graph()
+    g.add_input((3,), name="x")
+    g.save(path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.kcanvas"]
+
+
+@pytest.mark.parametrize("value", [10**400, -(10**30), 2**63])
+def test_an_integer_constant_too_big_for_any_tensor_is_refused(value):
+    g = kc.Graph()
+    g.add_input((3,), name="x")
+    with pytest.raises(kc.EditError, match="64-bit"):
+        g.add_layer("add", x2=value)
+    g.add_layer("add", x2=2**62, name="fine")
