@@ -72,6 +72,7 @@ class Graph:
         self._placeholders: dict[str, tuple[Mapping, keras.layers.Layer]] = {}
         self._edit_lock: str | None = None  # a message: edits are refused while it is set
         self._batch: Drawing | None = None
+        self._batch_whole = False  # batch(all_or_nothing=True): edits change it in place
         self._batch_predecessors: dict = {}
         self.history_dropped = 0  # undo steps dropped to keep history under limits.HISTORY_BYTES
         self._batch_view = True  # no structural edit in the batch so far
@@ -332,6 +333,30 @@ class Graph:
             if (head in d.folded) != folded and self._batch is None:
                 self._make_room(d, [n for block in runs[head].blocks for n in block], folded)
             d.folded = d.folded | {head} if folded else d.folded - {head}
+
+        self._edit(change, network=False, view=True)
+
+    def show(self, expanded: Iterable[str] = (), folded: Iterable[str] = ()) -> None:
+        """Expand these nested-model boxes and fold the runs these layers belong to, as one view
+        edit (what a file's lists do): the runs are found once however long the lists are."""
+        expanded, folded = list(dict.fromkeys(expanded)), list(dict.fromkeys(folded))
+
+        def change(d: Drawing) -> None:
+            for name in expanded:
+                spec = d.spec(name)
+                if spec.class_name not in kinds.NESTED_MODEL_CLASSES:
+                    raise EditError(f"{name!r} ({spec.class_name}) is not a nested model: only a "
+                                    "model used as a layer (Functional, Sequential) expands.",
+                                    layer=name)
+            head_of = folds.index(self._repeats_for(d))[0] if folded else {}
+            for name in folded:
+                d.spec(name)
+                if name not in head_of:
+                    raise EditError(f"{name!r} is not part of a run of repeated blocks: only "
+                                    "copies of one block, one after another, fold into one box.",
+                                    layer=name)
+            d.expanded = d.expanded | set(expanded)
+            d.folded = d.folded | {head_of[n] for n in folded}
 
         self._edit(change, network=False, view=True)
 
@@ -877,7 +902,9 @@ class Graph:
         if network:  # moving boxes stays allowed while training: it touches no Keras object
             self._check_unlocked()
         if self._batch is not None:  # inside batch(): collect, rebuild once at the end
-            drawing = self._batch.copy(keep_marks=True)
+            # all_or_nothing: a refusal ends the whole batch, so edits need no copy to fall
+            # back on (a file's thousands of edits cost O(layers + edges), not a copy each)
+            drawing = self._batch if self._batch_whole else self._batch.copy(keep_marks=True)
             result = change(drawing)
             self._batch = drawing
             self._batch_predecessors.update(predecessors or {})
@@ -958,22 +985,24 @@ class Graph:
             raise EditError(self._edit_lock)
 
     @contextlib.contextmanager
-    def batch(self):
+    def batch(self, all_or_nothing: bool = False):
         """Several edits as one: Keras is called once at the end, and undo takes them back at once.
 
         Structural checks happen at each edit; Keras's checks at the end, where a refusal takes
         back the whole batch. Reads inside the block see the drawing as it was before it.
+        all_or_nothing=True (files, import): a refused edit must end the block (its error left to
+        propagate), which spares each edit a copy of the drawing to fall back on.
         """
         if self._batch is not None:
             yield self
             return
         self._batch, self._batch_predecessors = self._drawing.copy(), {}
-        self._batch_view = True
+        self._batch_view, self._batch_whole = True, all_or_nothing
         try:
             yield self
             drawing, predecessors, view = self._batch, self._batch_predecessors, self._batch_view
         finally:
-            self._batch = None
+            self._batch, self._batch_whole = None, False
         self._apply(drawing, not view, predecessors, view)
 
     def _commit(self, drawing: Drawing, view: bool = False) -> None:

@@ -246,6 +246,21 @@ def check_array(header_shape: tuple, dtype: Any, stored: int, where: str) -> Non
         raise LimitError(f"{where} claims {size:,} bytes of values in {stored:,} stored bytes.")
 
 
+def check_inflated(where: str, entry: str, size: int, budget: int) -> None:
+    """An entry of a weights archive, by the size its header says it inflates to (zipfile
+    inflates no further): at most what the weight it is for takes."""
+    if size > budget:
+        raise LimitError(f"{where}: {entry!r} inflates to {size:,} bytes, but the weight it is "
+                         f"for takes {budget:,} bytes: refused unread.")
+
+
+def check_pending(where: str, size: int) -> None:
+    """Weights held for pending boxes, entry by entry as their sizes add up."""
+    if size > PENDING_WEIGHT_BYTES:
+        raise _over("pending_weight_bytes",
+                    f"{where}'s weights for pending boxes inflate to {size:,} bytes")
+
+
 def check_calls(name: str, calls: int) -> None:
     if calls > CALLS:
         raise _over("calls", f"{name} would have {calls:,} calls", layer=name)
