@@ -998,9 +998,13 @@ class Graph:
             return
         self._batch, self._batch_predecessors = self._drawing.copy(), {}
         self._batch_view, self._batch_whole = True, all_or_nothing
+        self._batch.cycles_later = all_or_nothing  # one check at the end, not one per edge
         try:
             yield self
             drawing, predecessors, view = self._batch, self._batch_predecessors, self._batch_view
+            if all_or_nothing:
+                drawing.check_acyclic()
+                drawing.cycles_later = False
         finally:
             self._batch, self._batch_whole = None, False
         self._apply(drawing, not view, predecessors, view)

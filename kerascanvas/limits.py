@@ -58,6 +58,10 @@ DOCUMENT_BYTES = 256 << 20
 CALLS = 10_000
 """Calls of one layer (shared uses): what a file may hold, and so what an edit may make."""
 
+LIST_INPUTS = 1_000
+"""Tensors one call of a merge layer (a list slot: Add, Concatenate) may take. Keras's
+Concatenate compares its inputs' shapes pairwise when it builds: 8,000 inputs took 10 s."""
+
 STATE_BYTES = 64 << 20
 """Bytes of one state push to the browser (the JSON of `Graph.state()`)."""
 
@@ -74,7 +78,7 @@ _NAMES = {"layer_params": "LAYER_PARAMS", "total_params": "TOTAL_PARAMS",
           "file_bytes": "FILE_BYTES", "file_entries": "FILE_ENTRIES",
           "state_bytes": "STATE_BYTES", "history_bytes": "HISTORY_BYTES",
           "config_shown_bytes": "CONFIG_SHOWN_BYTES", "weight_arrays": "WEIGHT_ARRAYS",
-          "document_bytes": "DOCUMENT_BYTES", "calls": "CALLS",
+          "document_bytes": "DOCUMENT_BYTES", "calls": "CALLS", "list_inputs": "LIST_INPUTS",
           "pending_weight_bytes": "PENDING_WEIGHT_BYTES"}
 
 
@@ -259,6 +263,12 @@ def check_pending(where: str, size: int) -> None:
     if size > PENDING_WEIGHT_BYTES:
         raise _over("pending_weight_bytes",
                     f"{where}'s weights for pending boxes inflate to {size:,} bytes")
+
+
+def check_list_inputs(name: str, call: int, count: int) -> None:
+    if count > LIST_INPUTS:
+        raise _over("list_inputs", f"{name} call {call} would take {count:,} tensors",
+                    "per call ", layer=name)
 
 
 def check_calls(name: str, calls: int) -> None:
