@@ -6,6 +6,7 @@ copied before every edit (shallow: specs and edges are immutable), so the old co
 
 from __future__ import annotations
 
+import sys
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
@@ -105,6 +106,13 @@ class Drawing:
         d.touched, d.gone = (set(self.touched), set(self.gone)) if keep_marks else (set(), set())
         d.cycles_later = False
         return d
+
+    def container_bytes(self) -> int:
+        """Bytes of this copy's own containers (their items are shared with other copies):
+        what one undo step's drawing holds beyond the drawings next to it."""
+        return sum(sys.getsizeof(c) for c in (self.layers, self.edges, self.pinned, self._into,
+                                             self._out, self.name_counts, self.touched,
+                                             self.gone)) + sys.getsizeof(self)
 
     # ----- names -----------------------------------------------------------------------------
 

@@ -54,7 +54,7 @@ class _Step:
     after: Drawing
     journal: Journal
     view: bool = False  # only positions, pins, expanded boxes or folds changed: Keras is not involved
-    held: int = 0  # bytes of weights only this step keeps alive (limits.HISTORY_BYTES)
+    held: int = 0  # bytes only this step keeps alive: weights, drawing copy (limits.HISTORY_BYTES)
 
 
 class Graph:
@@ -965,7 +965,8 @@ class Graph:
         """A new undo step; the oldest ones go when history would keep more than
         limits.HISTORY_BYTES of old layers and weights alive (the user is warned)."""
         live = {id(layer) for layer in self._net.objects.values()}  # counted by no step
-        step.held = limits.held_bytes(step.journal.held(), live)
+        step.held = (limits.held_bytes(step.journal.held(), live)
+                     + limits.step_bytes(step.before, step.after))
         self._undo.append(step)
         self._redo.clear()
         total = sum(s.held for s in self._undo)
@@ -975,10 +976,13 @@ class Graph:
             dropped += 1
         if dropped:
             self.history_dropped += dropped
+            if self.history_dropped > dropped:  # said once per graph, not at every edit
+                return
             warnings.warn(f"Undo history went over its cap of {limits.HISTORY_BYTES:,} bytes of "
-                          f"old layers and weights (kerascanvas.limits.HISTORY_BYTES): the oldest "
-                          f"{dropped} step(s) were dropped; it now keeps {total:,} bytes and "
-                          f"{len(self._undo)} step(s) to undo.", RuntimeWarning, stacklevel=4)
+                          f"old layers, weights and drawings (kerascanvas.limits.HISTORY_BYTES): "
+                          f"the oldest {dropped} step(s) were dropped; it now keeps {total:,} "
+                          f"bytes and {len(self._undo)} step(s) to undo (older steps will go "
+                          "the same way, without another warning).", RuntimeWarning, stacklevel=4)
 
     def _check_unlocked(self) -> None:
         if self._edit_lock is not None:  # set while training runs on these layers

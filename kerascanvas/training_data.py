@@ -6,6 +6,7 @@ starts so that a mistake gets a message that names the array and the model input
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -362,6 +363,13 @@ class _FiniteBatches(keras.utils.PyDataset):
                          use_multiprocessing=getattr(inner, "_use_multiprocessing", False),
                          max_queue_size=getattr(inner, "_max_queue_size", 10))
         self.inner = inner
+        self.error: Exception | None = None  # the source's own error, as it raised it
+        self._abandoned = threading.Event()
+
+    def abandon(self) -> None:
+        """The run reading these batches was abandoned (Stop, a hanging source): a batch read
+        from now on is refused, so no training step uses it."""
+        self._abandoned.set()
 
     def __len__(self):
         return len(self.inner)
@@ -371,7 +379,13 @@ class _FiniteBatches(keras.utils.PyDataset):
         return self.inner.num_batches
 
     def __getitem__(self, index):
-        batch = self.inner[index]
+        try:
+            batch = self.inner[index]
+        except Exception as e:
+            self.error = e  # a backend may wrap it (TensorFlow: UnknownError): kept to show it
+            raise
+        if self._abandoned.is_set():
+            raise DataError("Training was stopped while this batch was read: it is not used.")
         try:
             check_finite(batch[0], batch[1] if len(batch) > 1 else None, "x")
         except DataError as e:
