@@ -103,7 +103,7 @@ class Graph:
         """Add a layer of a catalog class (see `kerascanvas.catalog.names()`), a keras.ops function
         (`kerascanvas.ops.names()`) or a registered class (`kc.register`); returns its name."""
         kind = catalog.get(class_name) if class_name in kinds.NESTED_MODEL_CLASSES else kinds.get(
-            class_name)
+            class_name, new=True)
         check_strings(config, f"The config of {class_name}")
 
         def change(d: Drawing) -> str:
@@ -125,7 +125,7 @@ class Graph:
         if not isinstance(serialized, Mapping) or not isinstance(serialized.get("config"), Mapping):
             raise EditError(f"Expected {{'class_name': ..., 'config': {{...}}}}, got {serialized!r:.200}.")
         class_name, config = serialized.get("class_name"), dict(serialized["config"])
-        kind = kinds.get(class_name)  # a catalog layer or a nested model
+        kind = kinds.get(class_name, new=True)  # a catalog layer or a nested model
         check_strings(config, f"The config of {class_name}")
 
         def change(d: Drawing) -> str:

@@ -494,26 +494,34 @@ class Twice(keras.layers.Layer):
         return x * 2
 
 
-def test_unregistering_a_class_in_use_is_refused_and_the_canvas_keeps_drawing():
+def test_unregistering_a_class_in_use_keeps_its_boxes_drawn_and_makes_no_new_ones(tmp_path):
+    """A user who unregisters a class means "no more of it", as in a new session: no new box
+    from Python, a file or the browser. The boxes drawn hold live Keras objects of the model
+    they built, so the canvas keeps drawing, exporting and saving them."""
     name = kc.register(Twice)
     g = kc.Graph()
     g.add_input((3,), name="x")
     g.add_layer(name, name="t")
     g.connect("x", "t")
-    with pytest.raises(kc.EditError, match="'t'"):
-        kc.unregister(name)
-    assert name in custom.registered()
-    g.state()
     c = canvas(g)
-    c._repr_mimebundle_()
-    g.remove("t")
-    with pytest.raises(kc.EditError, match="undo"):  # undo would bring it back
-        kc.unregister(name)
-    g.reset_history()
     kc.unregister(name)
     assert name not in custom.registered()
-    g.state()
-    c._repr_mimebundle_()
+    assert g.state()["layers"] and "image/svg+xml" in c._repr_mimebundle_()[0]
+    assert "Twice" in g.to_code()
+    g.save(tmp_path / "m.kcanvas")
+    g.add_call("t")  # the box itself still takes edits
+    g.undo()
+    with pytest.raises(ValueError, match="no class of that name is registered"):
+        g.add_layer(name)
+    with pytest.raises(ValueError, match="no class of that name is registered"):
+        kc.Graph.load(tmp_path / "m.kcanvas")
+    reply = intent(c, kind="add_layer", id=7, class_name=name, config={})
+    assert "error" in reply and len(g.layers) == 2
+    kc.register(Twice)
+    try:
+        assert kc.Graph.load(tmp_path / "m.kcanvas").layers["t"]["class_name"] == name
+    finally:
+        kc.unregister(name)
 
 
 # ----- the smaller ones -----------------------------------------------------------------------
