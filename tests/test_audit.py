@@ -468,6 +468,30 @@ def test_the_static_svg_of_what_is_accepted_always_parses():
     xml.dom.minidom.parseString(picture.svg(g.state()))
 
 
+def test_the_static_svg_reads_each_edge_a_few_times_not_once_per_layer():
+    from kerascanvas import picture
+
+    class Counted(dict):
+        reads = 0
+
+        def __getitem__(self, key):
+            Counted.reads += 1
+            return super().__getitem__(key)
+
+    g = kc.Graph()
+    prev = g.add_input((2,), name="x")
+    with g.batch(all_or_nothing=True):
+        for i in range(300):
+            g.add_layer("Identity", name=f"i{i}")
+            g.connect(prev, f"i{i}")
+            prev = f"i{i}"
+    state = g.state()
+    plain = picture.svg(state)
+    state["edges"] = [Counted(e) for e in state["edges"]]
+    assert picture.svg(state) == plain
+    assert Counted.reads < 10 * len(state["edges"]), Counted.reads  # was: layers x edges
+
+
 # ----- 7. exported code never shadows a name it uses ------------------------------------------
 
 @pytest.mark.parametrize("op_names", [False, True])
