@@ -233,8 +233,12 @@ class Graph:
                 from .nested import with_trainable  # freezing a model freezes its layers
 
                 config = with_trainable(config, changes["trainable"])
-            config = _remade(kind, name, config)
-            d.replace_spec(self._spec(kind, name, config, calls=spec.calls))
+            layer = _made(lambda **c: kind.create(c), name, kind.class_name, config)
+            new = self._spec(kind, name, kinds.config_of(kind, layer, config), calls=spec.calls)
+            # made once, called by the network (a second one cost a StringLookup's vocabulary
+            # table again, memory Keras never gives back)
+            self._net.prepared[name] = (new.config, layer)
+            d.replace_spec(new)
 
         self._edit(change)
 
@@ -1122,11 +1126,6 @@ def _made(make, name: str, class_name: str, args: Mapping[str, Any]):
     except Exception as e:
         raise EditError(f"Keras refused the config of {name} ({class_name}): {e}",
                         layer=name) from e
-
-
-def _remade(kind, name: str, config: Mapping[str, Any]) -> dict:
-    layer = _made(lambda **c: kind.create(c), name, kind.class_name, config)
-    return kinds.config_of(kind, layer, config)
 
 
 def _triple(src: Any) -> Triple:

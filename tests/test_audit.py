@@ -586,3 +586,21 @@ def test_an_integer_constant_too_big_for_any_tensor_is_refused(value):
     with pytest.raises(kc.EditError, match="64-bit"):
         g.add_layer("add", x2=value)
     g.add_layer("add", x2=2**62, name="fine")
+
+
+def test_configure_makes_one_layer_not_two(monkeypatch):
+    """Keras keeps about 3.5 MB per StringLookup made with a 50,000-word vocabulary (its lookup
+    table, under every backend): configure makes the layer once, the network calls that one."""
+    made = []
+    original = keras.layers.StringLookup.__init__
+    monkeypatch.setattr(keras.layers.StringLookup, "__init__",
+                        lambda self, *a, **k: made.append(1) or original(self, *a, **k))
+    g = kc.Graph()
+    g.add_input((1,), dtype="string", name="x")
+    g.add_layer("StringLookup", vocabulary=["a", "b", "c"], name="s")
+    g.connect("x", "s")
+    made.clear()
+    g.configure("s", num_oov_indices=2)
+    assert len(made) == 1 and g.keras_layer("s").num_oov_indices == 2
+    ok(g)
+
