@@ -30,8 +30,9 @@ def main() -> None:
     args = parser.parse_args()
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-    import kerascanvas as kc
     from common import machine
+
+    import kerascanvas as kc
     from kerascanvas import limits
 
     print(machine())

@@ -25,8 +25,8 @@ from typing import Any
 
 import keras
 
-from .devices import Engine, choose_engine, device_description
 from . import run_gate
+from .devices import Engine, choose_engine, device_description
 from .graph import Graph
 from .training_data import (
     NON_FINITE_MARK,
@@ -503,8 +503,8 @@ class Trainer:
             if source is not None:  # the data source's own error, not the backend's wrapping
                 self._error, message = source, f"The data source raised {type(source).__name__}: {source}"
         finally:
-            if not self._gate.end(token):
-                return  # abandoned after Stop: the canvas was unlocked then (and may be in use)
+            if not self._gate.end(token):  # abandoned after Stop: the canvas was unlocked then
+                return  # noqa: B012 - (and may be in use); nobody waits for this thread's error
             _reattach(fitting, self._detachable)
             if fitting is not model:
                 try:
