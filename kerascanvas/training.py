@@ -337,14 +337,24 @@ class Trainer:
         fitting = self._fitting
         if self.running and fitting is not None:
             fitting.stop_training = True
-            later = threading.Timer(run_gate.STOP_GRACE_S, self._abandon, (self._gate.current,))
-            later.daemon = True
-            later.start()
+            if self._batches is not None:  # (arrays never hang; a PyDataset's read may)
+                self._check_hang(self._gate.current, run_gate.STOP_GRACE_S)
+
+    def _check_hang(self, token, after: float) -> None:
+        later = threading.Timer(after, self._abandon, (token,))
+        later.daemon = True
+        later.start()
 
     def _abandon(self, token) -> None:
-        """Stop did not end the run within run_gate.STOP_GRACE_S: its data source hangs. The run
-        is left waiting on it (a batch it returns later is refused, never used) and the canvas
-        is unlocked now."""
+        """After Stop, a read of the data source has waited run_gate.STOP_GRACE_S: it hangs. The
+        run is left waiting on it (a batch it returns later is refused, never used) and the
+        canvas is unlocked now. A run still computing (no read waiting) is checked again later."""
+        if self._done.is_set() or self._gate.current is not token:
+            return  # it ended
+        waited = self._batches.waiting_s() if self._batches is not None else 0.0
+        if waited < run_gate.STOP_GRACE_S:
+            self._check_hang(token, run_gate.STOP_GRACE_S - waited)
+            return
         if not self._gate.abandon(token):
             return  # it ended in time
         if self._batches is not None:

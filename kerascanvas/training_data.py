@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import threading
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -365,6 +366,12 @@ class _FiniteBatches(keras.utils.PyDataset):
         self.inner = inner
         self.error: Exception | None = None  # the source's own error, as it raised it
         self._abandoned = threading.Event()
+        self._reads: dict[int, float] = {}  # index -> when its read began, while it runs
+
+    def waiting_s(self) -> float:
+        """How long the oldest read still running has waited on the source (0 if none)."""
+        started = list(self._reads.values())
+        return time.monotonic() - min(started) if started else 0.0
 
     def abandon(self) -> None:
         """The run reading these batches was abandoned (Stop, a hanging source): a batch read
@@ -379,11 +386,14 @@ class _FiniteBatches(keras.utils.PyDataset):
         return self.inner.num_batches
 
     def __getitem__(self, index):
+        self._reads[index] = time.monotonic()
         try:
             batch = self.inner[index]
         except Exception as e:
             self.error = e  # a backend may wrap it (TensorFlow: UnknownError): kept to show it
             raise
+        finally:
+            self._reads.pop(index, None)
         if self._abandoned.is_set():
             raise DataError("Training was stopped while this batch was read: it is not used.")
         try:

@@ -428,6 +428,29 @@ def test_stop_ends_a_run_whose_data_source_hangs_and_unlocks_the_canvas(monkeypa
     assert len(before) == 2
 
 
+class _Slow(keras.callbacks.Callback):
+    def on_train_batch_end(self, batch, logs=None):
+        time.sleep(0.6)
+
+
+def test_stop_leaves_a_slow_run_that_reads_no_data_to_end_itself(monkeypatch):
+    """Only a read of the data source waiting past the grace counts as a hang: a run busy
+    computing (here a slow callback) ends by itself after Stop, keeping the canvas locked
+    until then."""
+    from kerascanvas import run_gate
+
+    monkeypatch.setattr(run_gate, "STOP_GRACE_S", 0.3)
+    g, t = _trainer()
+    t.set_data(_Hanging(threading.Event(), hang_at=10**6))  # never hangs
+    t.fit(epochs=1, loss="mse", callbacks=[_Slow()])
+    time.sleep(0.3)
+    t.stop()
+    time.sleep(1.0)  # past the grace: the batch's callback still sleeps
+    t.wait(timeout=30)
+    assert t.status["state"] == "stopped" and "did not return" not in t.status["message"]
+    assert g.lock_reason is None
+
+
 class _Failing(keras.utils.PyDataset):
     def __len__(self):
         return 3
