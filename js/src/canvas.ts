@@ -2,7 +2,7 @@
 import { clear, el, svg } from "./dom";
 import {
   type Point, type Port, type Rect, type View, boxAt, boxHeight, boxWidth, bounds, centreOn, fitsIn, readableFit,
-  toScreen, toWorld,
+  slotKey, toScreen, toWorld,
 } from "./geometry";
 import { type Intent, connectIntent, insertIntent } from "./gestures";
 import { hostKey, keyCommand } from "./keys";
@@ -281,7 +281,7 @@ export class CanvasView {
     }
     this.applyView();
     this.scene.update(this.sceneInput());
-    this.training.showInsights((n) => this.scene.decor(n), this.selected, this.state.layers.map((l) => l.name));
+    this.training.showInsights((n) => this.scene.decor(n), new Set(this.ui.state.selected), this.state.layers.map((l) => l.name));
     this.catchUpSoon();
     // the panels under the drawing change with the state, not with the selection or a gesture
     if (this.panelsFor !== this.state) {
@@ -446,7 +446,7 @@ export class CanvasView {
 
   private removeEdge(e: EdgeState): void {
     this.clearEdge();
-    this.act("disconnect", { src: e.src, dst: e.dst }, this.portAt(`in:${e.dst.join(":")}`));
+    this.act("disconnect", { src: e.src, dst: e.dst }, this.portAt(slotKey(e.dst)));
     this.root.focus({ preventScroll: true });
   }
 
