@@ -130,9 +130,10 @@ def from_model(model, graph_class, trust_custom: bool = False):
     # a big model opens readable: its runs of repeated blocks folded (g.fold_all(False) opens them)
     runs = repeated_blocks({layer["name"]: layer for layer in layers}, edges)
     with g.batch():  # one rebuild, one undo step
-        g.replay({"layers": layers, "edges": edges, "outputs": [list(t) for t in w.outputs],
+        unique = list(dict.fromkeys(w.outputs))  # one tensor given twice: one port, two places
+        g.replay({"layers": layers, "edges": edges, "outputs": [list(t) for t in unique],
                   "outputs_only": True, "dict_inputs": dict_inputs,
-                  "output_keys": _output_keys(w.model),
+                  "output_keys": _output_keys(w.model) if len(unique) == len(w.outputs) else [],
                   "folded": [run.blocks[0][0] for run in runs]}, as_given=True)
         _keep_structures(g, w, edges)
     for op in w.layers:
@@ -297,11 +298,14 @@ def _keep_structures(g, w, edges) -> None:
     in_struct, out_struct = w.model._inputs_struct, w.model._outputs_struct
     fed = {src[0] for src, _ in edges} | {t[0] for t in w.outputs}
     plain_in = structures.plain_inputs(in_struct, names) and fed >= set(names)
-    plain_out = structures.plain_outputs(out_struct)
+    unique = list(dict.fromkeys(w.outputs))
+    plain_out = structures.plain_outputs(out_struct) and len(unique) == len(w.outputs)
     if plain_in and plain_out:
         return
+    places = iter([unique.index(t) for t in w.outputs])  # flattened output -> its port
     g.set_structures(inputs=None if plain_in else structures.encoded(in_struct, _counter()),
-                     outputs=None if plain_out else structures.encoded(out_struct, _counter()))
+                     outputs=None if plain_out else structures.encoded(
+                         out_struct, lambda leaf: next(places)))
 
 
 def _counter():
