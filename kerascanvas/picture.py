@@ -72,7 +72,7 @@ def svg(state: dict) -> str:
     layers = state["layers"]
     edges = state["edges"]
     if not layers:
-        return ('<svg xmlns="http://www.w3.org/2000/svg" width="240" height="40" role="img" '
+        return ('<svg xmlns="http://www.w3.org/2000/svg" class="kerascanvas-picture" width="240" height="40" role="img" '
                 'aria-label="empty kerascanvas drawing"><text x="10" y="24" font-family="sans-serif" '
                 'font-size="12" fill="#777">empty drawing</text></svg>')
     sizes = {layer["name"]: box_size(layer) for layer in layers}
@@ -82,7 +82,7 @@ def svg(state: dict) -> str:
     bottom = max(layer["y"] + sizes[layer["name"]][1] for layer in layers) + MARGIN
     width, height = right - left, bottom - top
     title = state.get("name", "model")
-    out = [(f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="{left:.0f} {top:.0f} {width:.0f} '
+    out = [(f'<svg xmlns="http://www.w3.org/2000/svg" class="kerascanvas-picture" viewBox="{left:.0f} {top:.0f} {width:.0f} '
            f'{height:.0f}" width="{min(width, 900):.0f}" role="img" '
            f'aria-label={quoteattr(f"kerascanvas drawing of {title}")} font-family="sans-serif">'),
            f"<title>{_text(title)}</title>",

@@ -23,6 +23,7 @@ import anywidget
 import traitlets
 
 from . import catalog, custom, intents, kinds, later, limits, placement
+from .picture_output import PictureOutput, plain_text
 from .diffs import Tracker
 from .drawing import MAX_NAME_LENGTH, EditError
 from .graph import Graph
@@ -87,6 +88,7 @@ class Canvas(anywidget.AnyWidget):
         self._graph: Graph | None = None
         self._stop: Callable[[], None] = lambda: None
         self._oversize: str | None = None  # why the last state push was too big to send
+        self._picture = PictureOutput(self._picture_bundle)  # its picture in a notebook
         self.graph = graph if graph is not None else Graph()
         self.on_msg(self._on_message)
         custom.observe(self._offer_changed)  # held weakly: a closed canvas is not kept
@@ -118,6 +120,7 @@ class Canvas(anywidget.AnyWidget):
         self._check_waits = False  # a _check_model is waiting (later.when_drawn)
         self.snapshot = self._full_state()
         self.revision = self._tracker.revision
+        self._picture.changed()
 
     def close(self) -> None:
         """Close the widget and let go of it. anywidget's watcher of the `_esm` file holds a
@@ -230,6 +233,7 @@ class Canvas(anywidget.AnyWidget):
             why = self._check_whole(size)  # must still fit (a reload sends it)
         if why is None:  # the diff first: the revision tells late views to catch up
             self.send({"diff": change})
+        self._picture.changed()
         self._oversize = self._oversize or why
         self.revision = change["revision"]  # a diff not sent: the browser asks for the state
 
@@ -258,12 +262,28 @@ class Canvas(anywidget.AnyWidget):
                 "too_big": True}
 
     def _repr_mimebundle_(self, **kwargs):
-        """The live view, and beside it a static SVG of the drawing as it is now: where no kernel
-        runs (GitHub, nbviewer, `jupyter nbconvert --to html`) the saved notebook shows that."""
+        """The live view and a static SVG of the drawing as it is now, in one bundle (hosts
+        that ask for a bundle: marimo, `IPython.display.display(..., raw=False)` elsewhere)."""
         from . import picture
 
         data, metadata = super()._repr_mimebundle_(**kwargs)
         return {**data, "image/svg+xml": picture.svg(self.graph.state())}, metadata
+
+    def _ipython_display_(self) -> None:
+        """In IPython: the live view, then the picture as an output of its own that follows
+        the drawing (kerascanvas/picture_output.py)."""
+        from IPython.display import display
+
+        data, metadata = super()._repr_mimebundle_()
+        state = self.graph.state()
+        display({**data, "text/plain": plain_text(state) + " (live view)"}, metadata=metadata, raw=True)
+        self._picture.display()
+
+    def _picture_bundle(self) -> dict:
+        from . import picture
+
+        state = self.graph.state()
+        return {"image/svg+xml": picture.svg(state), "text/plain": plain_text(state)}
 
     def save(self) -> None:
         """Save the drawing and its weights to `path` (what the Save button does)."""
