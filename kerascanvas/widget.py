@@ -648,7 +648,7 @@ def _explain_edge(g: Graph, m: dict) -> dict:
     return g.explain_edge(_triple(m, "src"), *_edge_end(m, "dst")).data
 
 
-_READS = {"explain", "explain_edge", "depth_steps"}  # intents that change nothing
+_READS = {"explain", "explain_edge", "depth_steps", "export_html"}  # intents that change nothing
 
 
 def _code(g: Graph, m: dict) -> dict:
@@ -657,6 +657,13 @@ def _code(g: Graph, m: dict) -> dict:
         return {"code": g.to_code(), "error": None}
     except (EditError, ValueError, TypeError, RuntimeError) as e:
         return {"code": None, "error": canvas_words(str(e))}
+
+
+def _export_html(g: Graph, m: dict) -> dict:
+    """The Export HTML button's file: the standalone read-only view (kerascanvas/standalone.py)."""
+    from .standalone import html
+
+    return {"html": html(g), "name": g.name}
 
 
 def _stable(g: Graph, edit: Callable[[], Any]) -> Any:
@@ -688,6 +695,7 @@ _HANDLERS: dict[str, Callable[[Graph, dict], Any]] = {
     "rewire": _rewire,
     "accepts": _accepts,
     "code": _code,
+    "export_html": _export_html,
     "undo": lambda g, m: g.undo(),
     "redo": lambda g, m: g.redo(),
 }

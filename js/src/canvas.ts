@@ -21,7 +21,7 @@ import { usefulMessage } from "./words";
 import { byName, shapeText, summary } from "./mirror";
 import { type Explanation, INPUT_PRESETS, renderPalette } from "./panels";
 import { Client, type FieldsArg, type IntentArgs, type IntentFields, type IntentKind, type Model } from "./protocol";
-import { exportPng, exportSvg } from "./exporting";
+import { exportHtml, exportPng, exportSvg } from "./exporting";
 import { type DepthStep, type ForwardStep, StepPlayer, depthStepText, forwardStepText } from "./teach";
 import { TrainingPanel } from "./training";
 import { Toast } from "./toast";
@@ -856,6 +856,7 @@ export class CanvasView {
       "forward-pass": () => this.play("forward_steps"),
       "export-svg": () => { this.scene.catchUp(() => Infinity); exportSvg(this.svgEl, this.placed(), this.state.name); },
       "export-png": () => { this.scene.catchUp(() => Infinity); exportPng(this.svgEl, this.placed(), this.state.name); },
+      "export-html": () => exportHtml(this.client, (m) => this.showError(m)),
     }, this.abort.signal);
   }
 

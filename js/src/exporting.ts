@@ -1,5 +1,6 @@
 // Export the drawing as an SVG or PNG file: a copy of the SVG framed around every box.
 import { bounds } from "./geometry";
+import type { Client } from "./protocol";
 import type { LayerState } from "./types";
 
 function standalone(svgEl: SVGSVGElement, layers: LayerState[]): { text: string; width: number; height: number } {
@@ -54,6 +55,14 @@ export function exportPng(svgEl: SVGSVGElement, layers: LayerState[], name: stri
     canvas.toBlob((blob) => blob && download(blob, `${safe(name)}.png`), "image/png");
   };
   img.src = "data:image/svg+xml;charset=utf-8," + encodeURIComponent(text);
+}
+
+/** Export HTML: the kernel writes the standalone read-only view (g.to_html's file); it is saved here. */
+export async function exportHtml(client: Client, refused: (message: string) => void): Promise<void> {
+  const reply = await client.send("export_html");
+  const result = reply.result as { html?: unknown; name?: unknown } | undefined;
+  if (!reply.ok || typeof result?.html !== "string") { refused(reply.error ?? "The HTML view could not be made."); return; }
+  download(new Blob([result.html], { type: "text/html" }), `${safe(String(result.name ?? "model"))}.html`);
 }
 
 function safe(name: string): string {

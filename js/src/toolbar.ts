@@ -4,7 +4,7 @@ import { el } from "./dom";
 
 export type ToolAction =
   | "undo" | "redo" | "add-layer" | "find" | "arrange" | "fit" | "save" | "load"
-  | "depth-steps" | "forward-pass" | "export-svg" | "export-png";
+  | "depth-steps" | "forward-pass" | "export-svg" | "export-png" | "export-html";
 
 export interface ToolButton { label: string; title: string; action: ToolAction }
 
@@ -26,7 +26,8 @@ export function toolbarButtons(hasFile: boolean): ToolButton[][] {
     [{ label: "Depth steps", title: "Play the depth computation step by step", action: "depth-steps" },
       { label: "Forward pass", title: "Run one sample through, node by node", action: "forward-pass" }],
     [{ label: "Export SVG", title: "Save the drawing as SVG", action: "export-svg" },
-      { label: "Export PNG", title: "Save the drawing as PNG", action: "export-png" }]);
+      { label: "Export PNG", title: "Save the drawing as PNG", action: "export-png" },
+      { label: "Export HTML", title: "Save a read-only interactive view as one HTML file (opens without Jupyter)", action: "export-html" }]);
   return groups;
 }
 

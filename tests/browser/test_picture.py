@@ -28,7 +28,7 @@ def _saved_picture(path) -> str:
     return outputs[1].data["image/svg+xml"] if len(outputs) == 2 else "<svg/>"
 
 
-def test_drawn_with_the_mouse_saved_and_converted_the_picture_shows_it(lab, page):
+def test_drawn_with_the_mouse_saved_and_converted_the_picture_shows_it(lab, page, tmp_path):
     kernel = open_notebook(page, lab, "picture.ipynb",
                            ["import kerascanvas as kc\ncanvas = kc.Canvas()\ncanvas"])
     page.wait_for_selector(".kc-root", timeout=30_000)
@@ -77,4 +77,15 @@ def test_drawn_with_the_mouse_saved_and_converted_the_picture_shows_it(lab, page
     drawn = [p for p in pictures if "kerascanvas-picture" in p]
     assert len(drawn) == 1
     assert {"input_layer", "flatten"} <= _texts(drawn[0])
+    # Export HTML saves the standalone read-only view of the drawing as it is
+    with page.expect_download(timeout=30_000) as download:
+        page.get_by_role("button", name="Export HTML").click()
+    assert download.value.suggested_filename.endswith(".html")
+    exported = tmp_path / "exported.html"
+    download.value.save_as(exported)
+    view = page.context.new_page()
+    view.goto(exported.resolve().as_uri())
+    view.locator('.kc-svg [data-name="flatten"]').wait_for(timeout=30_000)
+    assert view.locator(".kc-svg .kc-edge").count() == 1
+    view.close()
     kernel.close()

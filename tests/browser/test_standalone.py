@@ -1,0 +1,123 @@
+"""Issue 19: `g.to_html(path)` opened from disk in Chromium with the network blocked: one file,
+no request leaves the page, and the read-only view works (boxes, find, fold and unfold, a box's
+Keras nodes, a wire's tensor), user strings shown as text."""
+
+import keras
+import pytest
+
+import kerascanvas as kc
+
+pytestmark = pytest.mark.browser
+
+HEAD = "conv2_block2_1_conv"  # ResNet50 opens with stage 2's identity blocks folded into it
+MEMBER = "conv2_block3_2_conv"
+
+
+def box(page, name):
+    return page.locator(f'.kc-svg [data-name="{name}"]')
+
+
+@pytest.fixture
+def offline(browser):
+    """A page on which every request but the file itself is refused and recorded."""
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    page = context.new_page()
+    page.left = []  # requests that tried to leave the page
+    page.errors = []
+
+    def route(r):
+        if r.request.url.startswith("file://") and r.request.url.endswith(".html"):
+            r.continue_()
+        else:
+            page.left.append(r.request.url)
+            r.abort()
+
+    page.route("**/*", route)
+    page.on("request", lambda q: None if q.url.startswith(("file://", "data:", "blob:"))
+            else page.left.append(q.url))
+    page.on("pageerror", lambda e: page.errors.append(str(e)))
+    yield page
+    context.close()
+
+
+def test_resnet50_html_opens_offline_and_its_view_works(tmp_path, offline):
+    g = kc.Graph.from_model(keras.applications.ResNet50(weights=None))
+    path = g.to_html(tmp_path / "resnet50.html")
+    page = offline
+    page.goto(path.resolve().as_uri())
+    box(page, "input_layer").wait_for(timeout=30_000)
+    folded = box(page, HEAD)
+    assert "kc-folded" in folded.get_attribute("class")
+    assert box(page, MEMBER).count() == 0
+    # Enter in Find on a layer inside a folded run unfolds it and goes to the layer
+    box(page, "input_layer").click()
+    page.keyboard.press("Control+f")
+    page.locator('[aria-label="find layer"]').fill("conv4_block3_2_conv")
+    page.wait_for_timeout(300)
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => document.querySelector('.kc-svg [data-name=\"conv4_block3_2_conv\"]')"
+                           "?.classList.contains('kc-selected')", timeout=10_000)
+    page.keyboard.press("Escape")
+    # find: a layer's name typed shows its box
+    box(page, "conv4_block3_2_conv").click()
+    page.keyboard.press("Control+f")
+    page.locator('[aria-label="find layer"]').fill("conv4_block1_0_conv")
+    box(page, "conv4_block1_0_conv").wait_for(timeout=10_000)
+    page.wait_for_function("() => document.querySelector('.kc-svg [data-name=\"conv4_block1_0_conv\"]')"
+                           ".classList.contains('kc-selected')", timeout=10_000)
+    page.keyboard.press("Escape")
+    # a box's class, config, parameters and Keras nodes
+    box(page, "conv4_block1_0_conv").click()
+    inspector = page.locator(".kc-inspector")
+    page.wait_for_function("() => document.querySelector('.kc-inspector').textContent.includes('Node 0 of conv4_block1_0_conv')",
+                           timeout=10_000)
+    text = inspector.text_content()
+    assert "Conv2D" in text and "inbound_layers" in text
+    values = inspector.evaluate("e => [...e.querySelectorAll('input, select')].map(i => i.value)")
+    assert "1024" in values  # its config: filters
+    assert "(None, 14, 14, 1024)" in box(page, "conv4_block1_0_conv").text_content()  # shapes
+    assert "params" in box(page, "conv4_block1_0_conv").text_content()
+    # found, the folded run's box unfolds with its "+" and folds again
+    page.keyboard.press("Control+f")
+    page.locator('[aria-label="find layer"]').fill(HEAD)
+    page.wait_for_timeout(500)  # (the view glides to it)
+    page.keyboard.press("Escape")
+    box(page, HEAD).locator("[data-toggle]").click()
+    box(page, MEMBER).wait_for(timeout=10_000)
+    assert "kc-folded" not in (box(page, HEAD).get_attribute("class") or "")
+    below = box(page, "conv3_block1_1_conv").bounding_box()["y"]
+    assert below > box(page, MEMBER).bounding_box()["y"]  # the boxes below made room
+    page.wait_for_timeout(600)  # (the boxes glide to their places)
+    box(page, HEAD).click(button="right")
+    page.locator(".kc-menu.kc-show .kc-menu-item", has_text="Fold repeated blocks").click()
+    page.wait_for_function(f"() => !document.querySelector('.kc-svg [data-name=\"{MEMBER}\"]')", timeout=10_000)
+    assert "kc-folded" in box(page, HEAD).get_attribute("class")
+    # a wire's tensor
+    wire = page.locator(f'.kc-svg [data-edge-key="conv2_block1_out:0:0>{HEAD}:0:0"] .kc-edge-line')
+    wire.wait_for(state="attached", timeout=10_000)
+    b = wire.evaluate("e => { const r = e.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; }")
+    page.mouse.click(*b)
+    page.wait_for_function("() => /KerasTensor|keras_history/.test(document.querySelector('.kc-inspector').textContent)",
+                           timeout=10_000)
+    assert page.locator(".kc-svg [data-name]").count() > 100
+    assert page.left == [], page.left
+    assert page.errors == [], page.errors
+
+
+def test_user_strings_are_text_and_edits_are_refused(tmp_path, offline):
+    g = kc.Graph()
+    g.add_input((8,), name="<img src=x onerror=alert(1)>")
+    name = g.add_layer("Dense", units=4, name="<script>x<b>bold")
+    g.connect("<img src=x onerror=alert(1)>", name)
+    path = g.to_html(tmp_path / "strings.html")
+    page = offline
+    page.goto(path.resolve().as_uri())
+    box(page, name).wait_for(timeout=30_000)
+    assert page.locator("#kc-app img, #kc-app b, #kc-app script").count() == 0  # not markup
+    assert name in box(page, name).text_content()
+    # an edit is refused with a message (no kernel): the drawing stays as it was
+    box(page, name).click()
+    page.keyboard.press("Delete")
+    page.wait_for_function("() => document.body.textContent.includes('read-only view')", timeout=10_000)
+    assert box(page, name).count() == 1
+    assert page.left == [] and page.errors == []
