@@ -20,7 +20,6 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-
 from . import boxes, catalog, folds, layout
 from .inner import inner_view
 from .kinds import NESTED_MODEL_CLASSES
@@ -78,7 +77,7 @@ def _runs(g, state: dict) -> dict:
     if any(layers[run.blocks[0][0]].get("fold") for run in runs):
         links = [(e["src"][0], e["dst"][0]) for e in state["edges"]]
         rows = layout.rows(g.depth.layer_depth, links, list(layers))
-        sizes = {n: plain_size(n) if layers[n].get("fold") else (layer["w"], layer["h"])
+        sizes = {n: plain_size(n) if layer.get("fold") else (layer["w"], layer["h"])
                  for n, layer in layers.items()}
         natural = layout.place(rows, {}, sizes)
     out = {}

@@ -23,10 +23,10 @@ import anywidget
 import traitlets
 
 from . import catalog, custom, intents, kinds, later, limits, placement
-from .picture_output import PictureOutput, plain_text
 from .diffs import Tracker
 from .drawing import MAX_NAME_LENGTH, EditError
 from .graph import Graph
+from .picture_output import PictureOutput, plain_text
 from .text import check_text
 from .words import canvas_words
 

@@ -23,7 +23,7 @@ def _graph():
 
 
 def _embedded(text: str) -> dict:
-    found = re.search(r'<script type="application/json" id="kc-data">(.*?)</script>', text, re.S)
+    found = re.search(r'<script type="application/json" id="kc-data">(.*?)</script>', text, re.DOTALL)
     return json.loads(found.group(1))
 
 
