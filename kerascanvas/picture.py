@@ -15,6 +15,7 @@ escaped text: names come from the browser.
 
 from __future__ import annotations
 
+import itertools
 import math
 from types import SimpleNamespace
 from xml.sax.saxutils import escape, quoteattr
@@ -143,10 +144,10 @@ def _box(layer: dict, w: float, h: float) -> str:
     pending = any(not c["built"] for c in layer["calls"])
     stroke = "#d32f2f" if layer["problems"] else "#888"
     dashed = ' stroke-dasharray="5 3"' if pending else ""
-    out = [f'<rect width="{w:.1f}" height="{h:.1f}" rx="6" fill="{fill}" stroke="{stroke}" '
-           f'stroke-width="1.2"{dashed}/>', _band(w, band),
-           f'<text x="8" y="19" font-size="12" font-weight="bold" fill="#222">'
-           f'{_fit(layer["name"], w - 16, 7.2)}</text>',
+    out = [(f'<rect width="{w:.1f}" height="{h:.1f}" rx="6" fill="{fill}" stroke="{stroke}" '
+           f'stroke-width="1.2"{dashed}/>'), _band(w, band),
+           (f'<text x="8" y="19" font-size="12" font-weight="bold" fill="#222">'
+           f'{_fit(layer["name"], w - 16, 7.2)}</text>'),
            f'<text x="8" y="34" font-size="10" fill="#555">{_fit(_class_line(layer), w - 16, 5.6)}</text>']
     if layer.get("expanded") and layer.get("inner"):
         out.append(_inside(layer["inner"]))
@@ -195,7 +196,7 @@ def _inside(inner: dict) -> str:
         out.append(f'<path d="M{px:.1f},{py:.1f} C{px:.1f},{py + dy:.1f} {qx:.1f},{qy - dy:.1f} '
                    f'{qx:.1f},{qy:.1f}" fill="none" stroke="#999" stroke-width="1.2"/>')
     for b in inner["layers"]:
-        fill, band = _colours(MODEL_HUE if b.get("nested") else None)
+        _fill, band = _colours(MODEL_HUE if b.get("nested") else None)
         out.append(f'<g transform="translate({b["x"]:.1f},{b["y"]:.1f})">'
                    f'<rect width="{b["w"]:.1f}" height="{b["h"]:.1f}" rx="4" fill="#fff" '
                    f'stroke="{band if b.get("output") else "#aaa"}"/>'
@@ -270,7 +271,7 @@ def _columns(shown: list[dict], sizes: dict) -> list[tuple[float, float]]:
             edges.append(cut)
             start = cut
     edges.append(bottom)
-    return list(zip(edges, edges[1:]))
+    return list(itertools.pairwise(edges))
 
 
 def svg(state: dict) -> str:

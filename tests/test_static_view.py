@@ -207,7 +207,7 @@ def test_ports_are_where_the_kernel_lays_them_out():
     g.connect("b", "sum")
     state = g.state()
     layer = next(x for x in state["layers"] if x["name"] == "sum")
-    ins, outs = picture.ports(layer, {("sum", 0): 2})
+    ins, _outs = picture.ports(layer, {("sum", 0): 2})
     assert len(ins) == 3  # two filled slots and a free one to append to (boxes.in_ports)
     w = layer["w"]
     assert [round(x - layer["x"], 3) for x, _ in ins.values()] == [round(w * i / 4, 3) for i in (1, 2, 3)]
