@@ -1,28 +1,34 @@
-// Export the drawing as an SVG or PNG file: a copy of the SVG framed around every box.
 import { bounds } from "./geometry";
 import type { Client } from "./protocol";
 import type { LayerState } from "./types";
 
+// Export the drawing as an SVG or PNG file: a copy of the SVG framed around every box, each
+// element carrying the style it is drawn with (the theme's colours, the families' bands, fonts)
+// so the file looks as the canvas does anywhere; text stays text. PNG: rasterized at 2x.
 function standalone(svgEl: SVGSVGElement, layers: LayerState[]): { text: string; width: number; height: number } {
   const b = bounds(layers) ?? { x: 0, y: 0, w: 100, h: 100 };
   const pad = 20;
   const copy = svgEl.cloneNode(true) as SVGSVGElement;
+  inlineStyles(svgEl, copy);
   copy.setAttribute("xmlns", "http://www.w3.org/2000/svg");
   copy.setAttribute("viewBox", `${b.x - pad} ${b.y - pad} ${b.w + 2 * pad} ${b.h + 2 * pad}`);
   copy.setAttribute("width", String(b.w + 2 * pad));
   copy.setAttribute("height", String(b.h + 2 * pad));
   copy.querySelector(".kc-world")?.removeAttribute("transform");
-  const style = document.createElementNS("http://www.w3.org/2000/svg", "style");
-  style.textContent = EXPORT_CSS;
-  copy.insertBefore(style, copy.firstChild);
+  copy.querySelectorAll("[tabindex]").forEach((e) => e.removeAttribute("tabindex"));
   return { text: new XMLSerializer().serializeToString(copy), width: b.w + 2 * pad, height: b.h + 2 * pad };
 }
 
-const EXPORT_CSS = `
-.kc-box rect { fill: #fff; stroke: #555; } .kc-name { font: bold 12px sans-serif; }
-.kc-class, .kc-call, .kc-edge-label { font: 10px sans-serif; fill: #444; }
-.kc-edge path { fill: none; stroke: #777; stroke-width: 1.5; } .kc-port { fill: #888; }
-.kc-pending path, .kc-call-pending { stroke-dasharray: 4 3; fill: #999; }`;
+/** What a drawn element's look depends on (CSS rules and variables in the page, not in a file). */
+export const STYLED = ["fill", "fill-opacity", "stroke", "stroke-width", "stroke-opacity", "stroke-dasharray",
+  "opacity", "font-family", "font-size", "font-weight", "font-style", "text-anchor", "visibility", "display"];
+
+/** Each element of `copy` (a clone of `from`) given the computed style of its original. */
+function inlineStyles(from: Element, copy: Element): void {
+  const style = getComputedStyle(from);
+  copy.setAttribute("style", STYLED.map((p) => `${p}:${style.getPropertyValue(p)}`).join(";"));
+  for (let i = 0; i < from.children.length && i < copy.children.length; i++) inlineStyles(from.children[i], copy.children[i]);
+}
 
 function download(blob: Blob, filename: string): void {
   const a = document.createElement("a");

@@ -2,6 +2,8 @@
 no request leaves the page, and the read-only view works (boxes, find, fold and unfold, a box's
 Keras nodes, a wire's tensor), user strings shown as text."""
 
+import re
+
 import keras
 import pytest
 
@@ -120,4 +122,37 @@ def test_user_strings_are_text_and_edits_are_refused(tmp_path, offline):
     page.keyboard.press("Delete")
     page.wait_for_function("() => document.body.textContent.includes('read-only view')", timeout=10_000)
     assert box(page, name).count() == 1
+    assert page.left == [] and page.errors == []
+
+
+def test_svg_and_png_exports_are_print_quality(tmp_path, offline):
+    """Export SVG: the drawing as vector, its text as <text>, each element with the colours it
+    is drawn in (a family's band keeps its hue); Export PNG: the same at twice the size."""
+    import struct
+    import xml.etree.ElementTree as ET
+
+    g = kc.Graph()
+    g.add_input((28, 28, 1), name="image")
+    g.add_layer("Conv2D", filters=4, kernel_size=3, name="conv")
+    g.connect("image", "conv")
+    page = offline
+    page.goto(g.to_html(tmp_path / "m.html").resolve().as_uri())
+    box(page, "conv").wait_for(timeout=30_000)
+    with page.expect_download() as svg_download:
+        page.get_by_role("button", name="Export SVG").click()
+    svg_path = tmp_path / "m.svg"
+    svg_download.value.save_as(svg_path)
+    root = ET.parse(svg_path).getroot()
+    ns = "{http://www.w3.org/2000/svg}"
+    texts = [t.text for t in root.iter(f"{ns}text")]
+    assert "conv" in texts and "image" in texts and any("(None, 26, 26, 4)" in (t or "") for t in texts)
+    band = next(e for e in root.iter(f"{ns}path") if "kc-family" in (e.get("class") or ""))
+    fill = re.search(r"fill:\s*(rgb\([^)]*\))", band.get("style")).group(1)
+    assert fill not in ("rgb(0, 0, 0)", "rgb(255, 255, 255)")  # the family's colour, not a default
+    width, height = float(root.get("width")), float(root.get("height"))
+    with page.expect_download() as png_download:
+        page.get_by_role("button", name="Export PNG").click()
+    png = png_download.value.path().read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    assert struct.unpack(">II", png[16:24]) == (round(width * 2), round(height * 2))
     assert page.left == [] and page.errors == []
