@@ -33,6 +33,15 @@ type Result = { ok: true; result: unknown; state?: GraphState } | { ok: false; e
 
 const sizeOf = (l: LayerState): [number, number] => [l.w ?? 180, l.h ?? 62];
 
+/** Where the state carries a box's port layout (kerascanvas/boxes.py port_layout: ports spread
+ * evenly along the top and bottom edges), the same layout for a box of another size. */
+function scaledPorts(layer: LayerState, w: number, h: number): { ports?: unknown } {
+  const ports = (layer as { ports?: { in: number[][]; out: number[][] } }).ports;
+  if (!ports || !Array.isArray(ports.in) || !Array.isArray(ports.out)) return {};
+  const k = w / sizeOf(layer)[0];
+  return { ports: { in: ports.in.map(([c, s, x]) => [c, s, x * k, 0]), out: ports.out.map(([n, t, x]) => [n, t, x * k, h]) } };
+}
+
 /** `layers` with box `name` given height `h` (and width `w`): boxes below its top move by the change
  * from `was` (its height, or what it stood for: an unfolded run) to `h`. */
 function resized(layers: LayerState[], name: string, w: number, h: number, keep: Set<string> = new Set(),
@@ -41,7 +50,7 @@ function resized(layers: LayerState[], name: string, w: number, h: number, keep:
   if (!box) return layers;
   const delta = h - (was ?? sizeOf(box)[1]);
   return layers.map((l) => {
-    if (l.name === name) return { ...l, w, h };
+    if (l.name === name) return { ...l, w, h, ...scaledPorts(l, w, h) };
     if (delta !== 0 && l.y > box.y && !keep.has(l.name)) return { ...l, y: l.y + delta };
     return l;
   });
@@ -65,7 +74,10 @@ export function withFold(state: GraphState, data: ViewerData, head: string, fold
     if (!members.has(l.name)) return l;
     const [dx, dy] = run.members[l.name];
     const at = folded ? { x: box.x, y: box.y } : { x: box.x + dx, y: box.y + dy };
-    if (l.name === head) return { ...l, fold: folded ? run.info : null, w: folded ? fw : run.size[0], h: folded ? fh : run.size[1] };
+    if (l.name === head) {
+      const [w, h] = folded ? [fw, fh] : run.size;
+      return { ...l, ...scaledPorts(l, w, h), fold: folded ? run.info : null, w, h };
+    }
     return { ...l, ...at };
   });
   return { ...state, layers };

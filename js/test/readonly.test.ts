@@ -39,6 +39,14 @@ describe("the read-only model", () => {
     expect(again.layers[1].fold).toEqual(INFO);
   });
 
+  it("a box that changes size keeps its ports spread along its edges, as the kernel lays them out", () => {
+    const d = data();
+    const ports = { in: [[0, 0, 90, 0]], out: [[0, 0, 90, 62]] };
+    const open = { ...d.state, layers: d.state.layers.map((l) => (l.name === "a" ? { ...l, fold: null, w: 180, h: 62, ports } : l)) };
+    const folded = withFold(open, d, "a", true).layers.find((l) => l.name === "a") as LayerState & { ports: typeof ports };
+    expect(folded.ports).toEqual({ in: [[0, 0, 120, 0]], out: [[0, 0, 120, 80]] });
+  });
+
   it("answers what the kernel would from the embedded data, and refuses edits", () => {
     const d = data();
     expect(answer(d, d.state, { kind: "explain", name: "a" })).toEqual({ ok: true, result: d.explain.a });
