@@ -320,7 +320,7 @@ def svg(state: dict) -> str:
         if ca == cb:
             path, detoured = _route(a, b, rects, detours)
             detours += detoured
-            out.append(f'<path transform="translate({shift(ca)[0]:.1f},{shift(ca)[1]:.1f})" '
+            out.append(f'<path class="wire" transform="translate({shift(ca)[0]:.1f},{shift(ca)[1]:.1f})" '
                        f'd="{path}" fill="none" stroke="#777" stroke-width="1.6"/>')
         else:  # to another column: out at the bottom of this one, in at the top of that one
             out.append(_stub(a, columns[ca][1], shift(ca), f"to {dst}", down=True))
@@ -347,7 +347,7 @@ def _stub(port, edge: float, shift, label: str, down: bool) -> str:
     x, y = port[0] + shift[0], port[1] + shift[1]
     end = edge + shift[1] + (STUB * 0.6 if down else -STUB * 0.6)
     ty = end + 12 if down else end - 4
-    return (f'<path d="M{x:.1f},{y:.1f} L{x:.1f},{end:.1f}" fill="none" stroke="#777" '
+    return (f'<path class="wire" d="M{x:.1f},{y:.1f} L{x:.1f},{end:.1f}" fill="none" stroke="#777" '
             f'stroke-width="1.6" stroke-dasharray="4 3"/>'
             f'<text x="{x + 4:.1f}" y="{ty:.1f}" font-size="9" fill="#555">'
             f'↓ {_fit(label, 160, 5.0)}</text>')

@@ -49,7 +49,7 @@ def test_drawn_with_the_mouse_saved_and_converted_the_picture_shows_it(lab, page
     page.wait_for_function("""() => {
         const img = document.querySelector('img[src*="kerascanvas-picture"]');
         return img && decodeURIComponent(img.src).includes('flatten')
-            && decodeURIComponent(img.src).split('<path').length === 2;
+            && decodeURIComponent(img.src).split('class="wire"').length === 2;
     }""", timeout=20_000)
     # ... without the live view being made again: same element, same pan and zoom, one canvas
     assert page.locator(".kc-root").count() == 1
@@ -57,7 +57,10 @@ def test_drawn_with_the_mouse_saved_and_converted_the_picture_shows_it(lab, page
     assert page.locator(".kc-world").get_attribute("transform") == world
     assert not picture.is_visible()
     screenshot(page, "picture-live-view")
-    # saved from JupyterLab (command mode, Ctrl+S), the file holds the drawing as it is now
+    # saved from JupyterLab with the widget state (Settings > Save Widget State Automatically),
+    # in command mode with Ctrl+S: the file holds the drawing as it is now
+    page.locator(".lm-MenuBar-itemLabel", has_text="Settings").click()
+    page.locator(".lm-Menu-itemLabel", has_text="Save Widget State Automatically").click()
     page.locator(".jp-Notebook .jp-Cell").first.locator(".jp-InputPrompt").click()
     page.keyboard.press("Escape")
     page.keyboard.press("Control+s")
@@ -67,11 +70,16 @@ def test_drawn_with_the_mouse_saved_and_converted_the_picture_shows_it(lab, page
         assert time.time() < deadline, "the saved notebook's picture never showed the drawing"
         time.sleep(0.3)
     saved = _saved_picture(path)
+    widgets = nbformat.read(path, as_version=4).metadata["widgets"]
+    model_id = nbformat.read(path, as_version=4).cells[0].outputs[0].data[
+        "application/vnd.jupyter.widget-view+json"]["model_id"]
+    assert model_id in widgets["application/vnd.jupyter.widget-state+json"]["state"]
     assert {"input_layer", "flatten"} <= _texts(saved)
     assert len(ET.fromstring(saved).findall(f"{SVG}path")) == 1  # the edge drawn with the mouse
     from nbconvert import HTMLExporter
 
     html, _ = HTMLExporter().from_notebook_node(nbformat.read(path, as_version=4))
+    assert f'"model_id": "{model_id}"' in html  # the live view, for a page that can load it
     pictures = [base64.b64decode(b).decode() for b in
                 re.findall(r'src="data:image/svg\+xml;base64,([^"]+)"', html)]
     drawn = [p for p in pictures if "kerascanvas-picture" in p]
