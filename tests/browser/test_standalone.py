@@ -2,7 +2,13 @@
 no request leaves the page, and the read-only view works (boxes, find, fold and unfold, a box's
 Keras nodes, a wire's tensor), user strings shown as text."""
 
+import colorsys
+import os
 import re
+import shutil
+import struct
+import subprocess
+import zlib
 
 import keras
 import pytest
@@ -156,3 +162,61 @@ def test_svg_and_png_exports_are_print_quality(tmp_path, offline):
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
     assert struct.unpack(">II", png[16:24]) == (round(width * 2), round(height * 2))
     assert page.left == [] and page.errors == []
+
+
+def _pixels(data: bytes) -> list[tuple[int, int, int]]:
+    """Every pixel (RGB) of an 8-bit RGB or RGBA PNG (no imaging library needed)."""
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    pos, idat = 8, b""
+    while pos < len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        if kind == b"IHDR":
+            width, height, depth, colour = struct.unpack(">IIBB", body[:10])
+            assert depth == 8 and colour in (2, 6), (depth, colour)
+            bpp = 3 if colour == 2 else 4
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + n
+    raw, stride, out, prev = zlib.decompress(idat), width * bpp, [], bytearray(width * bpp)
+    for y in range(height):
+        start = y * (stride + 1)
+        kind, line = raw[start], bytearray(raw[start + 1:start + 1 + stride])
+        for i in range(stride):  # PNG's row filters undone
+            a, b = (line[i - bpp] if i >= bpp else 0), prev[i]
+            c = prev[i - bpp] if i >= bpp else 0
+            if kind == 1:
+                line[i] = (line[i] + a) & 255
+            elif kind == 2:
+                line[i] = (line[i] + b) & 255
+            elif kind == 3:
+                line[i] = (line[i] + (a + b) // 2) & 255
+            elif kind == 4:
+                p = a + b - c
+                near = min((abs(p - a), 0, a), (abs(p - b), 1, b), (abs(p - c), 2, c))[2]
+                line[i] = (line[i] + near) & 255
+        out += [tuple(line[x * bpp:x * bpp + 3]) for x in range(width)]
+        prev = line
+    return out
+
+
+def test_the_file_opens_from_disk_in_firefox_too(tmp_path):
+    """Firefox (Debian's firefox-esr, headless) takes a screenshot of the file opened from disk:
+    the boxes are drawn (the Input box's family band is in it), so its script ran there too."""
+    firefox = os.environ.get("FIREFOX") or shutil.which("firefox-esr") or shutil.which("firefox")
+    if firefox is None:
+        pytest.fail("no Firefox: run `bash .ci/setup` (installs firefox-esr) or set FIREFOX")
+    g = kc.Graph()
+    g.add_input((8,), name="features")
+    g.add_layer("Dense", units=4, name="hidden")
+    g.connect("features", "hidden")
+    page = g.to_html(tmp_path / "m.html")
+    shot, profile = tmp_path / "shot.png", tmp_path / "profile"
+    profile.mkdir()
+    subprocess.run([firefox, "--headless", "--no-remote", "--profile", str(profile),
+                    "--window-size=1200,800", "--screenshot", str(shot), page.resolve().as_uri()],
+                   env={**os.environ, "HOME": str(profile)}, timeout=120, check=True,
+                   capture_output=True)
+    band = tuple(round(v * 255) for v in colorsys.hls_to_rgb(210 / 360, 0.52, 0.62))  # Input's
+    drawn = sum(1 for p in _pixels(shot.read_bytes()) if all(abs(a - b) <= 4 for a, b in zip(p, band)))
+    assert drawn > 200
