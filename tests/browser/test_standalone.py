@@ -107,6 +107,20 @@ def test_resnet50_html_opens_offline_and_its_view_works(tmp_path, offline):
     page.mouse.click(*b)
     page.wait_for_function("() => /KerasTensor|keras_history/.test(document.querySelector('.kc-inspector').textContent)",
                            timeout=10_000)
+    # pan (a drag on empty space) and zoom (the wheel) move the view
+    world = page.locator(".kc-world")
+    stage = page.locator(".kc-stage").bounding_box()
+    before = world.get_attribute("transform")
+    corner = (stage["x"] + 15, stage["y"] + stage["height"] - 15)
+    page.mouse.move(*corner)
+    page.mouse.down()
+    page.mouse.move(corner[0] + 120, corner[1] - 80, steps=6)
+    page.mouse.up()
+    panned = world.get_attribute("transform")
+    assert panned != before
+    page.mouse.wheel(0, -300)
+    page.wait_for_function("t => document.querySelector('.kc-world').getAttribute('transform') !== t",
+                           arg=panned, timeout=5_000)
     assert page.locator(".kc-svg [data-name]").count() > 100
     assert page.left == [], page.left
     assert page.errors == [], page.errors
