@@ -23,6 +23,12 @@ function start(): void {
   document.head.append(style);
   const model = new ReadOnlyModel(data, Math.max(360, window.innerHeight - 140));
   widget.render({ model: model as unknown as Model, el: host });
+  // the inspector's forms show a box's config; here they are for reading
+  const lock = () => host.querySelectorAll<HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement>(
+    ".kc-inspector input, .kc-inspector select, .kc-inspector textarea").forEach((field) => {
+    if (field instanceof HTMLSelectElement) field.disabled = true; else field.readOnly = true;
+  });
+  new MutationObserver(lock).observe(host, { childList: true, subtree: true });
 }
 
 start();

@@ -83,6 +83,7 @@ def test_resnet50_html_opens_offline_and_its_view_works(tmp_path, offline):
     assert "Conv2D" in text and "inbound_layers" in text
     values = inspector.evaluate("e => [...e.querySelectorAll('input, select')].map(i => i.value)")
     assert "1024" in values  # its config: filters
+    assert inspector.evaluate("e => [...e.querySelectorAll('input')].every(i => i.readOnly)")
     assert "(None, 14, 14, 1024)" in box(page, "conv4_block1_0_conv").text_content()  # shapes
     assert "params" in box(page, "conv4_block1_0_conv").text_content()
     # found, the folded run's box unfolds with its "+" and folds again
