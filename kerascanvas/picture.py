@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from bisect import bisect_right
 from types import SimpleNamespace
 from xml.sax.saxutils import escape, quoteattr
 
@@ -309,7 +310,10 @@ def svg(state: dict) -> str:
            f"<title>{escape(str(title))}</title>",
            f'<rect width="{width:.0f}" height="{height:.0f}" fill="#fafafa"/>']
     where = {layer["name"]: ports(layer, filled) for layer in shown}
-    rects = [(layer["x"], layer["y"], *sizes[layer["name"]]) for layer in shown]
+    # by top: a wire looks only at the boxes whose top lies between its ends (O(layers + edges))
+    rects = sorted(((layer["x"], layer["y"], *sizes[layer["name"]]) for layer in shown),
+                   key=lambda r: r[1])
+    tops = [r[1] for r in rects]
     detours = 0
     for (src, n, t), (dst, k, s) in wires:
         a = where.get(src, ({}, {}))[1].get((n, t))
@@ -318,7 +322,8 @@ def svg(state: dict) -> str:
             continue
         ca, cb = column_of[src], column_of[dst]
         if ca == cb:
-            path, detoured = _route(a, b, rects, detours)
+            between = rects[bisect_right(tops, a[1]):bisect_right(tops, b[1])]
+            path, detoured = _route(a, b, between, detours)
             detours += detoured
             out.append(f'<path class="wire" transform="translate({shift(ca)[0]:.1f},{shift(ca)[1]:.1f})" '
                        f'd="{path}" fill="none" stroke="#777" stroke-width="1.6"/>')
@@ -356,7 +361,7 @@ def _stub(port, edge: float, shift, label: str, down: bool) -> str:
 def _route(a, b, rects, detours: int) -> tuple[str, bool]:
     """A curve from port a down to slot b; when boxes stand between them (a skip connection),
     a path that goes round their right side instead of behind them, each detour a little
-    further out so that parallel ones stay apart."""
+    further out so that parallel ones stay apart. rects: the boxes whose top is in between."""
     lo, hi = min(a[0], b[0]) - 6, max(a[0], b[0]) + 6
     between = [r for r in rects if r[1] > a[1] and r[1] + r[3] < b[1]
                and r[0] < hi and r[0] + r[2] > lo]
