@@ -36,7 +36,7 @@ export function toolbar(hasFile: boolean, run: Record<ToolAction, () => void>, s
   toolbarButtons(hasFile).forEach((group, i) => {
     if (i) bar.append(el("span", { class: "kc-toolbar-gap" }));
     for (const { label, title, action } of group) {
-      const b = el("button", { class: "kc-button jp-ToolbarButtonComponent", "aria-label": label, title }, label);
+      const b = el("button", { class: "kc-button jp-ToolbarButtonComponent", "aria-label": label, title, "data-action": action }, label);
       b.addEventListener("click", () => run[action](), { signal });
       bar.append(b);
     }

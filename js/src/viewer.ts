@@ -6,10 +6,10 @@ import { ReadOnlyModel, type ViewerData } from "./readonly";
 import widget from "./widget";
 
 /** What only a kernel can do is not offered: editing, training, files, exporting HTML again. */
+const EDITS = ["undo", "redo", "add-layer", "arrange", "save", "load", "depth-steps", "forward-pass", "outputs",
+  "export-html"];
 const READ_ONLY_CSS = `
-.kc-toolbar button:is([aria-label="Undo"], [aria-label="Redo"], [aria-label="Add layer"], [aria-label="Arrange"],
-  [aria-label="Save"], [aria-label="Load"], [aria-label="Depth steps"], [aria-label="Forward pass"],
-  [aria-label="Export HTML"]) { display: none; }
+.kc-toolbar button:is(${EDITS.map((a) => `[data-action="${a}"]`).join(", ")}) { display: none; }
 .kc-training, .kc-palette { display: none; }
 `;
 

@@ -138,6 +138,9 @@ def test_user_strings_are_text_and_edits_are_refused(tmp_path, offline):
     box(page, name).wait_for(timeout=30_000)
     assert page.locator("#kc-app img, #kc-app b, #kc-app script").count() == 0  # not markup
     assert name in box(page, name).text_content()
+    shown = page.evaluate("() => [...document.querySelectorAll('.kc-toolbar button')]"
+                          ".filter(b => b.offsetParent !== null).map(b => b.textContent)")
+    assert shown == ["Find", "Fit", "Export SVG", "Export PNG"]  # what needs no kernel
     # an edit is refused with a message (no kernel): the drawing stays as it was
     box(page, name).click()
     page.keyboard.press("Delete")
