@@ -51,9 +51,9 @@ def main(rounds: int):
         boxes = len(re.findall(r'font-weight="bold" fill="#222">', svg))
         html = standalone.html(g)
         print(f"{label}: picture {w:.0f} x {h:.0f} px, {boxes} boxes drawn of {len(g.layers)} layers, "
-              f"{len(svg) / 1024:.0f} KB, drawn in {timed(lambda: picture.svg(state), rounds):.1f} ms "
+              f"{len(svg) / 1024:.0f} KB, drawn in {timed(lambda s=state: picture.svg(s), rounds):.1f} ms "
               f"(state {timed(g.state, rounds):.0f} ms); to_html {len(html) / 1024:.0f} KB in "
-              f"{timed(lambda: standalone.html(g), rounds):.0f} ms")
+              f"{timed(lambda g=g: standalone.html(g), rounds):.0f} ms")
 
 
 if __name__ == "__main__":
