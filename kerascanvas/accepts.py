@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Any
 
 import keras
 
@@ -58,30 +57,70 @@ def classes_accepting(tensor) -> list[str]:
 
 def ports_accepting(g, tensor) -> dict[str, list[str]]:
     """The free input slots of the drawing that would take `tensor` ("accept") and those that
-    would refuse it ("refuse"), as the canvas names ports: "in:layer:call:slot". Slots of
-    multi-argument layers are not judged, nor, past MAX_NEW_PROBES new checks in one answer, the
-    slots after them."""
+    would refuse it ("refuse"), as the canvas names ports: "in:layer:call:slot". The verdict is
+    the kernel's own: a layer with a complete call is judged as built by that call's inputs (a
+    Dense's second call takes only its first call's width); a call the new tensor would leave
+    pending is accepted, as connect accepts it; named slots (query, value, key) are judged with the
+    tensors already in the others. Past MAX_NEW_PROBES new checks in one answer, the slots after
+    them are not judged."""
     accept, refuse = [], []
     fed: dict[tuple[str, int], list] = {}  # one pass over the edges, not one per slot
     for src, dst in g.edges:
         fed.setdefault(dst[:2], []).append((dst[2], src))
     probes = [0]
     for name, spec in g.specs.items():
-        if spec.is_input or spec.slots.kind not in ("single", "list"):
+        if spec.is_input or spec.slots.kind not in ("single", "list", "args"):
             continue
+        built_on = None  # the inputs of this layer's first complete call, which built its weights
+        for call in range(spec.calls):
+            into = sorted(fed.get((name, call), ()))
+            tensors = [g.tensor(src) for _, src in into]
+            if built_on is None and into and all(t is not None for t in tensors):
+                built_on = (call, into, tensors)
         for call in range(spec.calls):
             into = sorted(fed.get((name, call), ()))
             if spec.slots.kind == "single" and into:
                 continue
-            others = [g.tensor(src) for _, src in into]
-            if any(o is None for o in others):
+            filled = {slot: g.tensor(src) for slot, src in into}
+            if any(o is None for o in filled.values()):
                 continue
-            ok = _config_accepts(spec, others, tensor, probes)
-            if ok is None:
-                return {"accept": accept, "refuse": refuse}
-            slot = len(into) if spec.slots.kind == "list" else 0
-            (accept if ok else refuse).append(f"in:{name}:{call}:{slot}")
+            base = None if built_on is None or built_on[0] == call else built_on
+            for slot in _free_slots(spec, filled):
+                ok = _config_accepts(spec, filled, slot, tensor, base, probes)
+                if ok is None:
+                    return {"accept": accept, "refuse": refuse}
+                (accept if ok else refuse).append(f"in:{name}:{call}:{slot}")
     return {"accept": accept, "refuse": refuse}
+
+
+def _free_slots(spec, filled: dict) -> list[int]:
+    """The slots a wire may be dropped on: the single slot, a list's next place, each empty named slot."""
+    if spec.slots.kind == "list":
+        return [len(filled)]
+    if spec.slots.kind == "single":
+        return [0]
+    return [i for i in range(len(spec.slots.names)) if i not in filled]
+
+
+def _args(spec, filled: dict, slot: int, tensor) -> list | None:
+    """The positional arguments of the call once `tensor` is in `slot`; None while a required
+    slot stays empty (the call stays pending: Keras is not asked yet)."""
+    have = {**filled, slot: tensor}
+    if spec.slots.kind == "list":
+        args = [_fresh(have[i]) for i in sorted(have)]
+        # a merge layer needs its minimum number of tensors: the new one stands in for them
+        while len(args) < max(2, spec.slots.min):
+            args.append(_fresh(tensor))
+        return [args]
+    required = max(1, spec.slots.min)
+    if any(i not in have for i in range(required)):
+        return None
+    args = []
+    for i in range(max(have) + 1):
+        if i not in have:
+            return None  # a gap before a filled slot: pending until it is filled
+        args.append(_fresh(have[i]))
+    return args
 
 
 def _config_key(spec) -> tuple[str, str]:
@@ -97,26 +136,42 @@ def _config_key(spec) -> tuple[str, str]:
     return held[1]
 
 
-def _config_accepts(spec, others: list, tensor, probes: list[int]) -> bool | None:
-    """Whether a layer of this spec takes `tensor` after `others`; None once `probes[0]` (the new
-    checks made for this answer) reaches MAX_NEW_PROBES."""
-    key = (_config_key(spec), tuple((tuple(o.shape), str(o.dtype)) for o in others),
-           tuple(tensor.shape), str(tensor.dtype))
+def _shapes(tensors) -> tuple:
+    return tuple((tuple(t.shape), str(t.dtype)) for t in tensors)
+
+
+def _config_accepts(spec, filled: dict, slot: int, tensor, base, probes: list[int]) -> bool | None:
+    """Whether a layer of this spec takes `tensor` in `slot` with `filled` in its other slots,
+    built first by `base` (its first complete call's inputs) when another call built it; None
+    once `probes[0]` (the new checks made for this answer) reaches MAX_NEW_PROBES."""
+    args = _args(spec, filled, slot, tensor)
+    if args is None:
+        return True  # the call stays pending, as connect leaves it
+    base_args = None if base is None else _complete_args(spec, base)
+    key = (_config_key(spec), _shapes(filled[i] for i in sorted(filled)), slot, tuple(tensor.shape),
+           str(tensor.dtype), None if base is None else _shapes(base[2]))
     if key not in _configs:
         if probes[0] >= MAX_NEW_PROBES:
             return None
         probes[0] += 1
         try:
-            layer = kinds.get(spec.class_name).create({**spec.config, "name": "probe"})
+            layer = _create(spec)
         except Exception:  # noqa: BLE001
             _configs[key] = False
             return False
-        args: Any = [_fresh(o) for o in others] + [_fresh(tensor)]
-        if spec.slots.kind == "list":
-            # a merge layer needs its minimum number of tensors: the new one stands in for them
-            while len(args) < max(2, spec.slots.min):
-                args.append(_fresh(tensor))
-            _configs[key] = _calls(layer, [args])
-        else:
-            _configs[key] = _calls(layer, args)
+        if base_args is not None and not _calls(layer, base_args):
+            base_args = None  # the first call no longer builds it (it will be refused itself)
+            layer = _create(spec)
+        _configs[key] = _calls(layer, args)
     return _configs[key]
+
+
+def _complete_args(spec, base) -> list:
+    """The positional arguments of a complete call, from its (slot, source) pairs and tensors."""
+    _, into, tensors = base
+    args = [_fresh(t) for (_, _src), t in zip(into, tensors)]
+    return [args] if spec.slots.kind == "list" else args
+
+
+def _create(spec) -> keras.layers.Layer:
+    return kinds.get(spec.class_name).create({**spec.config, "name": "probe"})

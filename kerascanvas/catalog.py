@@ -51,6 +51,7 @@ SUGGESTED_FOR = {  # optional arguments whose defaults do not make a working lay
     "TextVectorization": {"vocabulary": ["a", "b", "c"]},
 }
 RNNS = ("LSTM", "GRU", "SimpleRNN", "ConvLSTM1D", "ConvLSTM2D", "ConvLSTM3D")
+MODEL_MODULES = {"Functional": "keras.src.models.functional", "Sequential": "keras"}  # wrapped
 NESTED_LAYER = {  # the layer a wrapper wraps by default, and the classes it may wrap (None: any)
     "Bidirectional": ("LSTM", {"units": 16}, RNNS),
     "TimeDistributed": ("Dense", {"units": 16}, None),
@@ -110,6 +111,7 @@ class Slots:
     names: tuple[str, ...]
     min: int  # slots that must be filled for the call to exist
     max: int | None  # slots that may be filled (None: any number)
+    named: tuple[str, ...] = ()  # the last of `names`: tensor keyword arguments (calls.py)
 
 
 @dataclass(frozen=True)
@@ -183,8 +185,9 @@ class LayerKind:
         for key, value in kwargs.items():
             if key in ("layer", "backward_layer") and value is not None:
                 nested = self._nested(key, value)
-                kwargs[key] = get(nested["class_name"]).create(nested["config"])
-            _check_safe(self.class_name, key, value)
+                kind = kinds_get(nested["class_name"])
+                kwargs[key] = kind.create(nested["config"])
+            self._check_value(key, value)
         try:
             return self.cls(**kwargs)
         except Exception as e:
@@ -200,6 +203,9 @@ class LayerKind:
             raise ValueError(f"Keras refused {self.class_name}({_shown(kwargs)}): "
                              f"{type(e).__name__}: {e}") from e
 
+    def _check_value(self, key: str, value: Any) -> None:
+        _check_safe(self.class_name, key, value)
+
     def create(self, config: dict) -> keras.layers.Layer:
         """`cls.from_config(config)`; nested layers (at any depth) must be catalog classes."""
         return self.cls.from_config(self._checked(config))
@@ -211,7 +217,7 @@ class LayerKind:
         for key, value in config.items():
             if key in ("layer", "backward_layer") and value is not None:
                 config[key] = self._nested(key, value)
-            _check_safe(self.class_name, key, value)
+            self._check_value(key, value)
         return config
 
     def _nested(self, key: str, value: Any) -> dict:
@@ -222,6 +228,12 @@ class LayerKind:
         if not isinstance(value, dict) or not isinstance(value.get("config"), dict):
             raise EditError(f"{self.class_name}.{key} must be a layer config "
                             f"{{'class_name': ..., 'config': {{...}}}}, got {value!r:.120}.")
+        if value.get("class_name") in MODEL_MODULES and allowed is None:  # TimeDistributed(model)
+            from . import nested
+
+            name = value["class_name"]
+            return {"module": MODEL_MODULES[name], "class_name": name, "registered_name": None,
+                    "config": nested.checked_config(name, value["config"])}
         inner = get(value.get("class_name"))
         if allowed is not None and inner.class_name not in allowed:
             raise EditError(f"{self.class_name} wraps one of {', '.join(allowed)}, "
@@ -248,6 +260,15 @@ def _accepted_by(cls: type) -> set[str]:
     return names | LAYER_KWARGS
 
 
+def kinds_get(class_name: str):
+    """A wrapped layer's kind: a catalog layer, or a model (TimeDistributed(model))."""
+    if class_name in MODEL_MODULES:
+        from . import nested
+
+        return nested.kind(class_name)
+    return get(class_name)
+
+
 def _check_safe(class_name: str, key: str, value: Any) -> None:
     """No user code (a function of one's own) and no file (a lookup vocabulary given as a
     path) goes into a layer."""
@@ -264,7 +285,7 @@ def _check_safe(class_name: str, key: str, value: Any) -> None:
 # constraints, dtype policies): Keras would deserialize any class named in a config, so only
 # these modules are let through, and never a registered custom class ("package>Name").
 SERIALIZED_MODULES = ("keras.initializers", "keras.regularizers", "keras.constraints",
-                      "keras.dtype_policies")
+                      "keras.dtype_policies", "keras.quantizers")  # (quantizers: int8 configs)
 
 
 def check_serialized(where: str, value: Any, depth: int = 0) -> None:
@@ -281,16 +302,32 @@ def check_serialized(where: str, value: Any, depth: int = 0) -> None:
                        # (regularizers for a kernel_regularizer); "pkg>Name", "__lambda__" not
                        or (module is None and isinstance(name, str) and name.isidentifier()
                            and not name.startswith("_")))
-            if (not allowed or value.get("registered_name") not in (None, name)
-                    or not isinstance(name, str) or name.startswith("_")):  # __lambda__: code
+            trusted = _trusted_object(module, name, value.get("registered_name"))
+            if not trusted and (not allowed or value.get("registered_name") not in (None, name)
+                                or not isinstance(name, str) or name.startswith("_")):
                 raise EditError(f"{where} holds a serialized {name!r:.60} from {module!r:.60}; a "
                                 f"config may only hold Keras's own initializers, regularizers, "
-                                f"constraints and dtype policies.")
+                                f"constraints and dtype policies, Keras's own layers and layer "
+                                f"classes you trust (kc.register).")
         for item in value.values():
             check_serialized(where, item, depth + 1)
     elif isinstance(value, (list, tuple)):
         for item in value:
             check_serialized(where, item, depth + 1)
+
+
+def _trusted_object(module: Any, name: Any, registered_name: Any) -> bool:
+    """A layer object held in a config (Dense(activation=layers.ReLU())): a layer class of
+    Keras's own, or a class the user registered (kc.register)."""
+    from . import custom
+
+    if not isinstance(name, str):
+        return False
+    if module == "keras.layers":
+        return name in custom.keras_own() or name in _kinds()
+    cls = custom.registered().get(name)
+    return cls is not None and cls.__module__ == module and registered_name in (
+        None, name, keras.saving.get_registered_name(cls))
 
 
 def _shown(kwargs: dict) -> str:
@@ -339,10 +376,15 @@ def _slots(name: str, cls: type) -> Slots:
         return Slots("list", ("query", "value", "key"), 2, 3)
     if name == "HashedCrossing":  # call(inputs=(x1, x2))
         return Slots("list", (), 2, 2)
-    params = list(inspect.signature(cls.call).parameters)
-    if params[1:4] == ["query", "value", "key"]:  # MultiHeadAttention, GroupQueryAttention
-        return Slots("args", ("query", "value", "key"), 2, 3)
-    return Slots("single", ("inputs",), 1, 1)  # mask, training, initial_state: not slots
+    from . import calls
+
+    params = [p.name for p in calls.call_parameters(cls)]
+    if params[:3] == ["query", "value", "key"]:  # MultiHeadAttention, GroupQueryAttention
+        slots = Slots("args", ("query", "value", "key"), 2, 3)
+    else:
+        slots = Slots("single", ("inputs",), 1, 1)  # training, initial_state: not slots
+    # tensor keyword arguments (attention_mask, padding_mask): named slots after those
+    return calls.with_keywords(slots, calls.keyword_defaults(cls, slots.names))
 
 
 def _public_classes() -> dict[str, type]:

@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 
 import keras
 
-from . import kinds, nested, ops
+from . import calls, kinds, nested, ops
 from .drawing import EditError
 
 WIDTH = 88
@@ -61,15 +61,18 @@ def to_code(g, op_names: bool = False) -> str:
         if name not in built and spec.class_name not in nested.MODULES:
             lines += _assign(names[name], _constructor(spec.class_name), _arguments(spec))
         built.add(name)  # each layer built once, called once per node
-        lines += _call(names[name], sources, spec.slots.kind == "list", results,
-                       _unpacking(spec.class_name, spec.config, g.keras_layer(name)))
+        filled = {slot: _Raw(names[s]) for slot, s in g.call_slots(name, k).items()}
+        lines += _call(names[name], calls.arrange(spec.slots, filled, calls.of(spec, k),
+                                                  nested.input_keys(spec.class_name, spec.config)),
+                       results, _unpacking(spec.class_name, spec.config, g.keras_layer(name)))
     lines.append("")
     ins = [_Raw(names[(n, 0, 0)]) for n in g.inputs]
-    if g.dict_inputs:
+    if g.dict_inputs and g.input_structure is None:
         ins = [dict(zip(g.inputs, ins))]
     outs = [_Raw(names[t]) for t in g.outputs]
-    if g.output_keys:
+    if g.output_keys and g.output_structure is None:
         outs = [dict(zip(g.output_keys, outs))]
+    ins, outs = _structured(g, ins, outs)
     lines += _assign("model", "keras.Model", {"inputs": ins[0] if len(ins) == 1 else ins,
                                               "outputs": outs[0] if len(outs) == 1 else outs,
                                               "name": g.name})
@@ -144,10 +147,16 @@ def _op_call(kind, config, sources: list, results: list, op: str | None = None,
         lines = [] if make is None else _assign(
             op, f"{kind.cls.__module__}.{kind.cls.__name__}", {**kind.settings(config), "name": make})
         arguments = kind.call_arguments(config, [_Raw(t) for t in sources])
+        if kind.class_name == "get_item":  # its key as Python writes it
+            from .slicing import literal
+
+            arguments = [arguments[0], _Raw(literal(config["key"]))]
         return lines + _exploded(target, _Call(op, tuple(("", v) for v in arguments)), 0, "")
     function, positional, keywords = kind.code(config, [_Raw(t) for t in sources])
     if function == "-" and len(positional) == 1:
         return [f"{target}-{_literal(positional[0])}"]
+    if function == "[]":  # slicing: x[:, 0]
+        return [f"{target}{positional[0]}"]
     if len(function) <= 2 and len(positional) == 2:  # an operator
         return [f"{target}{_literal(positional[0])} {function} {_literal(positional[1])}"]
     call = _Call(function, tuple(("", v) for v in positional) + tuple(keywords.items()))
@@ -282,11 +291,13 @@ def _model_block(model, target: str, fresh) -> list[str]:
         if name not in built and cls not in nested.MODULES:
             lines += _assign(own[name], _constructor(cls), _layer_args(op))
         built.add(name)
-        listed = kinds.get(cls).slots.kind == "list" if cls not in nested.MODULES else len(sources) > 1
         config = op.get_config() if cls == "Bidirectional" else {}
         results = [own.setdefault((name, k, t), fresh("x")) for t in range(w.widths[(name, k)])]
         # (each call's tensors are new keys: fresh() runs once for each)
-        lines += _call(own[name], sources, listed, results, _unpacking(cls, config, op))
+        filled = {slot: _Raw(own[s]) for slot, s in w.filled(name, k).items()}
+        keys = nested.input_keys(cls, w.configs[name])
+        lines += _call(own[name], calls.arrange(w.slots[name], filled, w.call_args[name][k], keys),
+                       results, _unpacking(cls, config, op))
     structure = keras.tree.pack_sequence_as
     inputs = structure(w.model._inputs_struct, [_Raw(own[(n.name, 0, 0)]) for n in w.inputs])
     outputs = structure(w.model._outputs_struct, [_Raw(own[t]) for t in w.outputs])
@@ -321,9 +332,11 @@ def _unpacking(class_name: str, config, layer) -> str:
     return ""
 
 
-def _call(layer: str, sources: list, listed: bool, results: list, unpacking: str) -> list[str]:
-    tensors = [_Raw(t) for t in sources]
-    call = _Call(layer, (("", tensors),) if listed else tuple(("", t) for t in tensors))
+def _call(layer: str, arguments: tuple, results: list, unpacking: str) -> list[str]:
+    """`results = layer(args..., name=value...)` from calls.arrange's (args, kwargs)."""
+    args, kwargs = arguments
+    call = _Call(layer, tuple(("", a) for a in args)
+                 + tuple((k, calls.plain(v)) for k, v in kwargs.items()))
     if unpacking == "flatten":
         call = _Call("keras.tree.flatten", (("", call),))
     target = ", ".join(results)
@@ -339,6 +352,14 @@ def _arguments(spec) -> dict:
     kind = custom.get(spec.class_name)
     if isinstance(kind, custom.TrustedLambda):
         return _lambda_arguments(kind, spec)
+    if isinstance(kind, custom.TrustedObject):
+        raise EditError(f"Layer {spec.name!r} is the {kind.cls.__name__} object {kind.source.name!r} "
+                        "kept as it is (its config cannot make it again), which code cannot "
+                        "write: give its class a get_config() that returns its __init__'s "
+                        "arguments.", layer=spec.name)
+    if isinstance(kind, custom.CustomKind) and kind.made_from == "arguments":
+        accepted = custom.init_arguments(kind.cls)  # as published: its own arguments only
+        return {k: _object(v) for k, v in spec.config.items() if k in accepted}
 
     config = json.loads(json.dumps(dict(spec.config)))  # tuples as lists, as in the defaults
     required = _required(spec.class_name, config)
@@ -400,6 +421,8 @@ def _inner(value: Any) -> Any:
     if not (isinstance(value, dict) and isinstance(value.get("class_name"), str)
             and isinstance(value.get("config"), dict)):
         return value
+    if value["class_name"] in ("Functional", "Sequential"):  # a wrapped model: from its config
+        return _Call("keras.saving.deserialize_keras_object", (("", value),))
     config = value["config"]
     inner = SimpleNamespace(class_name=value["class_name"], config=config,
                             name=config.get("name", value["class_name"].lower()))
@@ -408,6 +431,8 @@ def _inner(value: Any) -> Any:
 
 def _object(value: Any) -> Any:
     """A serialized initializer, regularizer or constraint as a constructor call."""
+    if isinstance(value, dict) and value.get("module") == "keras.quantizers":  # an int8 config:
+        return _Call("keras.saving.deserialize_keras_object", (("", value),))  # (init takes objects)
     if not (isinstance(value, dict) and value.get("module") in _OBJECT_MODULES
             and isinstance(value.get("class_name"), str) and isinstance(value.get("config"), dict)):
         return value
@@ -472,6 +497,17 @@ def _exploded(prefix: str, value: Any, level: int, end: str) -> list[str]:
     return lines + [f"{pad}{closing}{end}"]
 
 
+def _structured(g, ins: list, outs: list) -> tuple[list, list]:
+    """Inputs and outputs in the drawing's nested structures, where set (structures.py)."""
+    from . import structures
+
+    if g.input_structure is not None and structures.fits(g.input_structure, len(ins)):
+        ins = [structures.packed(g.input_structure, ins)]
+    if g.output_structure is not None and structures.fits(g.output_structure, len(outs)):
+        outs = [structures.packed(g.output_structure, outs)]
+    return ins, outs
+
+
 def _literal(value: Any) -> str:
     if isinstance(value, _Raw):
         return str(value)
@@ -482,7 +518,8 @@ def _literal(value: Any) -> str:
         return _string(value)
     if isinstance(value, float) and not math.isfinite(value):  # repr gives bare nan / inf
         return f'float("{value}")'
-    if isinstance(value, bool) or value is None or isinstance(value, (int, float)):
+    if isinstance(value, bool) or value is None or isinstance(value, (int, float, slice)) \
+            or value is Ellipsis:
         return repr(value)
     if isinstance(value, tuple):
         inner = ", ".join(_literal(v) for v in value)

@@ -51,6 +51,8 @@ def register(cls: Any, name: str | None = None, list_input: bool = False,
         raise TypeError(f"outputs is a number of tensors (1 to 1000), got {outputs!r:.40}.")
     if isinstance(cls, keras.layers.Lambda):
         return _trust_lambda(cls, name, list_input, outputs)
+    if isinstance(cls, keras.layers.Layer) and not isinstance(cls, keras.Model):
+        return keep_object(cls, name, list_input, outputs)
     if not (inspect.isclass(cls) and issubclass(cls, keras.layers.Layer)):
         raise TypeError(f"kc.register takes a keras.layers.Layer subclass, got {cls!r:.80}.")
     if issubclass(cls, keras.Model):
@@ -74,8 +76,66 @@ def register(cls: Any, name: str | None = None, list_input: bool = False,
     return name
 
 
+def trust(cls) -> str:
+    """Register a class met in a model imported with trust_custom=True: under its own name, or
+    where that is taken by another class (Gemma's RMSNormalization beside Keras's) under the
+    first free `<name>_<n>`, with a warning saying which."""
+    found = class_name_of(cls)
+    if found is not None:
+        return found
+    return register(cls, name=_free_name(cls.__name__, cls, "class"))
+
+
+def _free_name(base: str, thing: Any, what: str) -> str:
+    name, n = base, 0
+    while (_trusted.get(name) or _taken_by(name)) not in (None, thing):
+        n += 1
+        name = f"{base}_{n}"
+    if n:
+        import warnings
+
+        shown = getattr(thing, "name", None) if what == "Lambda" else _where(thing)
+        warnings.warn(f"The {what} {shown!r} is trusted as {name!r}: {base!r} is already "
+                      f"{_where(_trusted.get(base) or _taken_by(base))}.", UserWarning,
+                      stacklevel=4)
+    return name
+
+
+def keep_object(layer, name: str | None = None, list_input: bool = False,
+                outputs: int | None = None) -> str:
+    """Trust one layer object whose config does not describe it (its get_config() fails, or
+    its __init__ needs what the config lacks): its box is that object, kept with its weights
+    (boxes of it are twins sharing them), under the kind name <Class>_<layer name>."""
+    if name is None:
+        name = _free_name(f"{type(layer).__name__}_{re.sub(r'[^0-9a-zA-Z_]', '_', layer.name)}",
+                          layer, "layer object")
+    if not (isinstance(name, str) and name.isidentifier()):
+        raise TypeError(f"A registered name is an identifier, got {name!r:.80}.")
+    taken = _trusted.get(name) or _taken_by(name)
+    if taken is not None and taken is not layer:
+        raise EditError(f"The name {name!r} is already used by {_where(taken)}: trust "
+                        f"{layer.name!r} under another name (kc.register(layer, name=...)).")
+    _trusted[name] = layer
+    _noted(name, list_input, outputs)
+    return name
+
+
+def describable(layer) -> bool:
+    """Whether a layer's config can make it again: get_config() works and, for a class as
+    published, holds every argument its __init__ needs."""
+    try:
+        config = layer.get_config()
+    except Exception:  # noqa: BLE001 - any failure means the config cannot describe it
+        return False
+    if not published(type(layer)):
+        return True
+    return all(p.name in config for p in init_arguments(type(layer)).values()
+               if p.default is inspect.Parameter.empty)
+
+
 def _trust_lambda(layer, name: str | None, list_input: bool, outputs: int | None) -> str:
-    name = f"Lambda_{re.sub(r'[^0-9a-zA-Z_]', '_', layer.name)}" if name is None else name
+    if name is None:  # Lambda_<layer name>, or the first free Lambda_<layer name>_<n>
+        name = _free_name(f"Lambda_{re.sub(r'[^0-9a-zA-Z_]', '_', layer.name)}", layer, "Lambda")
     if not (isinstance(name, str) and name.isidentifier()):
         raise TypeError(f"A registered name is an identifier, got {name!r:.80}.")
     taken = _trusted.get(name) or _taken_by(name)
@@ -237,17 +297,115 @@ def _kind(class_name: str):
         return None
     slots = (catalog.Slots("list", (), 1, None) if class_name in _list_called
              else catalog._slots(class_name, cls))
+    if group == "custom" and slots.kind in ("single", "args") and source is None:
+        from . import calls
+
+        slots = calls.with_keywords(slots, calls.optional_tensors(cls, slots.names))
     if source is not None:
-        return TrustedLambda(class_name, group, slots, cls, source)
+        import keras
+
+        made = TrustedLambda if isinstance(source, keras.layers.Lambda) else TrustedObject
+        return made(class_name, group, slots, cls, source)
     return CustomKind(class_name, group, slots, cls)
 
 
 @dataclass(frozen=True)
 class CustomKind(LayerKind):
-    """A registered or Keras-own class: the catalog's kind, with its outputs per call."""
+    """A registered or Keras-own class: the catalog's kind, with its outputs per call.
+
+    A class as people publish it often takes only its own arguments (`__init__(self, maxlen,
+    vocab_size, embed_dim)`: no **kwargs, no get_config, no from_config), so Keras's own
+    from_config (`cls(**config)`, name and trainable included) cannot remake it: such a class
+    is made from the arguments its __init__ accepts that the config holds (Keras records them
+    itself), and is given its name and trainable flag afterwards."""
 
     def n_outputs(self, config: dict) -> int:
         return _outputs.get(self.class_name, 1)
+
+    @property
+    def made_from(self) -> str:
+        """"config" (Keras's from_config) or "arguments" (its __init__'s own arguments)."""
+        return "arguments" if published(self.cls) else "config"
+
+    def _check_value(self, key: str, value: Any) -> None:
+        """The catalog's checks, but a function Keras's registry names (a class's own
+        activation, "keras_hub>gelu_approximate") may stand in a trusted class's config: it
+        names code the kernel already registered, never code from the file."""
+        if not _registered_function(value):
+            super()._check_value(key, value)
+
+    def create(self, config: dict):
+        config = self._checked(config)
+        if not published(self.cls):
+            return self.cls.from_config(config)
+        return self.build(**config)
+
+    def build(self, **kwargs: Any):
+        if not published(self.cls):
+            return super().build(**kwargs)
+        settings = {k: kwargs.pop(k) for k in ("name", "trainable", "dtype") if k in kwargs}
+        accepted = init_arguments(self.cls)
+        missing = [p.name for p in accepted.values()
+                   if p.default is inspect.Parameter.empty and p.name not in kwargs]
+        if missing:
+            raise EditError(f"{self.class_name} cannot be made again: its __init__ needs "
+                            f"{', '.join(missing)}, which its config does not hold (give the "
+                            "class a get_config() that returns them).")
+        layer = self.cls(**{k: v for k, v in kwargs.items() if k in accepted})
+        if "name" in settings:
+            layer.name = settings["name"]
+        if "trainable" in settings:
+            layer.trainable = settings["trainable"]
+        return layer
+
+    def make_config(self, **kwargs: Any) -> dict:
+        return self.config_of(self.build(**{**self.suggested_args(), **kwargs}))
+
+    def config_of(self, layer, given=None) -> dict:
+        """Its get_config(), with the name and trainable flag Keras's leaves out of a
+        class as published."""
+        config = layer.get_config()
+        if published(self.cls):
+            config = {**config, "name": layer.name, "trainable": layer.trainable}
+        return config
+
+
+def _registered_function(value: Any) -> bool:
+    """A serialized function that Keras's registry of registered objects resolves."""
+    if not (isinstance(value, dict) and value.get("module") == "builtins"
+            and value.get("class_name") == "function" and isinstance(value.get("config"), str)
+            and set(value) <= {"module", "class_name", "config", "registered_name"}):
+        return False
+    import keras
+
+    found = keras.saving.get_registered_object(value["config"])
+    return inspect.isfunction(found)
+
+
+def init_arguments(cls) -> dict[str, inspect.Parameter]:
+    """The named parameters of a class's __init__ (after self)."""
+    try:
+        params = list(inspect.signature(cls.__init__).parameters.values())[1:]
+    except (TypeError, ValueError):
+        return {}
+    return {p.name: p for p in params if p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)}
+
+
+@functools.cache
+def published(cls) -> bool:
+    """Whether Keras's from_config cannot remake the class: it keeps Keras's own from_config
+    (cls(**config)) while its __init__ takes neither **kwargs nor a name."""
+    import keras
+
+    try:
+        params = list(inspect.signature(cls.__init__).parameters.values())[1:]
+    except (TypeError, ValueError):
+        return False
+    own_from_config = getattr(cls.from_config, "__func__", None) not in (
+        getattr(keras.layers.Layer.from_config, "__func__", None),
+        getattr(keras.Operation.from_config, "__func__", None))
+    return (not own_from_config and not any(p.kind is p.VAR_KEYWORD for p in params)
+            and "name" not in {p.name for p in params})
 
 
 @dataclass(frozen=True)
@@ -308,6 +466,51 @@ class TrustedLambda(CustomKind):
 
 
 LAMBDA_SETTINGS = {"name", "trainable", "dtype"}
+
+
+@dataclass(frozen=True)
+class TrustedObject(CustomKind):
+    """One layer object the user trusted that its config cannot make again: a box of it is a
+    twin of that object (the same sublayers and weights, its own calls); only its name and
+    trainable flag are set. Code export cannot write it."""
+
+    source: Any = None
+
+    @property
+    def made_from(self) -> str:
+        return "object"
+
+    def schema(self) -> list[dict]:
+        return [{"name": "trainable", "type": "bool", "default": True, "required": False}]
+
+    def suggested_args(self) -> dict:
+        return {}
+
+    def build(self, **kwargs: Any):
+        unknown = sorted(set(kwargs) - LAMBDA_SETTINGS)
+        if unknown:
+            raise TypeError(f"{self.class_name} is the layer {self.source.name!r} you trusted "
+                            "as it is: only name and trainable can be set, not "
+                            f"{', '.join(map(repr, unknown))}.")
+        twin = object.__new__(type(self.source))
+        twin.__dict__.update(self.source.__dict__)
+        for attr in ("_inbound_nodes", "_outbound_nodes"):  # its own calls
+            object.__setattr__(twin, attr, [])
+        object.__setattr__(twin, "name", kwargs.get("name", self.source.name))
+        if "trainable" in kwargs:
+            twin.trainable = kwargs["trainable"]
+        return twin
+
+    def create(self, config: dict):
+        if not isinstance(config, dict):
+            raise EditError(f"A {self.class_name} config is a dict, got {config!r:.120}.")
+        return self.build(**{k: v for k, v in config.items() if k in ("name", "trainable")})
+
+    def config_of(self, layer, given=None) -> dict:
+        return {"name": layer.name, "trainable": layer.trainable}
+
+    def make_config(self, **kwargs: Any) -> dict:
+        return self.config_of(self.build(**kwargs))
 
 
 def _named(value: Any, layer: str, what: str) -> Any:

@@ -46,6 +46,7 @@ class NoSlots:
     names: tuple = ()
     min: int = 0
     max: int = 0
+    named: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,8 @@ class LayerSpec:
     slots: Any  # catalog.Slots (kind, names, min, max) or NoSlots
     n_outputs: int
     calls: int = 1
+    call_args: tuple = ()  # per call: calls.CallArgs (settings, how tensors are passed); the
+    # default where the tuple is shorter
 
     @property
     def is_input(self) -> bool:
@@ -83,6 +86,9 @@ class Drawing:
         self.outputs_only = False  # True: the model's outputs are exactly output_order (import)
         self.dict_inputs = False  # True: the model takes {input name: tensor} (as imported)
         self.output_keys: tuple[str, ...] = ()  # dict outputs: output_order[i]'s key (sorted)
+        # nested / re-keyed structures (structures.py): JSON over input and output positions
+        self.input_structure: Any = None
+        self.output_structure: Any = None
         self.name_counts: dict[str, int] = {}
         self._into: dict[CallKey, tuple[Edge, ...]] = {}  # dst call -> its edges
         self._out: dict[CallKey, tuple[Edge, ...]] = {}  # src call -> edges it feeds
@@ -99,6 +105,7 @@ class Drawing:
         d.output_order, d.name_counts = self.output_order, dict(self.name_counts)
         d.outputs_only, d.expanded, d.folded = self.outputs_only, self.expanded, self.folded
         d.dict_inputs, d.output_keys = self.dict_inputs, self.output_keys
+        d.input_structure, d.output_structure = self.input_structure, self.output_structure
         d._into, d._out = dict(self._into), dict(self._out)
         d.touched, d.gone = (set(self.touched), set(self.gone)) if keep_marks else (set(), set())
         return d
@@ -152,6 +159,8 @@ class Drawing:
                 self._unlink(e)
             while self._out.get((name, k)):
                 self._drop_edge(self._out[(name, k)][0])
+        if self.layers[name].is_input:
+            self.input_structure = None  # its positions no longer say which Input is which
         del self.layers[name]
         self.pinned.pop(name, None)
         self.expanded = self.expanded - {name}
@@ -161,6 +170,8 @@ class Drawing:
     def _keep_outputs(self, keep) -> None:
         """Drop the outputs `keep` refuses, with their dict keys."""
         kept = [i for i, t in enumerate(self.output_order) if keep(t)]
+        if len(kept) != len(self.output_order):
+            self.output_structure = None
         if self.output_keys:
             self.output_keys = tuple(self.output_keys[i] for i in kept)
         self.output_order = tuple(self.output_order[i] for i in kept)
@@ -231,11 +242,27 @@ class Drawing:
             kept.append(Edge(src, dst))
         self.edges = kept
         self._reindex()
-        self.layers[name] = replace(spec, calls=spec.calls - 1)
+        self.layers[name] = replace(spec, calls=spec.calls - 1, call_args=tuple(
+            a for j, a in enumerate(spec.call_args) if j != call))
         self._keep_outputs(lambda t: not (t[0] == name and t[1] == call))
         self.output_order = tuple(
             (t[0], t[1] - (t[0] == name and t[1] > call), t[2]) for t in self.output_order)
         self.touched.update((name, k) for k in range(call, spec.calls))  # the last one: to cut
+
+    def set_call_args(self, name: str, call: int, args: Any) -> None:
+        """A call's settings and how it passes its tensors (a calls.CallArgs)."""
+        spec = self.spec(name)
+        if spec.is_input or not _is_index(call) or call >= spec.calls:
+            raise EditError(f"{name} has calls 0..{spec.calls - 1}; there is no call {call!r} "
+                            "to set.", layer=name)
+        found = list(spec.call_args) + [None] * (spec.calls - len(spec.call_args))
+        found[call] = args
+        default = type(args)()
+        found = [default if a is None else a for a in found]
+        while found and found[-1] == default:
+            found.pop()
+        self.layers[name] = replace(spec, call_args=tuple(found))
+        self.touched.add((name, call))
 
     def connect(self, src: Triple, dst: tuple[str, int, int | None]) -> Edge:
         src_spec, dst_spec = self.spec(src[0]), self.spec(dst[0])
@@ -371,7 +398,12 @@ class Drawing:
         if any(i not in filled for i in range(slots.min)):
             return None
         ordered = [filled[i] for i in sorted(filled)]
-        return ordered if sorted(filled) == list(range(len(filled))) else None
+        # positional slots are filled from the first; named ones (tensor keyword arguments)
+        # may stay empty in any order
+        named = set(getattr(slots, "named", ()))
+        positional = [i for i in sorted(filled) if i >= len(slots.names)
+                      or slots.names[i] not in named]
+        return ordered if positional == list(range(len(positional))) else None
 
     def missing(self, spec: LayerSpec, filled: Mapping[int, Triple]) -> str:
         slots = spec.slots

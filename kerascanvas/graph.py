@@ -20,7 +20,8 @@ from typing import Any
 
 import keras
 
-from . import catalog, folds, kinds, limits
+from . import calls as call_model
+from . import catalog, folds, kinds, limits, ops
 from .boxes import box_size
 from .depth import DepthMap, depth_map
 from .drawing import FORBIDDEN_IN_NAMES, INPUT_CLASS, Drawing, EditError, LayerSpec, NoSlots, Triple
@@ -83,17 +84,16 @@ class Graph:
     # ----- building ---------------------------------------------------------------------------
 
     def add_input(self, shape: Iterable[int | None], name: str | None = None,
-                  dtype: str = "float32") -> str:
-        """Add a `keras.Input` box; returns its name."""
+                  dtype: str = "float32", batch_size: int | None = None,
+                  optional: bool = False) -> str:
+        """Add a `keras.Input` box; returns its name. batch_size fixes the batch dimension;
+        optional: the model may be called with None for it (keras.Input(optional=True))."""
         shape = _check_shape(shape)
 
         def change(d: Drawing) -> str:
             chosen = d.check_new_name(name) if name is not None else d.auto_name("input_layer")
-            try:
-                layer = keras.layers.InputLayer(shape=shape, dtype=dtype, name=chosen)
-            except Exception as e:
-                raise EditError(f"Keras refused Input(shape={shape}, dtype={dtype!r}): {e}") from e
-            d.add(LayerSpec(chosen, INPUT_CLASS, layer.get_config(), NoSlots(), 1))
+            config = _input_config(shape, dtype, chosen, batch_size, optional)
+            d.add(LayerSpec(chosen, INPUT_CLASS, config, NoSlots(), 1))
             return chosen
 
         return self._edit(change)
@@ -103,6 +103,10 @@ class Graph:
         (`kerascanvas.ops.names()`) or a registered class (`kc.register`); returns its name."""
         kind = catalog.get(class_name) if class_name in kinds.NESTED_MODEL_CLASSES else kinds.get(
             class_name)
+        if isinstance(kind, ops.OpKind) and class_name not in ops.names():  # import-only
+            raise catalog.UnknownLayerError(
+                f"{class_name!r} is not a layer the canvas offers: kerascanvas.ops.names() lists "
+                "the keras.ops functions it offers (a model holding others imports them).")
         check_strings(config, f"The config of {class_name}")
 
         def change(d: Drawing) -> str:
@@ -117,10 +121,13 @@ class Graph:
 
         return self._edit(change)
 
-    def add_layer_from_config(self, serialized: Mapping[str, Any], as_given: bool = False) -> str:
+    def add_layer_from_config(self, serialized: Mapping[str, Any], as_given: bool = False,
+                              keywords: Iterable[str] = (), call_args: Iterable = ()) -> str:
         """Add a layer from Keras's serialized form, {"class_name": ..., "config": {...}} (as in a
         model's get_config()["layers"]); the config's name is the box's name. Used by import.
-        as_given: the config is a live layer's own get_config() (import): kept, not redone."""
+        as_given: the config is a live layer's own get_config() (import): kept, not redone.
+        keywords: tensor keyword arguments its calls take as named slots (padding_mask, ...);
+        call_args: per call, its calls.CallArgs (settings, how many slots go by position)."""
         if not isinstance(serialized, Mapping) or not isinstance(serialized.get("config"), Mapping):
             raise EditError(f"Expected {{'class_name': ..., 'config': {{...}}}}, got {serialized!r:.200}.")
         class_name, config = serialized.get("class_name"), dict(serialized["config"])
@@ -130,7 +137,8 @@ class Graph:
         def change(d: Drawing) -> str:
             name = d.check_new_name(config.get("name"))
             layer = _made(lambda **c: kind.create(c), name, class_name, config)
-            spec = self._spec(kind, name, config if as_given else kinds.config_of(kind, layer, config))
+            spec = self._spec(kind, name, config if as_given else kinds.config_of(kind, layer, config),
+                              keywords=tuple(keywords), call_args=call_model.trimmed(call_args))
             self._net.prepared[name] = (spec.config, layer)
             d.add(spec)
             return name
@@ -219,11 +227,8 @@ class Graph:
                 dtype = changes.pop("dtype", spec.config["dtype"])
                 if changes:
                     raise TypeError(f"An Input takes shape and dtype, not {sorted(changes)}.")
-                try:
-                    config = keras.layers.InputLayer(shape=shape, dtype=dtype, name=name).get_config()
-                except Exception as e:
-                    raise EditError(f"Keras refused Input(shape={shape}, dtype={dtype!r}): {e}",
-                                    layer=name) from e
+                config = _input_config(shape, dtype, name, spec.config["batch_shape"][0],
+                                       spec.config.get("optional", False))
                 d.replace_spec(replace(spec, config=config))
                 return
             kind = kinds.get(spec.class_name)
@@ -233,9 +238,40 @@ class Graph:
 
                 config = with_trainable(config, changes["trainable"])
             config = _remade(kind, name, config)
-            d.replace_spec(self._spec(kind, name, config, calls=spec.calls))
+            d.replace_spec(self._spec(kind, name, config, calls=spec.calls,
+                                      keywords=spec.slots.named, call_args=spec.call_args))
 
         self._edit(change)
+
+    def configure_call(self, name: str, call: int = 0, **settings: Any) -> None:
+        """Set the settings of one call: the arguments that are not tensors (training=True,
+        use_causal_mask=True, ...); a value of None takes a setting away. Keras checks them
+        when the call is made again (its message is in the error)."""
+        check_strings(settings, f"The call settings of {name!r:.80}")
+
+        def change(d: Drawing) -> None:
+            spec = d.spec(name)
+            where = f"{name} call {call!r:.20}"
+            if spec.is_input:
+                raise EditError(f"{name} is an Input: it is not called.", layer=name)
+            kind = kinds.get(spec.class_name)
+            call_model.check_setting_names(kind.cls, spec.slots, settings, where)
+            old = call_model.of(spec, call) if isinstance(call, int) else call_model.DEFAULT
+            merged = {**old.settings_dict, **settings}
+            merged = {k: v for k, v in merged.items() if v is not None}
+            d.set_call_args(name, call, replace(old, settings=call_model.checked_settings(
+                merged, where)))
+            spec = d.spec(name)  # return_attention_scores=True: one more port
+            outputs = kind.n_outputs(spec.config) + call_model.most_extra_outputs(spec.call_args)
+            if outputs != spec.n_outputs:
+                d.replace_spec(replace(spec, n_outputs=outputs))
+
+        self._edit(change)
+
+    def call_settings(self, name: str, call: int = 0) -> dict:
+        """The settings of one call (see configure_call)."""
+        d = self._drawing
+        return call_model.of(d.spec(name), call).settings_dict
 
     def add_call(self, name: str) -> int:
         """A new, pending call of a layer (shared weights); returns its call number = node_index."""
@@ -442,6 +478,7 @@ class Graph:
                     raise EditError(f"{t} is not an output port of {t[0]}.", layer=t[0])
             d.output_order, d.output_keys = order, keys
             d.outputs_only = bool(only) and bool(order)
+            d.output_structure = None
 
         self._edit(change, network=False)
 
@@ -455,6 +492,34 @@ class Graph:
             d.dict_inputs = on
 
         self._edit(change, network=False)
+
+    def set_structures(self, inputs: Any = ..., outputs: Any = ...) -> None:
+        """The nested structures `g.model` takes its inputs in and gives its outputs in, as
+        JSON over positions (kerascanvas/structures.py): inputs over the Inputs in creation
+        order, outputs over `outputs` (`keras.Model({"x": a, "more": {"y": b}}, ...)`, dicts
+        keyed unlike the Inputs' names, tuples, one tensor in several places). None: plain."""
+        from . import structures
+
+        def change(d: Drawing) -> None:
+            if inputs is not ...:  # (... leaves it as it is)
+                n = sum(1 for s in d.layers.values() if s.is_input)
+                d.input_structure = None if inputs is None else structures.checked(
+                    inputs, n, "input")
+            if outputs is not ...:
+                d.output_structure = None if outputs is None else structures.checked(
+                    outputs, len(d.output_order), "output")
+
+        self._edit(change, network=False)
+
+    @property
+    def input_structure(self) -> Any:
+        """The inputs' structure set by `set_structures` (JSON), or None."""
+        return self._drawing.input_structure
+
+    @property
+    def output_structure(self) -> Any:
+        """The outputs' structure set by `set_structures` (JSON), or None."""
+        return self._drawing.output_structure
 
     @property
     def output_keys(self) -> tuple[str, ...]:
@@ -586,10 +651,17 @@ class Graph:
         d = self._drawing
         return d.call_inputs(d.spec(name), d.filled((name, call)))
 
+    def call_slots(self, name: str, call: int = 0) -> dict[int, Triple]:
+        """{slot: source triple} of a call (named slots may stay empty)."""
+        self._drawing.spec(name)
+        return self._drawing.filled((name, call))
+
     def node_inputs(self) -> dict[tuple[str, int], list[Triple]]:
-        """{(layer, call): its sources in slot order} for every complete call."""
+        """{(layer, call): its sources in Keras's order (`node.input_tensors`: positional ones,
+        then keyword tensors sorted by name)} for every complete call."""
         d = self._drawing
-        return {key: d.call_inputs(d.layers[key[0]], d.filled(key))
+        return {key: call_model.keras_order(d.layers[key[0]].slots, d.filled(key),
+                                            call_model.of(d.layers[key[0]], key[1]))
                 for key, why in self._net.status.items() if why is None}
 
     def call_path(self, start: tuple[str, int], goal: tuple[str, int]) -> list | None:
@@ -873,9 +945,11 @@ class Graph:
 
     # ----- internals --------------------------------------------------------------------------
 
-    def _spec(self, kind, name: str, config: Mapping, calls: int = 1) -> LayerSpec:
-        return LayerSpec(name, kind.class_name, config, kind.slots_for(config), kind.n_outputs(config),
-                         calls)
+    def _spec(self, kind, name: str, config: Mapping, calls: int = 1, keywords: tuple = (),
+              call_args: tuple = ()) -> LayerSpec:
+        slots = call_model.with_keywords(kind.slots_for(config), keywords)
+        outputs = kind.n_outputs(config) + call_model.most_extra_outputs(call_args)
+        return LayerSpec(name, kind.class_name, config, slots, outputs, calls, call_args)
 
     def _edit(self, change: Callable[[Drawing], Any], network: bool = True,
               predecessors: Mapping | None = None, view: bool = False) -> Any:
@@ -1028,7 +1102,9 @@ class Graph:
         found = []
         if not self.inputs:
             found.append(Problem("The drawing has no Input: add one with add_input()."))
-        used = {e.src[0] for e in d.edges}
+        used = {e.src[0] for e in d.edges} | {t[0] for t in self.outputs}
+        if d.input_structure is not None:  # an imported model's own inputs, used or not
+            used |= set(self.inputs)
         for name in self.inputs:
             if name not in used:
                 found.append(Problem(f"Input {name} is not used by any layer.", name, 0))
@@ -1039,6 +1115,17 @@ class Graph:
             found.append(Problem("The drawing has no output."))
         return found
 
+    def _structured(self, inputs: list, outputs: list) -> tuple[list, list]:
+        """Inputs and outputs in the drawing's structures, where set (one item: the structure)."""
+        from . import structures
+
+        d = self._drawing
+        if d.input_structure is not None and structures.fits(d.input_structure, len(inputs)):
+            inputs = [structures.packed(d.input_structure, inputs)]
+        if d.output_structure is not None and structures.fits(d.output_structure, len(outputs)):
+            outputs = [structures.packed(d.output_structure, outputs)]
+        return inputs, outputs
+
     def _build_model(self) -> keras.Model | None:
         net = self._net
         inputs = [net.records[(n, 0)].outputs[0] for n in self.inputs]
@@ -1046,9 +1133,10 @@ class Graph:
         limit = sys.getrecursionlimit()  # Keras's map_graph recurses once per node (#15596)
         sys.setrecursionlimit(max(limit, 20 * len(net.records) + 2000))
         try:
-            if self._drawing.dict_inputs:
+            inputs, outputs = self._structured(inputs, outputs)
+            if self._drawing.dict_inputs and self._drawing.input_structure is None:
                 inputs = [dict(zip(self.inputs, inputs))]
-            if self._drawing.output_keys:  # the ports whose calls are built, with their keys
+            if self._drawing.output_keys and self._drawing.output_structure is None:
                 d, built = self._drawing, set(self.outputs)
                 outputs = [{k: net.records[t[:2]].outputs[t[2]] for t, k in
                             zip(d.output_order, d.output_keys) if t in built}]
@@ -1107,6 +1195,22 @@ def _triple(src: Any) -> Triple:
         return (src[0], src[1], src[2])
     raise EditError(f"A source is a layer name or a (layer, node_index, tensor_index) triple of "
                     f"non-negative ints; got {src!r}.")
+
+
+def _input_config(shape: tuple, dtype, name: str, batch_size=None, optional=False) -> dict:
+    """An InputLayer's config, as Keras makes it (its fixed batch size and optional flag kept)."""
+    if batch_size is not None and not (isinstance(batch_size, int) and not isinstance(
+            batch_size, bool) and 0 < batch_size <= 2**31):
+        raise EditError(f"An Input's batch_size is a positive int or None, got {batch_size!r:.40}.",
+                        layer=name)
+    if not isinstance(optional, bool):
+        raise EditError(f"An Input's optional is True or False, got {optional!r:.40}.", layer=name)
+    try:
+        return keras.layers.InputLayer(shape=shape, dtype=dtype, name=name, batch_size=batch_size,
+                                       optional=optional).get_config()
+    except Exception as e:
+        raise EditError(f"Keras refused Input(shape={shape}, dtype={dtype!r}): {e}",
+                        layer=name) from e
 
 
 def _check_shape(shape: Any) -> tuple:

@@ -24,6 +24,18 @@ def identity_holds(node) -> list[bool]:
     return results
 
 
+def slot_tensor(layer, node, slots, s: int):
+    """The tensor in slot s of a node: a layer's as Keras recorded the call (`node.arguments`:
+    positional slots by position, named ones by name); an operation's by position."""
+    import keras
+
+    from .calls import tensor_at
+
+    if isinstance(layer, keras.layers.Layer):
+        return tensor_at(node, slots, s)
+    return node.input_tensors[s]
+
+
 def violations(g) -> list[str]:
     """Every broken invariant, as a sentence; empty when the network matches the drawing."""
     specs = g.specs
@@ -45,7 +57,7 @@ def violations(g) -> list[str]:
         if not g.is_built(dst, k):
             continue
         node = objects[dst]._inbound_nodes[k]
-        history = tuple(node.input_tensors[s]._keras_history)
+        history = tuple(slot_tensor(objects[dst], node, specs[dst].slots, s)._keras_history)
         if history != (objects[src], n, t):
             found.append(f"edge {e}: input {s} of {dst} node {k} comes from {history}")
         expected_out[src][id(node)] += 1

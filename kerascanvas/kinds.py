@@ -39,8 +39,8 @@ def offered(class_name) -> bool:
     keras.ops function or a class the kernel user registered (never Keras-internal by name)."""
     from . import catalog, custom, ops
 
-    return isinstance(class_name, str) and (class_name in catalog.names() or ops.get(class_name)
-                                            is not None or class_name in custom.offered())
+    return isinstance(class_name, str) and (class_name in catalog.names() or class_name in
+                                            ops.names() or class_name in custom.offered())
 
 
 def config_of(kind, layer, given) -> dict:

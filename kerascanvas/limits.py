@@ -69,6 +69,13 @@ HISTORY_BYTES = 512 << 20
 """Bytes the undo history may keep alive (old layer objects and weights); beyond it the oldest
 steps are dropped, with a warning."""
 
+# ----- training insights (insights.py) --------------------------------------------------------
+
+INSIGHT_BYTES = 32 << 20
+"""Bytes of training insight records a drawing keeps (as JSON): beyond it older records are
+thinned (every second one dropped, the latest kept), with a warning; a file holding more is
+refused."""
+
 _NAMES = {"layer_params": "LAYER_PARAMS", "total_params": "TOTAL_PARAMS",
           "activation": "ACTIVATION", "forward_elements": "FORWARD_ELEMENTS",
           "file_bytes": "FILE_BYTES", "file_entries": "FILE_ENTRIES",

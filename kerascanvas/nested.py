@@ -127,6 +127,15 @@ def input_names(class_name: str, config: dict) -> list[str]:
     return names
 
 
+def input_keys(class_name: str, config: Any) -> list[str] | None:
+    """The keys of a nested Functional that takes a dict of inputs (a KerasHub backbone), in
+    slot order (sorted, as keras.tree.flatten orders them); None for other models and layers."""
+    if class_name != "Functional" or not isinstance(config, dict):
+        return None
+    struct = config.get("input_layers")
+    return sorted(struct) if isinstance(struct, dict) else None
+
+
 def _triples(struct: Any) -> list:
     """[layer, node, tensor] triples of input_layers/output_layers, flattened the way
     keras.tree.flatten orders them (dict keys sorted)."""
@@ -189,11 +198,11 @@ def _other_kind(entry: dict, where: str) -> bool:
 
     cls, module = entry.get("class_name"), entry.get("module")
     if isinstance(module, str) and module.startswith("keras.src.ops."):
-        kind = next((k for k in map(ops.get, ops.names())
+        kind = next((k for k in map(ops.get, ops.every_name())
                      if k.cls.__name__ == cls and k.cls.__module__ == module), None)
         if kind is None:
             raise EditError(f"{where} is the operation {module}.{cls!r:.80}, which is not among "
-                            "the keras.ops functions the canvas offers (kerascanvas.ops.names()).")
+                            "Keras's own keras.ops operations a drawing can hold.")
         entry["config"] = kind.checked(entry["config"])
         entry.update(module=kind.cls.__module__, class_name=kind.cls.__name__, registered_name=cls)
         return True
@@ -222,6 +231,10 @@ def _check_calls(where: str, nodes: Any, depth: int = 0) -> None:
     if depth > 30:
         raise EditError(f"{where}: its calls are nested too deeply.")
     if isinstance(nodes, dict):
+        if nodes.get("class_name") in ("__slice__", "__ellipsis__") and set(nodes) <= {
+                "class_name", "config"} and isinstance(nodes.get("config"), dict) and all(
+                v is None or type(v) is int for v in nodes["config"].values()):
+            return  # a slicing key (x[:, 0]): Keras writes slices and ... so
         if "class_name" in nodes:
             history = nodes.get("config", {}).get("keras_history") if isinstance(nodes.get("config"), dict) else None
             if not (nodes["class_name"] == "__keras_tensor__" and set(nodes) <= {"class_name", "config"}

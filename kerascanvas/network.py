@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 
 import keras
 
-from . import custom, kinds, limits
+from . import calls, custom, kinds, limits, nested
 from .drawing import CallKey, Drawing, EditError, LayerSpec
 
 _MISSING = object()
@@ -25,6 +25,7 @@ class CallRecord(NamedTuple):
     inputs: tuple  # the KerasTensors fed to the call, in slot order
     outputs: tuple  # its output KerasTensors, flattened: tensor_index order
     shapes: tuple  # ((shape, dtype), ...) of the inputs
+    how: tuple = ()  # (the slots the inputs fill, calls.CallArgs): how the call was made
 
 
 class Journal:
@@ -139,7 +140,8 @@ class Network:
                 self._cut(name, k, journal)
                 continue
             inputs = tuple(self._tensor(s, key) for s in triples)
-            self._ensure_call(spec, k, inputs, journal, redone, predecessors)
+            how = (tuple(sorted(filled)), calls.of(spec, k))
+            self._ensure_call(spec, k, inputs, journal, redone, predecessors, how)
         for name in drawing.gone:
             if name not in drawing.layers:
                 self._drop(name, journal)
@@ -167,12 +169,12 @@ class Network:
         return outputs[src[2]]
 
     def _ensure_call(self, spec: LayerSpec, k: int, inputs: tuple, journal: Journal,
-                     redone: dict[str, int], predecessors: Mapping) -> None:
+                     redone: dict[str, int], predecessors: Mapping, how: tuple = ()) -> None:
         name = spec.name
         layer = self.objects.get(name)
         record = self.records.get((name, k))
         same_layer = layer is not None and self.made_from.get(name) is spec.config
-        if (same_layer and name not in redone and record is not None
+        if (same_layer and name not in redone and record is not None and record.how == how
                 and len(record.inputs) == len(inputs)
                 and all(a is b for a, b in zip(record.inputs, inputs))):
             return  # nothing upstream of this call changed
@@ -197,10 +199,10 @@ class Network:
         if spec.is_input:
             outputs = tuple(layer._inbound_nodes[0].output_tensors)
         else:
-            outputs = self._call(layer, spec, k, inputs, journal)
+            outputs = self._call(layer, spec, k, inputs, journal, how)
             if previous is not None and k == 0:
                 _inherit_weights(previous, layer)
-        journal.setitem(self.records, (name, k), CallRecord(inputs, outputs, shapes))
+        journal.setitem(self.records, (name, k), CallRecord(inputs, outputs, shapes, how))
 
     def _create(self, spec: LayerSpec) -> keras.layers.Layer:
         self.created += 1
@@ -219,7 +221,8 @@ class Network:
             raise EditError(f"Keras refused the config of {spec.name} ({spec.class_name}): {e}",
                             layer=spec.name) from e
 
-    def _call(self, layer, spec: LayerSpec, k: int, inputs: tuple, journal: Journal) -> tuple:
+    def _call(self, layer, spec: LayerSpec, k: int, inputs: tuple, journal: Journal,
+              how: tuple = ()) -> tuple:
         journal.node_lists(layer)
         for t in inputs:
             journal.node_lists(t._keras_history.operation)
@@ -233,10 +236,12 @@ class Network:
             with limits.counted(spec.name):  # variables hold no memory until counted
                 if call is not None:
                     out = call(layer, spec.config, inputs)
-                elif spec.slots.kind == "list":
-                    out = layer(list(inputs))
-                else:  # positional, in slot order (Keras sorts keyword tensors)
-                    out = layer(*inputs)
+                else:  # positional slots by position, named ones by name, and the settings
+                    filled = dict(zip(how[0] if how else range(len(inputs)), inputs))
+                    args, kwargs = calls.arrange(spec.slots, filled,
+                                                 how[1] if how else calls.DEFAULT,
+                                                 nested.input_keys(spec.class_name, spec.config))
+                    out = layer(*args, **kwargs)
         except limits.LimitError:
             raise
         except Exception as e:
@@ -313,3 +318,6 @@ def _inherit_weights(previous, layer) -> None:
     old, new = previous.get_weights(), layer.get_weights()
     if old and len(old) == len(new) and all(a.shape == b.shape for a, b in zip(old, new)):
         layer.set_weights(old)
+        from .importer import settle
+
+        settle(layer)  # an adapted Normalization

@@ -36,6 +36,8 @@ ALLOWED = (
     # activations
     "relu", "relu6", "sigmoid", "softmax", "log_softmax", "gelu", "silu", "hard_sigmoid",
     "hard_silu", "elu", "selu", "softplus", "softsign", "leaky_relu", "normalize",
+    # slicing: x[:, 0] (its key kept as plain data: kerascanvas/slicing.py)
+    "get_item",
 )
 LIST_PARAMS = {("concatenate", "xs"), ("stack", "x")}  # call parameters that take a list
 OPERATORS = {"add": "+", "subtract": "-", "multiply": "*", "true_divide": "/", "power": "**",
@@ -43,7 +45,7 @@ OPERATORS = {"add": "+", "subtract": "-", "multiply": "*", "true_divide": "/", "
 SUGGESTED = {"axis": -1, "newshape": [-1], "repeats": 2, "x_min": 0.0, "x_max": 1.0,
              "axis1": 1, "axis2": -1, "source": 1, "destination": -1, "shape": [1],
              "dtype": "float32", "num_classes": 10, "pad_width": [[0, 0], [1, 1]], "axes": 1}
-SUGGESTED_FOR = {"expand_dims": {"axis": 1}, "squeeze": {"axis": 1}}
+SUGGESTED_FOR = {"expand_dims": {"axis": 1}, "squeeze": {"axis": 1}, "get_item": {"key": [":", 0]}}
 MAX_VALUES = 10_000  # numbers in one constant (a list of lists counts every number)
 
 
@@ -65,15 +67,17 @@ class OpKind:
         from .catalog import Slots
 
         tensors = tuple(p.name for p in self.call_params
-                        if p.name not in config and p.default is inspect.Parameter.empty)
-        if len(tensors) == 1 and (self.class_name, tensors[0]) in LIST_PARAMS:
+                        if (p.name not in config and p.default is inspect.Parameter.empty)
+                        or config.get(p.name) == TENSOR)
+        if len(tensors) == 1 and ((self.class_name, tensors[0]) in LIST_PARAMS or _spread(
+                self.call_params, tensors[0])):
             return Slots("list", (), 1, None)
         if len(tensors) == 1:
             return Slots("single", tensors, 1, 1)
         return Slots("args", tensors, len(tensors), len(tensors))
 
     def n_outputs(self, config: dict) -> int:
-        return 1
+        return config.get(OUTPUTS, 1)  # top_k gives (values, indices)
 
     def schema(self) -> list[dict]:
         from .catalog import _plain, _type_of
@@ -96,13 +100,21 @@ class OpKind:
         """A copy of config holding only this operation's settings and plain constants."""
         if not isinstance(config, dict):
             raise EditError(f"An operation {self.class_name} config is a dict, got {config!r:.120}.")
-        known = {p.name for p in self.init + self.call_params} | {"name"}
+        known = {p.name for p in self.init + self.call_params} | {"name", OUTPUTS}
         unknown = sorted(set(config) - known)
         if unknown:
             raise TypeError(f"keras.ops.{self.class_name} takes no argument(s) "
                             f"{', '.join(map(repr, unknown))}; it takes {', '.join(sorted(known))}.")
         for key, value in config.items():
             _check_constant(f"keras.ops.{self.class_name} {key}", value)
+        outputs = config.get(OUTPUTS, 1)
+        if not (isinstance(outputs, int) and not isinstance(outputs, bool) and 0 < outputs <= 64):
+            raise EditError(f"keras.ops.{self.class_name} {OUTPUTS} is a count of 1 to 64 "
+                            f"tensors, got {outputs!r:.40}.")
+        if self.class_name == "get_item" and "key" in config:
+            from .slicing import decode
+
+            decode(config["key"], "keras.ops.get_item key")
         if not self.slots_for(config).names and self.slots_for(config).kind != "list":
             raise EditError(f"keras.ops.{self.class_name} needs at least one tensor input: "
                             "not every argument can be a constant.")
@@ -137,10 +149,19 @@ class OpKind:
         last = max((i for i, p in enumerate(self.call_params) if p.name in config
                     or p.default is inspect.Parameter.empty), default=-1)
         for p in self.call_params[: last + 1]:
-            if p.name in config:
-                args.append(config[p.name])
+            if config.get(p.name) == TENSOR:
+                args.append(tensors.pop(0))
+            elif p.name in config and (self.class_name, p.name) == ("get_item", "key"):
+                from .slicing import decode
+
+                args.append(decode(config[p.name]))
+            elif p.name in config:
+                args.append(decoded(config[p.name]))
             elif p.default is not inspect.Parameter.empty:
                 args.append(p.default)
+            elif p.kind == p.VAR_POSITIONAL:  # einsum(subscripts, *operands)
+                args.extend(tensors)
+                tensors = []
             elif (self.class_name, p.name) in LIST_PARAMS:
                 args.append(tensors)
                 tensors = []
@@ -158,8 +179,12 @@ class OpKind:
         given as their identifiers in `sources`, in slot order."""
         sources, items = list(sources), []
         for p in self.call_params:
-            if p.name in config:
-                items.append((p.name, config[p.name], False))
+            if config.get(p.name) == TENSOR:
+                items.append((p.name, sources.pop(0), True))
+            elif p.name in config:
+                items.append((p.name, decoded(config[p.name]), False))
+            elif p.kind == p.VAR_POSITIONAL:
+                items.extend((p.name, v, True) for v in sources)
             elif p.default is inspect.Parameter.empty:
                 value = sources if (self.class_name, p.name) in LIST_PARAMS else sources.pop(0)
                 items.append((p.name, value, True))
@@ -167,11 +192,62 @@ class OpKind:
             return OPERATORS[self.class_name], [v for _, v, _ in items], {}
         if self.class_name == "negative":
             return "-", [items[0][1]], {}
+        if self.class_name == "get_item" and "key" in config and items[0][2]:
+            from .slicing import source
+
+            return "[]", [source(items[0][1], config["key"])], {}
         defaults = _function_defaults(self.class_name)
         settings = {p.name: config[p.name] for p in self.init if p.name in config
                     and not (p.name in defaults and defaults[p.name] == config[p.name])}
         positional = [v for _, v, _ in items]
-        return f"keras.ops.{self.class_name}", positional, settings
+        leading = [settings.pop(n) for n in _leading(self.class_name) if n in settings]
+        return f"keras.ops.{self.class_name}", leading + positional, settings
+
+
+def _spread(params, name: str) -> bool:
+    """Whether a call parameter takes any number of tensors (*operands)."""
+    return any(p.name == name and p.kind == p.VAR_POSITIONAL for p in params)
+
+
+# Constants Keras records that JSON cannot hold (the key of x[:, 0], ...), in a config as
+# one-key dicts: {"__slice__": [start, stop, step]}, {"__ellipsis__": true}, {"__tuple__": [...]}
+CODED = ("__slice__", "__ellipsis__", "__tuple__", "__tensor__")
+OUTPUTS = "__outputs__"  # a config key: how many tensors a call gives, where not one
+TENSOR = {"__tensor__": True}  # an optional call parameter given a tensor: a slot (where's x1)
+
+
+def encoded(value: Any) -> Any:
+    """A constant as a config holds it (JSON's values and the CODED dicts)."""
+    import numpy as np
+
+    if isinstance(value, slice):
+        return {"__slice__": [encoded(value.start), encoded(value.stop), encoded(value.step)]}
+    if value is Ellipsis:
+        return {"__ellipsis__": True}
+    if isinstance(value, tuple):
+        return {"__tuple__": [encoded(v) for v in value]}
+    if isinstance(value, list):
+        return [encoded(v) for v in value]
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray) and value.size <= MAX_VALUES:
+        return value.tolist()
+    return value
+
+
+def decoded(value: Any) -> Any:
+    """The Python value of an encoded constant."""
+    if isinstance(value, dict) and len(value) == 1:
+        (tag, inner), = value.items()
+        if tag == "__slice__" and isinstance(inner, (list, tuple)) and len(inner) == 3:
+            return slice(*map(decoded, inner))
+        if tag == "__ellipsis__":
+            return Ellipsis
+        if tag == "__tuple__" and isinstance(inner, (list, tuple)):
+            return tuple(map(decoded, inner))
+    if isinstance(value, list):
+        return [decoded(v) for v in value]
+    return value
 
 
 def _check_constant(where: str, value: Any) -> None:
@@ -188,6 +264,8 @@ def _check_constant(where: str, value: Any) -> None:
         elif isinstance(v, str):
             if len(v) > 200:
                 raise EditError(f"{where} is a string of more than 200 characters.")
+        elif isinstance(v, dict) and len(v) == 1 and next(iter(v)) in CODED:
+            todo.append((next(iter(v.values())), depth + 1))
         elif not (v is None or isinstance(v, (bool, int, float))):
             raise EditError(f"{where} must be a number, string, boolean, None or a list of them; "
                             f"got {type(v).__name__} {v!r:.80}.")
@@ -214,26 +292,91 @@ def _table() -> dict[str, OpKind]:
     return found
 
 
-@functools.cache
-def _function_defaults(name: str) -> dict:
+def _function(name: str):
+    """keras.ops.<name> ("image.resize": keras.ops.image.resize); None for get_item."""
     import keras
 
-    return {p.name: p.default for p in inspect.signature(getattr(keras.ops, name)).parameters.values()
+    fn = keras.ops
+    for part in name.split("."):
+        fn = getattr(fn, part, None)
+    return fn
+
+
+@functools.cache
+def _function_defaults(name: str) -> dict:
+    fn = _function(name)
+    if fn is None:
+        return {}
+    return {p.name: p.default for p in inspect.signature(fn).parameters.values()
             if p.default is not inspect.Parameter.empty}
 
 
+@functools.cache
+def _leading(name: str) -> tuple[str, ...]:
+    """The parameters keras.ops.<name> takes before its *operands (einsum's subscripts)."""
+    fn = _function(name)
+    params = list(inspect.signature(fn).parameters.values()) if fn is not None else []
+    if not any(p.kind == p.VAR_POSITIONAL for p in params):
+        return ()
+    return tuple(p.name for p in params[:[p.kind for p in params].index(inspect.Parameter.VAR_POSITIONAL)])
+
+
+# Where Keras's Operation classes live: what a model may record beyond the palette's ALLOWED
+OPERATION_MODULES = ("numpy", "core", "nn", "math", "image", "linalg")
+
+
+@functools.cache
+def _every() -> dict[str, OpKind]:
+    """Every Operation class of Keras's own keras.ops, by its keras.ops name ("image.resize" for
+    keras.ops.image.resize, "get_item" for what x[...] records): what an import may hold (Keras's
+    own code, like its layers); the palette offers ALLOWED only."""
+    import importlib
+
+    import keras
+    from keras.src.ops.operation import Operation
+    from keras.src.utils.naming import to_snake_case
+
+    found, taken = dict(_table()), {k.cls for k in _table().values()}
+    for short in OPERATION_MODULES:
+        module = importlib.import_module(f"keras.src.ops.{short}")
+        for cls in list(vars(module).values()):
+            if not (inspect.isclass(cls) and issubclass(cls, Operation) and cls not in taken
+                    and cls.__module__ == module.__name__):
+                continue
+            snake = to_snake_case(cls.__name__)
+            name = snake if callable(getattr(keras.ops, snake, None)) or snake == "get_item" \
+                else f"{short}.{snake}"
+            call = [p for p in list(inspect.signature(cls.call).parameters.values())[1:]
+                    if p.kind != p.VAR_KEYWORD]  # (a call given keywords there is refused)
+            if name in found or (
+                    any(p.kind == p.VAR_POSITIONAL for p in call) and len(call) > 1):
+                continue
+            init = tuple(p for p in list(inspect.signature(cls.__init__).parameters.values())[1:]
+                         if p.name != "name" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD))
+            found[name] = OpKind(name, cls, init, tuple(call))
+            taken.add(cls)
+    return found
+
+
 def names() -> list[str]:
-    """The offered keras.ops function names, sorted."""
+    """The keras.ops function names the palette offers, sorted."""
     return sorted(_table())
 
 
+def every_name() -> list[str]:
+    """Every keras.ops operation a model may hold (imports, files), sorted."""
+    return sorted(_every())
+
+
 def get(name: Any) -> OpKind | None:
-    return _table().get(name) if isinstance(name, str) else None
+    """The kind of a keras.ops operation by name: the offered ones and any other that Keras
+    records in a model (imports and files may hold those; the browser may add offered ones)."""
+    return _every().get(name) if isinstance(name, str) else None
 
 
 def name_of(op) -> str | None:
-    """The keras.ops name of an Operation object, if its class is allow-listed."""
-    return next((n for n, k in _table().items() if k.cls is type(op)), None)
+    """The keras.ops name of an Operation object of Keras's own keras.ops."""
+    return next((n for n, k in _every().items() if k.cls is type(op)), None)
 
 
 def config_of(op, constants: dict) -> dict:
@@ -245,7 +388,7 @@ def node_arguments(op, node) -> tuple[list, dict]:
     """(slot tensors in order, constants by call parameter) of one call of an operation."""
     import keras
 
-    kind = _table()[name_of(op)]
+    kind = _every()[name_of(op)]
     where = f"Operation {op.name!r} (keras.ops.{kind.class_name})"
     try:
         bound = inspect.signature(kind.cls.call).bind(None, *node.arguments.args,
@@ -254,6 +397,10 @@ def node_arguments(op, node) -> tuple[list, dict]:
         raise EditError(f"{where} is called in a way its signature does not take: {e}.",
                         layer=op.name) from None
     tensors, constants = [], {}
+    known = {p.name for p in kind.call_params}
+    if any(key not in known and value for key, value in bound.items() if key != "self"):
+        raise EditError(f"{where} is called with keyword arguments a drawing cannot hold.",
+                        layer=op.name)
     for p in kind.call_params:
         if p.name not in bound:
             continue
@@ -262,25 +409,53 @@ def node_arguments(op, node) -> tuple[list, dict]:
         symbolic = [isinstance(x, keras.KerasTensor) for x in flat]
         if not any(symbolic):
             if not (p.default is not inspect.Parameter.empty and value is p.default):
-                constants[p.name] = value
+                constants[p.name] = _as_plain(value) if kind.class_name == "get_item" \
+                    else encoded(_as_plain(value))
+            continue
+        if p.default is not inspect.Parameter.empty and isinstance(value, keras.KerasTensor):
+            constants[p.name] = TENSOR  # an optional parameter given a tensor: one more slot
+            tensors.append(value)
             continue
         if p.default is not inspect.Parameter.empty:
-            raise EditError(f"{where} takes a tensor as {p.name}, which a drawing holds only as "
-                            "a constant.", layer=op.name)
-        if (kind.class_name, p.name) in LIST_PARAMS and isinstance(value, (list, tuple)) and all(symbolic):
+            raise EditError(f"{where} mixes tensors and constants in {p.name}, which a drawing "
+                            "cannot hold.", layer=op.name)
+        if p.kind == p.VAR_POSITIONAL and all(symbolic):
+            tensors.extend(flat)
+        elif (kind.class_name, p.name) in LIST_PARAMS and isinstance(value, (list, tuple)) and all(symbolic):
             tensors.extend(flat)
         elif isinstance(value, keras.KerasTensor):
             tensors.append(value)
         else:
             raise EditError(f"{where} mixes tensors and constants in {p.name}, which a drawing "
                             "cannot hold.", layer=op.name)
+    if kind.class_name == "get_item" and "key" in constants:
+        from .slicing import encode
+
+        constants["key"] = encode(constants["key"], where)
     for key, value in constants.items():
         _check_constant(f"{where} {key}", value)
+    if len(node.output_tensors) != 1:
+        constants[OUTPUTS] = len(node.output_tensors)
     return tensors, constants
+
+
+def _as_plain(value: Any) -> Any:
+    """A constant given as a concrete tensor or array (Gemma scales by `ops.sqrt(...)`) as the
+    plain number or list it holds; anything else as it is."""
+    import keras
+    import numpy as np
+
+    if isinstance(value, np.generic):
+        return value.item()
+    if (keras.ops.is_tensor(value) or isinstance(value, np.ndarray)) and \
+            int(np.prod(value.shape)) <= MAX_VALUES:
+        return keras.ops.convert_to_numpy(value).tolist()
+    return value
 
 
 def refusal(op) -> str:
     """Why an operation that is not allow-listed is refused, in one sentence."""
     return (f"Operation {op.name!r} is a {type(op).__module__}.{type(op).__name__}, which is not "
-            f"among the keras.ops functions the canvas offers (kerascanvas.ops.names() lists "
-            "them; slicing such as x[:, 0] is not one).")
+            "one of Keras's own keras.ops operations a drawing can hold (a call taking a "
+            "variable number of arguments, or a class of your own): wrap it in a Layer subclass "
+            "and kc.register that.")

@@ -13,6 +13,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import calls as call_model
 from .inner import inner_view
 from .kinds import NESTED_MODEL_CLASSES as MODELS
 from .words import canvas_words  # the state is what the canvas shows
@@ -185,7 +186,9 @@ def _view(g, p: Parts, previous: Parts | None) -> None:
 def _layer_entry(g, name, spec, layer, records, why, by_layer, run) -> dict:
     calls = [{"index": k, "built": record is not None,
               "output_shapes": None if record is None else [_shape(t.shape) for t in record.outputs],
-              "missing": why[k]}
+              "missing": why[k],
+              # the call's settings (training=..., use_causal_mask=...: kerascanvas/calls.py)
+              "settings": _jsonable(call_model.of(spec, k).settings_dict)}
              for k, record in enumerate(records)]
     inside = inner_view(layer) if layer is not None and spec.class_name in MODELS else None
     expanded = name in g.expanded and inside is not None
@@ -195,6 +198,9 @@ def _layer_entry(g, name, spec, layer, records, why, by_layer, run) -> dict:
         "slots": {"kind": spec.slots.kind, "names": list(spec.slots.names),
                   "min": spec.slots.min, "max": spec.slots.max},
         "n_outputs": spec.n_outputs, "calls": calls,
+        # how the box's layer is made again: Keras's from_config, or a class of one's own
+        # from the arguments its __init__ accepts (kerascanvas/custom.py)
+        "made_from": _made_from(spec),
         "params": _params(layer),
         "problems": by_layer.get(name, []),
         # a nested model: how many layers it holds, and its inside while expanded
@@ -233,6 +239,14 @@ def _shown_config(spec) -> dict:
     if spec.class_name in MODELS:
         return {k: v for k, v in spec.config.items() if k not in ("layers", "input_layers", "output_layers")}
     return spec.config
+
+
+def _made_from(spec) -> str:
+    if spec.is_input:
+        return "config"
+    from . import kinds
+
+    return getattr(kinds.get(spec.class_name), "made_from", "config")
 
 
 def _group(spec) -> str:

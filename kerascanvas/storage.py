@@ -2,7 +2,8 @@
 
 The file is a zip archive (format version 1):
     kerascanvas.json  {"format": "kerascanvas", "version": 1, "name": str,
-                       "layers": [{"name", "class_name", "config", "calls", "weights": n}, ...],
+                       "layers": [{"name", "class_name", "config", "calls", "weights": n,
+                                   "keywords": [...], "call_args": [...]} (both optional), ...],
                        "edges": [[[src, node_index, tensor_index], [dst, call, slot]], ...],
                        "pinned": {name: [x, y]}, "outputs": [[layer, node, tensor], ...],
                        "outputs_only": bool, "expanded": [name, ...] (optional),
@@ -11,6 +12,7 @@ The file is a zip archive (format version 1):
                        "output_keys": [key, ...] (optional: dict outputs, one per output)}
     weights.npz       arrays "l<i>_<j>": weight j of layer i (the order of layer.weights),
                       read with allow_pickle=False.
+    insights.json     (optional) training insight records, see insights.py.
 A layer entry is what `g.layers` shows: the catalog class name (or "InputLayer"; or "Functional" /
 "Sequential" for a model used as a layer, whose config holds its own layers) and Keras's config;
 "calls" counts its calls, complete or pending; edges are (source triple, (layer, call, slot)).
@@ -31,13 +33,14 @@ from pathlib import Path
 
 import numpy as np
 
-from . import limits
+from . import insights, limits
 from .drawing import EditError
 
 FORMAT = "kerascanvas"
 VERSION = 1
 MAX_LAYERS = 100_000
 MAX_WEIGHTS = 100_000  # arrays per layer (a nested model holds all of its layers')
+INSIGHTS_ENTRY = "insights.json"  # the training insight records (insights.py), optional
 
 
 def save(g, path) -> None:
@@ -48,14 +51,15 @@ def save(g, path) -> None:
         for j, w in enumerate(weights):
             arrays[f"l{i}_{j}"] = w
         layers.append({"name": name, "class_name": spec.class_name, "config": spec.config,
-                       "calls": spec.calls, "weights": len(weights)})
+                       "calls": spec.calls, "weights": len(weights), **call_entry(spec)})
     document = {"format": FORMAT, "version": VERSION, "name": g.name, "layers": layers,
                 "edges": [[list(src), list(dst)] for src, dst in g.edges],
                 "pinned": {n: list(g.positions[n]) for n in g.pinned},
                 "expanded": sorted(g.expanded),
                 "folded": sorted(g.folded),
                 "outputs": [list(t) for t in g.output_order], "outputs_only": g.outputs_only,
-                "dict_inputs": g.dict_inputs, "output_keys": list(g.output_keys)}
+                "dict_inputs": g.dict_inputs, "output_keys": list(g.output_keys),
+                "input_structure": g.input_structure, "output_structure": g.output_structure}
     buffer = io.BytesIO()
     np.savez(buffer, **arrays)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
@@ -65,6 +69,9 @@ def save(g, path) -> None:
             with zipfile.ZipFile(f, "w", zipfile.ZIP_DEFLATED) as z:
                 z.writestr("kerascanvas.json", json.dumps(document, default=_jsonable))
                 z.writestr("weights.npz", buffer.getvalue())
+                records = insights.of(g).to_json()  # training insights, when there are any
+                if records is not None:
+                    z.writestr(INSIGHTS_ENTRY, records)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
@@ -106,6 +113,11 @@ def load(path, graph_class):
                 _check(document, path)
                 g = _drawing(graph_class, document, where)
                 arrays = _arrays(z, _weight_bytes(g, document), where)
+                if INSIGHTS_ENTRY in z.namelist():  # (optional: files before it have none)
+                    if z.getinfo(INSIGHTS_ENTRY).file_size > limits.INSIGHT_BYTES:
+                        raise limits.LimitError(f"{where}'s training insights are over "
+                                                f"limits.INSIGHT_BYTES ({limits.INSIGHT_BYTES:,}).")
+                    insights.of(g).load_json(z.read(INSIGHTS_ENTRY), where)
     except FileNotFoundError:
         raise EditError(f"There is no file {str(path)!r}.") from None
     except EditError:
@@ -216,10 +228,11 @@ def replay(g, doc, as_given: bool = False) -> None:
                 shape = config.get("batch_shape")
                 if not isinstance(shape, list) or not shape:
                     raise EditError(f"Input {layer['name']!r} has no batch_shape.")
-                g.add_input(tuple(shape[1:]), name=layer["name"], dtype=config.get("dtype", "float32"))
+                g.add_input(tuple(shape[1:]), name=layer["name"], dtype=config.get("dtype", "float32"),
+                            batch_size=shape[0], optional=config.get("optional", False))
             else:
                 g.add_layer_from_config({"class_name": layer["class_name"], "config": config},
-                                        as_given=as_given)
+                                        as_given=as_given, **call_model(layer))
         for layer in doc["layers"]:  # every call first: edges may come from any of them
             for _ in range(layer["calls"] - 1):
                 g.add_call(layer["name"])
@@ -243,6 +256,37 @@ def replay(g, doc, as_given: bool = False) -> None:
             g.set_outputs([tuple(t) for t in doc["outputs"]], only=doc.get("outputs_only", False))
         if doc.get("dict_inputs", False) is not False:  # optional: older files lack it
             g.set_dict_inputs(doc["dict_inputs"])
+        if doc.get("input_structure") is not None or doc.get("output_structure") is not None:
+            g.set_structures(inputs=doc.get("input_structure"),  # optional, as output_keys
+                             outputs=doc.get("output_structure"))
+
+
+def call_entry(spec) -> dict:
+    """A layer entry's optional call model: "keywords" (the tensor keyword arguments its
+    calls take as named slots) and "call_args" (per call: settings, positional count)."""
+    entry = {}
+    if spec.slots.named:
+        entry["keywords"] = list(spec.slots.named)
+    if spec.call_args:
+        entry["call_args"] = [a.as_json() for a in spec.call_args]
+    return entry
+
+
+def call_model(layer: dict) -> dict:
+    """add_layer_from_config's keywords and call_args from a layer entry, checked."""
+    from . import calls
+
+    where = f"Layer {layer['name']!r:.80}"
+    keywords, call_args = layer.get("keywords", []), layer.get("call_args", [])
+    if not (isinstance(keywords, list) and len(keywords) <= 64
+            and all(isinstance(k, str) and k.isidentifier() for k in keywords)):
+        raise EditError(f"{where}: 'keywords' must be a list of argument names, got "
+                        f"{keywords!r:.80}.")
+    if not (isinstance(call_args, list) and len(call_args) <= layer["calls"]):
+        raise EditError(f"{where}: 'call_args' must be a list, one entry per call, got "
+                        f"{call_args!r:.80}.")
+    return {"keywords": tuple(keywords),
+            "call_args": tuple(calls.CallArgs.from_json(a, where) for a in call_args)}
 
 
 def _in_slot_order(edges: list) -> list:
@@ -277,3 +321,6 @@ def _set_weights(g, layer: dict, arrays: list) -> None:
             raise EditError(f"Weight {variable.path!r} of {layer['name']!r} has shape "
                             f"{value.shape} in the file, but the layer needs {tuple(variable.shape)}.")
     target.set_weights(arrays)
+    from .importer import settle
+
+    settle(target)  # an adapted Normalization

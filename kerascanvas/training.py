@@ -25,6 +25,7 @@ from typing import Any
 
 import keras
 
+from . import insights as insight_store
 from .devices import Engine, choose_engine, device_description
 from .graph import Graph
 from .training_data import (
@@ -179,6 +180,7 @@ class Trainer:
         self._epoch_weights: list | None = None  # the fitted model's weights as this epoch began
         self._detachable: list | None = None  # see _detachable_copies
         self._started = time.monotonic()
+        self.run: int | None = None  # the id of the last run started (insights.Insights.run)
 
     # ----- public ---------------------------------------------------------------------------
 
@@ -203,7 +205,7 @@ class Trainer:
     def fit(self, *, optimizer: Any = "adam", learning_rate: float | None = None,
             loss: Any = None, metrics: Any = (), epochs: int = 1, batch_size: int | None = 32,
             validation_split: float = 0.0, strategy: Any = "auto", block: bool = False,
-            **fit_kwargs: Any) -> keras.callbacks.History:
+            insights: bool = True, **fit_kwargs: Any) -> keras.callbacks.History:
         """Compile and train the graph's model on the data from `set_data`.
 
         `optimizer` by name (or a keras Optimizer), `learning_rate` None for the optimizer's own
@@ -214,6 +216,9 @@ class Trainer:
         With block=False (the default, as the Train button does) training runs in a background
         thread and this returns at once the History that fills as epochs end; `wait()` blocks.
         With block=True it waits, and raises what fit raised.
+
+        `insights` (default True) records weights, gradients and activations per layer and
+        epoch (recording.py) into the graph's insights store (insights.py).
         """
         if self.running:
             raise TrainingError("Training is already running: stop it or wait for it to end "
@@ -263,8 +268,11 @@ class Trainer:
         self._error = None
         self._history = keras.callbacks.History()
         callbacks = list(arguments.pop("callbacks", None) or [])
+        store = insight_store.of(self.graph)
+        recorder = self._recorder(store) if insights else None
         arguments.update(x=x, y=y, validation_data=validation_data,
-                         callbacks=[self._history, _Progress(self), *callbacks])
+                         callbacks=[self._history, *([recorder] if recorder else []),
+                                    _Progress(self), *callbacks])
         first_epoch = int(arguments.get("initial_epoch", 0) or 0)
         with self._lock:
             self._status = self._fresh_status("running", epochs - first_epoch)
@@ -278,6 +286,7 @@ class Trainer:
             self._started = time.monotonic()
         self.graph.lock(LOCK_MESSAGE)
         self._weights_before = self.graph.remember_weights()  # the run becomes one undo step
+        self.run = store.begin_run(self._weights_before)  # its records too
         self._epoch_weights = None
         self._detachable = None
         self._done.clear()
@@ -362,6 +371,12 @@ class Trainer:
         return unsubscribe
 
     # ----- preparing ------------------------------------------------------------------------
+
+    def _recorder(self, store) -> keras.callbacks.Callback:
+        from .recording import Recorder, probe_batch
+
+        x, y, _ = self._data
+        return Recorder(store, probe_batch(x, y), first_epoch=store.epochs_done())
 
     def _validation_batches(self, validation_data: Any) -> Batches:
         if is_dataset(validation_data):

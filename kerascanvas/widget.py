@@ -22,7 +22,7 @@ from typing import Any
 import anywidget
 import traitlets
 
-from . import catalog, custom, intents, kinds, later, limits, placement
+from . import catalog, custom, insights, intents, kinds, later, limits, placement
 from .diffs import Tracker
 from .drawing import MAX_NAME_LENGTH, EditError
 from .graph import Graph
@@ -71,6 +71,16 @@ class Canvas(anywidget.AnyWidget):
 
     train_choices = traitlets.Dict().tag(sync=True, echo_update=False)
     """Optimizers, losses and metrics the training panel offers."""
+
+    insight_summary = traitlets.Dict().tag(sync=True, echo_update=False)
+    """Per box a small live strip (weight norm, activation spread) and its problems
+    (`insights.summary`): bounded, sent as records come."""
+
+    insight_focus = traitlets.Unicode("").tag(sync=True)
+    """The box whose histograms the browser asks for (set by the browser: untrusted)."""
+
+    insight_detail = traitlets.Dict().tag(sync=True, echo_update=False)
+    """The focused box's histograms over its records (`insights.detail`), bounded."""
 
     def __init__(self, graph: Graph | None = None, *, height: int = 520, path: str | None = None):
         """Canvas(path="model.kcanvas") loads that file if it exists (a canvas survives a
@@ -121,6 +131,7 @@ class Canvas(anywidget.AnyWidget):
         self.snapshot = self._full_state()
         self.revision = self._tracker.revision
         self._picture.changed()
+        self._show_insights()  # a loaded file's records
 
     def close(self) -> None:
         """Close the widget and let go of it. anywidget's watcher of the `_esm` file holds a
@@ -161,7 +172,59 @@ class Canvas(anywidget.AnyWidget):
         status = snapshot.get("status")
         if isinstance(status, dict) and isinstance(status.get("message"), str):  # shown on the canvas
             snapshot = {**snapshot, "status": {**status, "message": canvas_words(status["message"])}}
-        self.training = {**snapshot, "curve": self._trainer.curve[-500:]}
+        self.training = {**snapshot, "curve": self._trainer.curve[-500:],
+                         **self._run_shown()}
+        self._show_insights()
+
+    # ----- training insights (insights.py keeps them; recording.py makes them) ---------------
+
+    @property
+    def insights(self) -> dict:
+        """{layer: [record per epoch: {"epoch", "weights", "gradients", "activations"}, ...]}
+        of the training runs on this drawing not undone (see kerascanvas/insights.py)."""
+        return insights.of(self.graph).records()
+
+    @property
+    def insight_problems(self) -> list:
+        """[(layer, kind, epoch, message)] that the latest records show; kind is one of
+        "dead_units", "vanishing_gradients", "exploding_gradients", "non_finite"."""
+        return insights.of(self.graph).problems()
+
+    def _run_shown(self) -> dict:
+        """Whether the run the training panel shows was undone (Ctrl+Z): its weights and
+        records are gone, so the panel says so and greys its curves."""
+        trainer = self._trainer
+        run = trainer.run if trainer is not None and trainer.graph is self.graph else None
+        undone = run is not None and not trainer.running and insights.of(self.graph).run != run
+        return {"run": run, "undone": undone}
+
+    def _show_insights(self) -> None:
+        store = insights.of(self.graph)
+        running = self._trainer is not None and self._trainer.running
+        summary = insights.summary(store, running)
+        if summary != self.insight_summary:
+            self.insight_summary = summary
+        self._focus_changed()
+
+    @traitlets.observe("insight_focus")
+    def _focus_changed(self, _change=None) -> None:
+        name = self.insight_focus
+        if not isinstance(name, str) or len(name) > 1000 or \
+                name not in insights.of(self.graph).cell["records"]:
+            detail = {}  # an unknown name (the browser is untrusted) shows nothing
+        else:
+            detail = insights.detail(insights.of(self.graph), name)
+        if detail != self.insight_detail:
+            self.insight_detail = detail
+
+    def _insights_after_edit(self) -> None:
+        """After an edit (an undo or redo of a run among them): the panel and strips follow."""
+        if self._trainer is None or self._trainer.running:
+            return
+        shown = self._run_shown()
+        if self.training and any(self.training.get(k) != v for k, v in shown.items()):
+            self.training = {**self.training, **shown}
+        self._show_insights()
 
     def _sample(self):
         """One sample for the forward-pass view: the first of the training data if there is
@@ -213,6 +276,7 @@ class Canvas(anywidget.AnyWidget):
         changed what shows (Keras refused a model kerascanvas's own checks pass)."""
         self._oversize = None
         self._send_diff(self._tracker.update(quick=True))
+        self._insights_after_edit()
         if not (graph.model_checked and graph.repeats_found) and not self._check_waits:
             self._check_waits = True  # once however many edits come before it (a loop in a cell)
             later.when_drawn(self._check_model)

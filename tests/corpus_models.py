@@ -243,8 +243,133 @@ def several_outputs():
                                 "low": stats["low"]}, name="several_outputs")
 
 
+# ----- keras.io examples that pass tensors by keyword (issue 23), made small ------------------
+
+
+class PositionalEmbedding(layers.Layer):
+    """keras.io, "English-to-Spanish translation with a sequence-to-sequence Transformer":
+    token and position embeddings, with a padding mask Keras passes on to the next layers."""
+
+    def __init__(self, sequence_length, vocab_size, embed_dim, **kwargs):
+        super().__init__(**kwargs)
+        self.token_embeddings = layers.Embedding(input_dim=vocab_size, output_dim=embed_dim)
+        self.position_embeddings = layers.Embedding(input_dim=sequence_length,
+                                                    output_dim=embed_dim)
+        self.sequence_length = sequence_length
+        self.vocab_size = vocab_size
+        self.embed_dim = embed_dim
+
+    def call(self, inputs):
+        length = ops.shape(inputs)[-1]
+        positions = ops.arange(0, length, 1)
+        return self.token_embeddings(inputs) + self.position_embeddings(positions)
+
+    def compute_mask(self, inputs, mask=None):
+        return ops.not_equal(inputs, 0)
+
+    def get_config(self):
+        return {**super().get_config(), "sequence_length": self.sequence_length,
+                "vocab_size": self.vocab_size, "embed_dim": self.embed_dim}
+
+
+class TransformerEncoder(layers.Layer):
+    """The same example's encoder: called on one tensor, Keras adds mask= (a tensor)."""
+
+    def __init__(self, embed_dim, dense_dim, num_heads, **kwargs):
+        super().__init__(**kwargs)
+        self.embed_dim, self.dense_dim, self.num_heads = embed_dim, dense_dim, num_heads
+        self.attention = layers.MultiHeadAttention(num_heads=num_heads, key_dim=embed_dim)
+        self.dense_proj = keras.Sequential([layers.Dense(dense_dim, activation="relu"),
+                                            layers.Dense(embed_dim)])
+        self.layernorm_1 = layers.LayerNormalization()
+        self.layernorm_2 = layers.LayerNormalization()
+        self.supports_masking = True
+
+    def call(self, inputs, mask=None):
+        padding_mask = None if mask is None else ops.cast(mask[:, None, :], dtype="int32")
+        attention_output = self.attention(query=inputs, value=inputs, key=inputs,
+                                          attention_mask=padding_mask)
+        proj_input = self.layernorm_1(inputs + attention_output)
+        return self.layernorm_2(proj_input + self.dense_proj(proj_input))
+
+    def get_config(self):
+        return {**super().get_config(), "embed_dim": self.embed_dim,
+                "dense_dim": self.dense_dim, "num_heads": self.num_heads}
+
+
+class TransformerDecoder(layers.Layer):
+    """The same example's decoder: the encoder's outputs come by keyword (encoder_outputs=)."""
+
+    def __init__(self, embed_dim, latent_dim, num_heads, **kwargs):
+        super().__init__(**kwargs)
+        self.embed_dim, self.latent_dim, self.num_heads = embed_dim, latent_dim, num_heads
+        self.attention_1 = layers.MultiHeadAttention(num_heads=num_heads, key_dim=embed_dim)
+        self.attention_2 = layers.MultiHeadAttention(num_heads=num_heads, key_dim=embed_dim)
+        self.dense_proj = keras.Sequential([layers.Dense(latent_dim, activation="relu"),
+                                            layers.Dense(embed_dim)])
+        self.layernorm_1 = layers.LayerNormalization()
+        self.layernorm_2 = layers.LayerNormalization()
+        self.layernorm_3 = layers.LayerNormalization()
+        self.supports_masking = True
+
+    def call(self, inputs, encoder_outputs=None, mask=None):
+        attention_output_1 = self.attention_1(query=inputs, value=inputs, key=inputs,
+                                              use_causal_mask=True)
+        out_1 = self.layernorm_1(inputs + attention_output_1)
+        attention_output_2 = self.attention_2(query=out_1, value=encoder_outputs,
+                                              key=encoder_outputs)
+        out_2 = self.layernorm_2(out_1 + attention_output_2)
+        return self.layernorm_3(out_2 + self.dense_proj(out_2))
+
+    def get_config(self):
+        return {**super().get_config(), "embed_dim": self.embed_dim,
+                "latent_dim": self.latent_dim, "num_heads": self.num_heads}
+
+
+def translation_transformer():
+    """keras.io's English-to-Spanish Transformer (sequence length 6, vocabulary 30, width 8)."""
+    encoder_inputs = keras.Input(shape=(None,), dtype="int64", name="encoder_inputs")
+    x = PositionalEmbedding(6, 30, 8)(encoder_inputs)
+    encoder_outputs = TransformerEncoder(8, 16, 2)(x)
+    decoder_inputs = keras.Input(shape=(None,), dtype="int64", name="decoder_inputs")
+    x = PositionalEmbedding(6, 30, 8)(decoder_inputs)
+    x = TransformerDecoder(8, 16, 2)(x, encoder_outputs=encoder_outputs)
+    x = layers.Dropout(0.5)(x)
+    decoder_outputs = layers.Dense(30, activation="softmax")(x)
+    return keras.Model([encoder_inputs, decoder_inputs], decoder_outputs, name="transformer")
+
+
+def audio_attention():
+    """After keras.io's audio classification examples (a log-mel front end over a short clip):
+    strided convolutions, then self-attention over frames with MultiHeadAttention called by
+    keyword, query/value/key and a causal mask as a call setting."""
+    audio = keras.Input(shape=(256, 1), name="audio")
+    x = layers.Conv1D(8, 9, strides=4, padding="same", activation="relu")(audio)
+    x = layers.Conv1D(8, 5, strides=4, padding="same", activation="relu")(x)
+    attended = layers.MultiHeadAttention(num_heads=2, key_dim=4)(
+        query=x, value=x, key=x, use_causal_mask=True)
+    x = layers.LayerNormalization()(layers.Add()([x, attended]))
+    x = layers.GlobalAveragePooling1D()(x)
+    return keras.Model(audio, layers.Dense(3, activation="softmax")(x), name="audio_attention")
+
+
+def graph_attention():
+    """After keras.io's graph attention examples: node features attend to their neighbours,
+    the adjacency matrix given as attention_mask= (a tensor by keyword), two heads stacked."""
+    nodes = keras.Input(shape=(7, 5), name="node_features")
+    adjacency = keras.Input(shape=(7, 7), name="adjacency")
+    x = layers.Dense(8)(nodes)
+    for _ in range(2):
+        attended = layers.MultiHeadAttention(num_heads=2, key_dim=4)(
+            x, x, attention_mask=adjacency)
+        x = layers.LayerNormalization()(x + attended)
+    x = layers.GlobalAveragePooling1D()(x)
+    return keras.Model([nodes, adjacency], layers.Dense(2)(x), name="graph_attention")
+
+
 HAND_WRITTEN = [unet, siamese, transformer_encoder, mlp_mixer, wide_and_deep, vae_encoder,
                 augmented_cnn, lstm_with_states, ops_direct, resnet_block, two_heads,
                 text_classifier, sequential_cnn, autoencoder, attention_seq, gated_linear_unit,
-                custom_scale, trusted_lambda, several_outputs]
+                custom_scale, trusted_lambda, several_outputs, translation_transformer,
+                audio_attention, graph_attention]
 CUSTOM = [Sampling, Scale, SplitHalves, MinMax]

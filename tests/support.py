@@ -58,7 +58,10 @@ def ok(g):
 
 def history(g, layer, call, slot):
     """(layer name, node_index, tensor_index) of the tensor in a slot of a call."""
-    t = g.keras_layer(layer)._inbound_nodes[call].input_tensors[slot]
+    from kerascanvas.invariants import slot_tensor
+
+    live = g.keras_layer(layer)
+    t = slot_tensor(live, live._inbound_nodes[call], g.specs[layer].slots, slot)
     op, n, i = t._keras_history
     return (op.name, n, i)
 
@@ -68,7 +71,8 @@ def fingerprint(g):
     d = g._drawing
     objects = {n: g._net.objects.get(n) for n in d.layers}
     return (
-        {n: (s.class_name, dict(s.config), s.calls) for n, s in d.layers.items()},
+        {n: (s.class_name, dict(s.config), s.calls, list(s.slots.names),
+             [a.as_json() for a in s.call_args]) for n, s in d.layers.items()},
         g.edges, dict(d.pinned), d.output_order, d.outputs_only,
         {n: (id(o), [id(x) for x in o._inbound_nodes], [id(x) for x in o._outbound_nodes],
              [w.tobytes() for w in getattr(o, "get_weights", list)()])  # (ops have none)

@@ -182,8 +182,9 @@ def test_slots_from_call_signatures():
     assert catalog.get("Subtract").slots == Slots("list", (), 2, 2)
     assert catalog.get("Dot").slots == Slots("list", (), 2, 2)
     assert catalog.get("HashedCrossing").slots == Slots("list", (), 2, 2)
-    for name in ("MultiHeadAttention", "GroupQueryAttention"):
-        assert catalog.get(name).slots == Slots("args", ("query", "value", "key"), 2, 3)
+    for name in ("MultiHeadAttention", "GroupQueryAttention"):  # attention_mask= by name
+        assert catalog.get(name).slots == Slots("args", ("query", "value", "key", "attention_mask"),
+                                                2, 4, ("attention_mask",))
     for name in ("Attention", "AdditiveAttention"):
         assert catalog.get(name).slots == Slots("list", ("query", "value", "key"), 2, 3)
 

@@ -127,11 +127,12 @@ def test_layers_inside_nested_models_are_checked_too():
         kc.Graph.from_model(keras.Model(y, Mine(name="mine")(y)))
 
 
-def test_call_arguments_a_drawing_cannot_hold_are_refused_not_dropped():
+def test_call_arguments_that_are_no_tensors_are_kept_as_settings_not_dropped():
     x = keras.Input((3,))
     model = keras.Model(x, keras.layers.Dropout(0.5, name="drop")(x, training=True))
-    with pytest.raises(kc.EditError, match="'drop' .*training="):
-        kc.Graph.from_model(model)
+    g = ok(kc.Graph.from_model(model))
+    assert g.call_settings("drop") == {"training": True}
+    assert g.keras_layer("drop")._inbound_nodes[0].arguments.kwargs == {"training": True}
 
 
 def test_keyword_tensors_go_to_their_named_slots():
@@ -313,15 +314,18 @@ def test_a_call_that_feeds_a_layer_drawn_before_it_imports():
     assert g.model.get_config() == model.get_config()
 
 
-def test_weights_shared_across_nested_models_are_refused_not_split():
+def test_weights_shared_across_nested_models_are_drawn_as_one_box_not_split():
     a, b, x = keras.Input((3,), name="a"), keras.Input((3,), name="b"), keras.Input((3,), name="x")
     shared = keras.layers.Dense(3, name="shared")
     inner, other = keras.Model(a, shared(a), name="inner"), keras.Model(b, shared(b), name="other")
-    for outputs, where in [([inner(x), shared(x)], "'inner' and in model"),
-                           ([inner(x), other(x)], "'inner' and in model 'other'")]:
+    for outputs in ([inner(x), shared(x)], [inner(x), other(x)]):
         model = keras.Model(x, keras.layers.Add()(outputs))
-        with pytest.raises(kc.EditError, match=f"'shared' is used in model {where}"):
-            kc.Graph.from_model(model)
+        g = ok(kc.Graph.from_model(model))  # the nested models drawn as their layers
+        assert "inner" not in g.layers and g.calls("shared") == 2
+        assert g.keras_layer("shared").kernel is not shared.kernel  # a copy of the weights
+        batch = np.random.rand(2, 3).astype("float32")
+        np.testing.assert_allclose(keras.ops.convert_to_numpy(g.model(batch)),
+                                   keras.ops.convert_to_numpy(model(batch)), atol=1e-6)
 
 
 def test_freezing_a_nested_model_freezes_its_layers_as_keras_does():

@@ -1,6 +1,8 @@
 """Issue 10: any real Keras model imports: training defaults, Keras's own layers, keras.ops nodes,
 registered custom layers, dict inputs; the rest refused in one sentence."""
 
+import re
+
 import keras
 import numpy as np
 import pytest
@@ -29,11 +31,12 @@ def test_a_call_keras_filled_with_its_signature_default_imports():
     assert list(ok(kc.Graph.from_model(namespace["model"])).layers) == list(again.layers)
 
 
-def test_a_training_argument_the_caller_chose_is_still_refused():
+def test_a_training_argument_the_caller_chose_is_kept_as_a_call_setting():
     x = keras.Input((4,))
     model = keras.Model(x, keras.layers.Dropout(0.5, name="drop")(x, training=True))
-    with pytest.raises(kc.EditError, match="'drop' .*training="):
-        kc.Graph.from_model(model)
+    g = kc.Graph.from_model(model)
+    assert g.call_settings("drop") == {"training": True}
+    assert re.search(r"= drop\(\w+, training=True\)", g.to_code())
 
 
 def test_dict_inputs_stay_dict_inputs(tmp_path):

@@ -73,13 +73,22 @@ def test_op_configs_hold_only_settings_and_plain_constants():
     assert g.layers == {}
 
 
-def test_ops_outside_the_allow_list_are_refused_by_name():
-    x = keras.Input((4,), name="x")
-    model = keras.Model(x, x[:, :2])  # slicing: a GetItem operation
-    with pytest.raises(kc.EditError, match="GetItem.*not among the keras.ops functions"):
-        kc.Graph.from_model(model)
+def test_ops_outside_the_palette_import_but_are_not_offered():
+    """Issue 24: the allow-list decides what the palette offers, not what an import holds."""
+    from kerascanvas import kinds
+
+    x = keras.Input((4, 3), name="x")
+    model = keras.Model(x, keras.ops.stop_gradient(x[:, 1:, None, ::2]))  # GetItem, StopGradient
+    g = kc.Graph.from_model(model)
+    assert [g.layers[n]["class_name"] for n in g.layers if n != "x"] == ["get_item",
+                                                                         "stop_gradient"]
+    value = np.random.default_rng(0).random((2, 4, 3)).astype("float32")
+    np.testing.assert_allclose(g.model(value), model(value))
+    assert "x[1:, None, ::2]" not in g.to_code() and "x[:, 1:, None, ::2]" in g.to_code()
+    assert "stop_gradient" not in ops.names() and not kinds.offered("stop_gradient")
+    assert "stop_gradient" in ops.every_name()
     with pytest.raises(ValueError, match="not a layer the canvas offers"):
-        kc.Graph().add_layer("get_item")
+        kc.Graph().add_layer("einsum")  # import-only: the palette does not offer it
 
 
 def test_the_allow_list_is_read_from_keras_signatures():

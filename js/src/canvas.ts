@@ -5,20 +5,21 @@ import {
   toScreen, toWorld,
 } from "./geometry";
 import { type Intent, connectIntent, insertIntent } from "./gestures";
-import { keyCommand } from "./keys";
+import { hostKey, keyCommand } from "./keys";
 import { Pointer, type PointerHost } from "./pointer";
 import { LABEL_SCALE, Scene, type SceneInput, edgeKey } from "./scene";
 import { Inspector } from "./inspector";
-import { QuickAdd } from "./quickadd";
+import type { QuickAdd } from "./quickadd";
+import { Adding, type AddingHost } from "./adding";
 import { FindBar } from "./find";
 import { drawnEdges, hiddenLayers, shownLayers } from "./folds";
-import { type MenuAction, type MenuEntry, ContextMenu, blankMenu, boxMenu, edgeMenu, placeMenu, visibleArea } from "./menu";
+import { type MenuAction, type MenuEntry, ContextMenu, blankMenu, boxMenu, edgeMenu, visibleArea } from "./menu";
 import { CodePanel } from "./codepanel";
 import { Legend, ProblemList } from "./legend";
 import { GLIDE_MS, Glide } from "./glide";
 import { toolbar } from "./toolbar";
 import { usefulMessage } from "./words";
-import { byName, shapeText, summary } from "./mirror";
+import { byName, summary } from "./mirror";
 import { type Explanation, INPUT_PRESETS, renderPalette } from "./panels";
 import { Client, type FieldsArg, type IntentArgs, type IntentFields, type IntentKind, type Model } from "./protocol";
 import { exportHtml, exportPng, exportSvg } from "./exporting";
@@ -26,6 +27,10 @@ import { type DepthStep, type ForwardStep, StepPlayer, depthStepText, forwardSte
 import { TrainingPanel } from "./training";
 import { Toast } from "./toast";
 import { MiniMap } from "./minimap";
+import { type UiState, UiStore } from "./ui";
+import { CameraGlide, keepInView, workRect } from "./camera";
+import { FocusKeeper } from "./focus";
+import { neighbours } from "./edges";
 import type { EdgeState, GraphState, LayerState, PaletteEntry } from "./types";
 
 const BIG_GRAPH = 300; // layers: beyond this, draw only near the viewport and preview gestures
@@ -57,15 +62,15 @@ export class CanvasView {
   private client: Client;
   private state: GraphState;
   private palette: PaletteEntry[];
-  private view: View = { x: 20, y: 20, k: 1 };
+  /** The interaction state (ui.ts): selection, armed port, hints, clipboard, camera, gesture. */
+  private readonly ui = new UiStore({ x: 20, y: 20, k: 1 });
+  private get view(): View { return this.ui.state.view; }
+  private set view(view: View) { this.ui.setView(view); }
   private drawn: View = this.view; // the view the SVG was last drawn for
+  private readonly camera = new CameraGlide(() => this.view, (view) => this.ui.setView(view));
   private settle = 0;
   private stage: HTMLElement;
-  private selected = new Set<string>();
-  private clipboard: string[] = [];
-  private armed: Port | null = null;
   private shown = new Map<string, Point>();
-  private inspectorError: string | null = null;
   private fitted = false;
   private readonly glide = new Glide({ shown: this.shown, render: () => this.render(),
     drawMoving: (names) => this.drawMoving(names) });
@@ -93,14 +98,15 @@ export class CanvasView {
     this.svgEl.append(this.world);
     this.minimap = new MiniMap();
     this.status = el("div", { class: "kc-status", role: "status" });
-    this.problemList = new ProblemList((name) => { this.selected = new Set([name]); this.render(); this.focusBox(name); },
+    this.problemList = new ProblemList((name) => { this.ui.selectBoxes([name]); this.focusBox(name); },
       this.abort.signal);
     this.toast = new Toast(this.abort.signal);
-    this.menu = new ContextMenu(this.abort.signal);
+    this.menu = new ContextMenu(this.abort.signal, (open) => this.ui.gesture({ kind: open ? "open-menu" : "close" }));
     // the canvas owns its context menu: JupyterLab's (Restart Kernel, Delete Cell...) stays off it
     this.stage = el("div", { class: "kc-stage", "data-jp-suppress-context-menu": "" });
     this.stage.style.height = `${height}px`;
-    this.quick = new QuickAdd(() => { this.pendingWire = null; this.root.focus({ preventScroll: true }); });
+    this.adding = new Adding(this.addingHost());
+    this.quick = this.adding.quick;
     this.finder = new FindBar(() => this.state.layers, (name, next) => this.showHit(name, next),
       () => this.root.focus({ preventScroll: true }), this.abort.signal);
     this.stage.append(this.svgEl, this.minimap.root, this.toast.root, this.menu.root, this.quick.root, this.finder.root);
@@ -118,11 +124,15 @@ export class CanvasView {
     renderPalette(paletteHost, this.palette, (c, ev) => this.pointer.pickFromPalette(c, ev));
     this.panel = new Inspector(this.inspector, this.client, this.abort.signal, () => this.root.focus({ preventScroll: true }));
     this.pointer = new Pointer(this.pointerHost(), this.abort.signal);
+    this.focus = new FocusKeeper({ root: this.root, svg: this.svgEl, stage: this.stage, view: () => this.view,
+      setView: (view) => this.ui.setView(view), layers: () => this.placed(),
+      portLayer: (key) => this.allPorts.find((p) => p.key === key)?.layer }, this.abort.signal);
+    this.ui.subscribe((s, before) => this.uiChanged(s, before));
     this.listen();
     this.render();
     // The widget is often drawn before it is on the page (zero size): fit the drawing to the view
     // as soon as it has a size, not at the first edit (which would then jump the view).
-    this.sized = new ResizeObserver(() => { this.size = null; if (!this.fitted) this.render(); });
+    this.sized = new ResizeObserver(() => { this.size = null; this.minimapFor = null; if (!this.fitted) this.render(); });
     this.sized.observe(this.stage);
     // the training chart is drawn on a canvas: it follows a theme switch by being redrawn
     this.themed = new MutationObserver(() => this.training.retheme());
@@ -135,12 +145,11 @@ export class CanvasView {
   private legend: Legend;
   private finder: FindBar;
   private pointer: Pointer;
+  private focus!: FocusKeeper;
   /** Each edge's drawn polyline (world), by edge index, and every port: for hit tests. */
   private get routes(): (Point[] | null)[] { return this.scene.routes; }
   private get allPorts(): Port[] { return this.scene.allPorts; }
-  private hints: { key: string; accept: Set<string>; refuse: Set<string>; classes: string[] | null } | null = null;
-  private pendingWire: Port | null = null;
-  private selectedEdgeKey: string | null = null;
+  private adding: Adding;
 
   private sized: ResizeObserver;
   private training: TrainingPanel;
@@ -170,9 +179,12 @@ export class CanvasView {
     // where each box is seen now (a dropped box is where it was dropped): moves glide from there
     const before = new Map(this.state.layers.map((l) => [l.name, this.pos(l)]));
     this.state = state;
-    for (const name of [...this.selected]) if (!state.layers.some((l) => l.name === name)) this.selected.delete(name);
-    if (this.selectedEdgeKey && !state.edges.some((e) => edgeKey(e) === this.selectedEdgeKey)) this.clearEdge();
-    this.hints = null; // the kernel's answers about slots were for the drawing as it was
+    const names = new Set(state.layers.map((l) => l.name));
+    const keys = new Set(state.edges.map(edgeKey));
+    this.ui.batch(() => {
+      this.ui.keepExisting((n) => names.has(n), (k) => keys.has(k));
+      this.ui.setHints(null); // the kernel's answers about slots were for the drawing as it was
+    });
     this.code.changed();
     this.glide.start(state.layers, before);
   }
@@ -190,34 +202,31 @@ export class CanvasView {
     return layers.map((l) => ({ ...l, ...this.pos(l) }));
   }
 
+  /** The store changed: the camera moves the picture; the rest is drawn once, after the batch
+   * of changes a handler makes (the one place drawing is scheduled from the store). */
+  private uiChanged(s: UiState, before: UiState): void {
+    if (s.view !== before.view && !this.drawing) this.viewChanged();
+    const wiring = (g: UiState) => g.gesture.kind === "dragging-wire";
+    if (s.selected !== before.selected || s.edge !== before.edge || s.highlighted !== before.highlighted
+      || s.armed !== before.armed || s.inspectorError !== before.inspectorError || s.refusals !== before.refusals
+      || wiring(s) !== wiring(before) || (s.hints !== before.hints && wiring(s))) this.renderSoon();
+  }
+
+  private soon = false;
+
+  private renderSoon(): void {
+    if (this.soon) return;
+    this.soon = true;
+    queueMicrotask(() => { this.soon = false; if (!this.abort.signal.aborted) this.render(); });
+  }
+
+  private drawing = false;
+
   render(): void {
-    const focused = this.focusedKey();
-    this.draw();
-    if (focused) this.refocus(focused);
-  }
-
-  /** The drawn element with keyboard focus, as an attribute selector that survives a redraw. */
-  private focusedKey(): string | null {
-    const active = document.activeElement;
-    if (!active || !this.svgEl.contains(active)) return null;
-    for (const attr of ["data-toggle", "data-name", "data-port", "data-edge"]) {
-      const v = active.getAttribute(attr);
-      if (v !== null) return `[${attr}="${CSS.escape(v)}"]`;
-    }
-    return null;
-  }
-
-  private restoring = false;
-
-  private refocus(selector: string): void {
-    const target = this.svgEl.querySelector(selector) as SVGElement | null;
-    if (!target) { // the focused box or edge is gone (deleted): keys stay with the canvas
-      if (!this.root.contains(document.activeElement)) this.root.focus({ preventScroll: true });
-      return;
-    }
-    if (target === document.activeElement) return;
-    this.restoring = true; // not a move of the user's focus: the view stays where it is
-    try { target.focus({ preventScroll: true }); } finally { this.restoring = false; }
+    const focused = this.focus.focusedKey();
+    this.drawing = true;
+    try { this.draw(); } finally { this.drawing = false; }
+    if (focused) this.focus.refocus(focused);
   }
 
   private drawnBounds: Rect | null = null; // every box, as last drawn
@@ -272,6 +281,7 @@ export class CanvasView {
     }
     this.applyView();
     this.scene.update(this.sceneInput());
+    this.training.showInsights((n) => this.scene.decor(n), this.selected, this.state.layers.map((l) => l.name));
     this.catchUpSoon();
     // the panels under the drawing change with the state, not with the selection or a gesture
     if (this.panelsFor !== this.state) {
@@ -292,11 +302,12 @@ export class CanvasView {
 
   /** The inspector: the one selected layer's form, or the selected edge's tensor. */
   private showInspector(): void {
-    const current = this.selected.size === 1 ? this.state.layers.find((l) => this.selected.has(l.name)) ?? null : null;
-    const edge = this.selectedEdgeKey !== null && this.edgeExplanation && !this.selected.size
-      ? { key: this.selectedEdgeKey, explanation: this.edgeExplanation } : null;
+    const { selected, edge: edgeKeyed, inspectorError } = this.ui.state;
+    const current = selected.size === 1 ? this.state.layers.find((l) => selected.has(l.name)) ?? null : null;
+    const edge = edgeKeyed !== null && this.edgeExplanation && !selected.size
+      ? { key: edgeKeyed, explanation: this.edgeExplanation } : null;
     this.panel.show({ layer: current, entry: this.palette.find((p) => p.class_name === current?.class_name),
-      error: this.inspectorError, edge, edgeCount: this.state.edges.length,
+      error: inspectorError, refusals: this.ui.state.refusals, edge, edgeCount: this.state.edges.length,
       onChange: (config) => current && this.act("configure", { name: current.name, config }),
       onRename: (name) => current && name !== current.name && this.act("rename", { name: current.name, new_name: name }) });
   }
@@ -304,14 +315,15 @@ export class CanvasView {
   /** What the scene draws: the state, the boxes on the move, the selection, the gesture. */
   private sceneInput(): SceneInput {
     const big = this.state.layers.length > BIG_GRAPH;
-    const hints = this.pointer.wiring ? this.hints : null;
+    const ui = this.ui.state;
+    const hints = this.pointer.wiring ? ui.hints : null;
     return {
       layers: shownLayers(this.state.layers), edges: drawnEdges(this.state.edges, this.state.layers), shown: this.shown,
       seen: big ? this.visibleRect() : null, urgent: this.stageSize().width > 0 ? this.screenRect() : null,
       look: {
-        selected: this.selected, highlighted: this.highlighted, armed: this.armed?.key ?? null,
+        selected: ui.selected as Set<string>, highlighted: ui.highlighted, armed: ui.armed?.key ?? null,
         hint: (port) => !hints ? "" : hints.accept.has(port.key) ? " kc-port-ok" : hints.refuse.has(port.key) ? " kc-port-dim" : "",
-        selectedEdge: this.selectedEdgeKey, dropWire: this.pointer.dropWire, k: this.view.k, detail: !big || this.view.k >= 0.5,
+        selectedEdge: ui.edge, dropWire: this.pointer.dropWire, k: this.view.k, detail: !big || this.view.k >= 0.5,
       },
     };
   }
@@ -342,7 +354,7 @@ export class CanvasView {
 
   private drawMinimap(layers: LayerState[]): void {
     this.minimapVisibility();
-    this.minimap.draw(layers.map((l) => ({ x: l.x, y: l.y, w: boxWidth(l), h: boxHeight(l) })));
+    this.minimap.draw(layers.map((l) => ({ x: l.x, y: l.y, w: boxWidth(l), h: boxHeight(l) })), this.stageSize());
     this.moveMiniView();
   }
 
@@ -393,25 +405,23 @@ export class CanvasView {
     const reply = await this.client.send(kind, ...([fields] as FieldsArg<K>));
     if (!reply.ok) {
       this.showError(reply.error ?? "refused", at);
-      if (kind === "configure" || kind === "rename") { this.inspectorError = usefulMessage(reply.error ?? "").short; this.render(); }
+      if (kind === "configure" || kind === "rename") this.refused(usefulMessage(reply.error ?? "").short);
       return FAILED;
     }
-    this.inspectorError = null;
+    this.ui.refuse(null);
     this.hideToast(); // an old refusal no longer applies
     return reply.result;
   }
 
-  private highlighted: string | null = null;
   /** The selected edge: an object like a box (Delete removes it, it has a menu). */
   private selectedEdgeState(): EdgeState | null {
-    return this.state.edges.find((e) => edgeKey(e) === this.selectedEdgeKey) ?? null;
+    return this.state.edges.find((e) => edgeKey(e) === this.ui.state.edge) ?? null;
   }
 
   /** No edge selected, and the producer it highlighted is plain again. */
   private clearEdge(): void {
-    this.selectedEdgeKey = null;
     this.edgeExplanation = null;
-    this.highlighted = null;
+    this.ui.clearEdge();
   }
 
   /** Select an edge: show its KerasTensor and _keras_history, and highlight the layer that made it. */
@@ -419,22 +429,19 @@ export class CanvasView {
     const e = this.state.edges[index];
     if (!e) return;
     const key = edgeKey(e);
-    this.selected.clear();
-    this.selectedEdgeKey = key;
     this.edgeExplanation = null;
-    this.highlighted = e.src[0];
-    this.render();
+    this.ui.selectEdge(e, key);
     this.focusEdge(key);
     const reply = await this.client.send("explain_edge", { src: e.src, dst: e.dst });
     if (!reply.ok) { this.showError(reply.error ?? "refused"); return; }
-    if (this.selectedEdgeKey !== key) return;
+    if (this.ui.state.edge !== key) return;
     this.edgeExplanation = reply.result as Explanation;
-    if (!this.selected.size) this.showInspector();
+    if (!this.ui.state.selected.size) this.showInspector();
   }
 
   private focusEdge(key: string): void {
     const g = this.edgeLayer.querySelector(`[data-edge-key="${CSS.escape(key)}"]`) as SVGElement | null;
-    if (g) { this.restoring = true; try { g.focus({ preventScroll: true }); } finally { this.restoring = false; } }
+    if (g) this.focus.quietly(g);
   }
 
   private removeEdge(e: EdgeState): void {
@@ -447,59 +454,19 @@ export class CanvasView {
     return this.allPorts.find((p) => p.key === key)?.at;
   }
 
-  /** Accepting slots and classes for a wire from `port` (asked once per drag, cached per state). */
-  private askHints(port: Port): void {
-    const key = `${port.key}@${this.state.version}`;
-    if (this.hints?.key === key) return;
-    this.hints = { key, accept: new Set(), refuse: new Set(), classes: null };
-    this.client.send("accepts", { src: [port.layer, port.call, port.index] }).then((reply) => {
-      if (!reply.ok || this.hints?.key !== key) return;
-      const r = reply.result as { classes: string[] | null; accept: string[]; refuse: string[] };
-      this.hints = { key, accept: new Set(r.accept), refuse: new Set(r.refuse), classes: r.classes };
-      if (this.pointer.wiring) this.render();
-      if (this.quick.isOpen && this.pendingWire) this.quick.offer(this.quickNames(r.classes), this.wireNote(this.pendingWire, r.classes));
-    });
-  }
-
-  private quickNames(classes: string[] | null): string[] {
-    return classes ?? this.palette.map((p) => p.class_name);
-  }
-
-  private wireNote(port: Port, classes: string[] | null): string {
-    const layer = this.state.layers.find((l) => l.name === port.layer);
-    const shape = layer?.calls[port.call]?.output_shapes?.[port.index] ?? null;
-    if (classes === null) return `Layers for ${port.layer}'s output (checking which accept ${shapeText(shape)}…)`;
-    return `${classes.length} layers accept ${shapeText(shape)} from ${port.layer}`;
-  }
-
-  /** Quick-add at a screen point: a catalog search; `wire` connects the new layer to it. */
-  private openQuickAdd(at: Point, wire: Port | null = null, onto: EdgeState | null = null): void {
-    this.menu.hide();
-    const world = toWorld(this.view, at);
-    this.pendingWire = wire;
-    let names = this.palette.map((p) => p.class_name);
-    let note = onto ? `Insert into ${onto.src[0]} → ${onto.dst[0]}` : "Type to search the layers";
-    if (wire) {
-      this.askHints(wire);
-      names = this.quickNames(this.hints?.classes ?? null);
-      note = this.wireNote(wire, this.hints?.classes ?? null);
-    }
-    const r = this.stage.getBoundingClientRect();
-    const spot = placeMenu(at, { w: 260, h: 300 }, { w: r.width, h: r.height });
-    this.quick.open(spot, names, note, (className) => {
-      const view = this.viewRect();
-      if (onto) {
-        const i = this.state.edges.findIndex((e) => edgeKey(e) === edgeKey(onto));
-        const pts = this.routes[i];
-        const intent = insertIntent(className, onto, pts ?? [world], world);
-        const { kind, ...fields } = pts ? intent : { ...intent, x: world.x, y: world.y };
-        this.actResult(kind, fields, world).then((name) => this.selectNew(name));
-      } else {
-        const fields: IntentFields<"add_layer"> = { class_name: className, x: world.x - 90, y: world.y, view };
-        if (wire) fields.src = [wire.layer, wire.call, wire.index];
-        this.actResult("add_layer", fields, world).then((name) => this.selectNew(name));
-      }
-    });
+  /** The canvas as quick-add and the wire hints see it (adding.ts). */
+  private addingHost(): AddingHost {
+    return {
+      ui: this.ui, client: this.client, stage: this.stage,
+      state: () => this.state, palette: () => this.palette, view: () => this.view, viewRect: () => this.viewRect(),
+      ports: () => this.allPorts, routes: () => this.routes,
+      closeMenu: () => this.menu.hide(),
+      add: (kind, fields, at) => {
+        (this.actResult as (k: typeof kind, f: typeof fields, a: Point) => Promise<unknown>)(kind, fields, at)
+          .then((name) => this.selectNew(name));
+      },
+      closed: () => this.root.focus({ preventScroll: true }),
+    };
   }
 
   /** The world rectangle on screen, [x, y, w, h]: where the kernel puts new boxes. */
@@ -514,10 +481,9 @@ export class CanvasView {
     const names = typeof result === "string" ? [result]
       : result && typeof result === "object" ? Object.values(result as Record<string, string>) : [];
     if (!names.length) return;
-    this.clearEdge();
-    this.selected = new Set(names);
-    this.render();
+    this.ui.selectBoxes(names);
     this.root.focus({ preventScroll: true });
+    this.follow(names);
   }
 
   /** Ctrl+F: find a layer by name; Enter jumps to the next (find.ts). */
@@ -537,11 +503,9 @@ export class CanvasView {
   private showFound(name: string): void {
     const hit = this.state.layers.find((l) => l.name === name);
     if (!hit) return;
-    this.clearEdge();
-    this.selected = new Set([name]);
+    this.ui.selectBoxes([name]);
     const r = this.stage.getBoundingClientRect();
-    this.view = centreOn(hit, this.view, r.width, r.height);
-    this.render();
+    this.glideTo(centreOn(hit, this.view, r.width, r.height));
   }
 
   private edgeExplanation: Explanation | null = null;
@@ -555,7 +519,7 @@ export class CanvasView {
       : (reply.result as ForwardStep[]).map((s) => ({ text: forwardStepText(s), layer: s.node[0], picture: s.picture }));
     clear(this.playerHost);
     const title = kind === "depth_steps" ? "Depth (seed 000)" : "Forward pass";
-    const player = new StepPlayer(title, steps, (layer) => { this.highlighted = layer; this.render(); },
+    const player = new StepPlayer(title, steps, (layer) => this.ui.highlight(layer ?? null),
       () => clear(this.playerHost));
     this.playerHost.append(player.root);
   }
@@ -582,8 +546,8 @@ export class CanvasView {
   /** Fold a nested model's box out into its inner graph, or back into one box. */
   private toggle(name: string): void {
     const layer = this.state.layers.find((l) => l.name === name);
-    if (layer?.fold) this.act("fold", { name, folded: false }, { x: layer.x, y: layer.y }); // a folded run opens
-    else if (layer) this.act("expand", { name, open: !layer.expanded }, { x: layer.x, y: layer.y });
+    if (layer?.fold) this.actOn("fold", { name, folded: false }, { x: layer.x, y: layer.y }, [name]); // a folded run opens
+    else if (layer) this.actOn("expand", { name, open: !layer.expanded }, { x: layer.x, y: layer.y }, [name]);
   }
 
   private addLayer(className: string, at: Point): void {
@@ -600,38 +564,34 @@ export class CanvasView {
   private pointerHost(): PointerHost {
     return {
       stage: this.stage, svg: this.svgEl, world: this.world, overlay: this.overlay, minimap: this.minimap.root,
+      ui: this.ui,
       view: () => this.view,
-      setView: (view) => { this.view = view; this.viewChanged(); },
+      setView: (view) => { this.camera.stop(); this.ui.setView(view); },
       layers: () => this.placed(),
       edges: () => this.state.edges,
       ports: () => this.allPorts,
       routes: () => this.routes,
       portPoint: (key) => this.portAt(key),
-      selection: () => this.selected,
       render: () => this.render(),
       focusCanvas: () => this.root.focus({ preventScroll: true }),
-      closeQuickAdd: () => this.quick.close(),
-      wireFrom: (port) => this.askHints(port),
+      closeQuickAdd: () => { this.quick.close(); this.menu.hide(); },
+      wireFrom: (port) => this.adding.askHints(port),
       toggle: (name) => this.toggle(name),
       inspectEdge: (index) => { this.inspectEdge(index); },
-      pressBox: (selection) => {
-        this.clearEdge();
-        this.selected = selection;
-        this.inspectorError = null;
-        this.render();
-      },
-      pressBlank: () => { if (this.selectedEdgeKey || this.highlighted) { this.clearEdge(); this.render(); } },
-      select: (names) => { for (const name of names) this.selected.add(name); this.render(); },
-      deselectAll: () => { this.selected.clear(); this.render(); },
+      pressBox: (selection) => { this.edgeExplanation = null; this.ui.selectBoxes(selection); },
+      pressBlank: () => this.clearEdge(),
+      select: (names) => this.ui.addSelectedBoxes(names),
+      deselectAll: () => this.ui.clearSelection(),
       panned: () => this.drawMinimap(this.placed()),
       moveBox: (name, at) => { this.shown.set(name, at); this.drawMoving(new Set([name])); },
+      cancelBox: (name) => { this.shown.delete(name); this.render(); },
       dropBox: (name) => this.dropBox(name),
       liftEdge: (edge) => {
         const g = this.edgeLayer.querySelector(`[data-edge-key="${CSS.escape(edgeKey(edge))}"]`);
         g?.classList.add("kc-edge-lifted");
       },
-      perform: (intent, at) => { this.perform(intent, at); },
-      search: (at, wire) => this.openQuickAdd(at, wire),
+      perform: (intent, at) => this.perform(intent, at),
+      search: (at, wire) => this.adding.open(at, wire),
       dropLayer: (className, at, wire) => this.dropLayer(className, at, wire),
       addLayer: (className, at) => this.addLayer(className, at),
     };
@@ -671,13 +631,6 @@ export class CanvasView {
       if (this.svgEl.contains(ev.target as Node)) this.onMenu(ev);
     }, this.on);
     this.root.addEventListener("keydown", (ev) => this.onKey(ev), this.on);
-    // After the event: JupyterLab's notebook handles this focusin too, and takes the focus to
-    // its cell if the target has left the page by then (a redraw replaces it).
-    this.svgEl.addEventListener("focusin", (ev) => {
-      if (this.restoring) return;
-      const target = ev.target as Element;
-      requestAnimationFrame(() => this.reveal(target));
-    }, this.on);
     document.addEventListener("pointerdown", (ev) => { if (!this.menu.contains(ev.target as Node)) this.menu.hide(); }, this.on);
   }
 
@@ -691,26 +644,34 @@ export class CanvasView {
     return this.act(kind, fields, at);
   }
 
-  /** Keys the canvas handles stop here: JupyterLab's own shortcuts (Enter edits a cell, Z, C,
-   * V and D act on cells) must not act on them too. */
+  /** Keys the canvas handles stop here (stopPropagation + preventDefault): JupyterLab's own
+   * shortcuts (its keybindings listen on the document; Enter edits a cell, A, B, Z, C, V and D act
+   * on cells) must not act on them too. Esc ends the canvas's own modes first; only when it has
+   * none left does Esc go on to the host. */
   private onKey(ev: KeyboardEvent): void {
-    if (this.handleKey(ev)) ev.stopPropagation();
+    const target = ev.target as HTMLElement;
+    const field = ["INPUT", "SELECT", "BUTTON", "TEXTAREA"].includes(target.tagName);
+    const k = { key: ev.key, ctrl: ev.ctrlKey || ev.metaKey, shift: ev.shiftKey, alt: ev.altKey };
+    if (this.handleKey(ev, field)) { ev.stopPropagation(); ev.preventDefault(); }
+    else if (hostKey(k, field)) ev.stopPropagation();
   }
 
-  private handleKey(ev: KeyboardEvent): boolean {
+  private handleKey(ev: KeyboardEvent, field: boolean): boolean {
     const target = ev.target as HTMLElement;
     const attr = (name: string) => target.getAttribute?.(name) ?? null;
     const edge = attr("data-edge");
+    if (ev.key === "Escape" && !field) return this.escape();
     const command = keyCommand({ key: ev.key, ctrl: ev.ctrlKey || ev.metaKey, shift: ev.shiftKey, alt: ev.altKey }, {
       port: attr("data-port"), toggle: attr("data-toggle"), edge: edge === null ? null : Number(edge), box: attr("data-name"),
-      field: ["INPUT", "SELECT", "BUTTON", "TEXTAREA"].includes(target.tagName),
-    }, { selected: [...this.selected], edge: this.selectedEdgeState(), clipboard: this.clipboard.length, pointerInside: this.pointer.inside });
+      field,
+    }, { selected: [...this.ui.state.selected], edge: this.selectedEdgeState(), clipboard: this.ui.state.clipboard.length, pointerInside: this.pointer.inside });
     if (!command) return false;
     switch (command.kind) {
       case "port": {
         const port = this.allPorts.find((p) => p.key === command.port);
-        if (port?.kind === "out") { this.armed = port; this.render(); this.focusPort(port.key); }
-        else if (port && this.armed) { const src = this.armed; this.armed = null; this.render(); this.focusPort(port.key); this.connect(src, port); }
+        const armed = this.ui.state.armed;
+        if (port?.kind === "out") { this.ui.arm(port); this.focusPort(port.key); }
+        else if (port && armed) { this.ui.arm(null); this.focusPort(port.key); this.connect(armed, port); }
         ev.preventDefault();
         break;
       }
@@ -728,46 +689,79 @@ export class CanvasView {
         break;
       }
       case "select-box":
-        if (command.add) this.selected.add(command.name); else this.selected = new Set([command.name]);
-        this.render();
+        if (command.add) this.ui.addSelectedBoxes([command.name]); else this.ui.selectBoxes([command.name]);
         this.focusBox(command.name);
         break;
       case "find": ev.preventDefault(); this.openFind(); break;
       case "edit":
         ev.preventDefault();
         if (command.intent.kind === "disconnect") this.removeEdge(this.selectedEdgeState()!); // it also clears the selection
-        else this.perform(command.intent);
+        else if (command.intent.kind === "remove") {
+          const gone = command.intent.names;
+          const keep = gone.flatMap((n) => neighbours(this.state.edges, n)).filter((n) => !gone.includes(n));
+          this.perform(command.intent).then((ok) => { if (ok) this.follow(keep); });
+        } else this.perform(command.intent);
         break;
-      case "copy": this.clipboard = [...this.selected]; this.notice(`Copied ${this.clipboard.length} layer(s)`); break;
+      case "copy": this.ui.copy(this.ui.state.selected); this.notice(`Copied ${this.ui.state.clipboard.length} layer(s)`); break;
       case "paste": ev.preventDefault(); this.paste(); break;
-      case "select-all": ev.preventDefault(); this.selected = new Set(this.state.layers.map((l) => l.name)); this.render(); break;
-      case "quick-add": ev.preventDefault(); this.openQuickAdd(this.pointer.last); break;
+      case "select-all": this.ui.selectBoxes(this.state.layers.map((l) => l.name)); break;
+      case "quick-add": ev.preventDefault(); this.adding.open(this.pointer.last); break;
       case "rename": (this.inspector.querySelector('[aria-label="layer name"]') as HTMLInputElement | null)?.focus(); break;
-      case "escape": this.armed = null; this.selected.clear(); this.clearEdge(); this.hideToast(); this.render(); break;
+      case "nudge": this.nudge(command.dx, command.dy); break;
+      case "pan": this.glideTo({ ...this.view, x: this.view.x + command.dx, y: this.view.y + command.dy }); break;
+      case "escape": return this.escape();
     }
     return true;
   }
 
+  /** A configure or rename refused: the inspector shows the refusal and, in every field, the
+   * kernel's value again (not what was typed), however often the same refusal comes. */
+  private refused(message: string): void {
+    this.ui.refuse(message);
+  }
+
+  /** The camera glides to `view`. */
+  private glideTo(view: View): void {
+    this.camera.to(view);
+  }
+
+  /** The view follows the work: the boxes `names` (or the folded run's box that holds one) are
+   * brought into view, gliding, where the state now puts them. */
+  private follow(names: Iterable<string>): void {
+    const r = workRect(this.state.layers, names);
+    const stage = this.stageSize();
+    if (!r || !stage.width) return;
+    this.glideTo(keepInView(this.view, r, stage));
+  }
+
+  /** Send an intent about box `name` and keep, once done, `keep` (the box itself by default) in view. */
+  private actOn<K extends IntentKind>(kind: K, fields: IntentFields<K>, at: Point | undefined, keep: string[]): void {
+    (this.act as (k: K, f: IntentFields<K>, a?: Point) => Promise<boolean>)(kind, fields, at)
+      .then((ok) => { if (ok) this.follow(keep); });
+  }
+
+  /** Esc: a gesture under way is cancelled (a wire being drawn goes, a dragged box goes back),
+   * else a menu closes, else the armed port and the selection go, else a refusal shown; false
+   * when none of these was there (the host's Esc then). */
+  private escape(): boolean {
+    if (this.pointer.cancel("escape")) return true;
+    if (this.ui.state.gesture.kind === "menu") { this.menu.hide(); return true; }
+    if (this.ui.escape()) { this.edgeExplanation = null; this.hideToast(); return true; }
+    return this.toast.hide();
+  }
+
+  /** Arrows: the selected boxes move together, each one move the kernel keeps. */
+  private nudge(dx: number, dy: number): void {
+    for (const l of this.placed()) {
+      if (this.ui.state.selected.has(l.name)) this.act("move", { name: l.name, x: Math.round(l.x + dx), y: Math.round(l.y + dy) });
+    }
+  }
+
   /** Ctrl+V: copies of the copied boxes, together in free space in view, and selected. */
   private paste(): void {
-    this.actResult("duplicate", { names: this.clipboard, view: this.viewRect() }).then((mapping) => this.selectNew(mapping));
+    this.actResult("duplicate", { names: [...this.ui.state.clipboard], view: this.viewRect() }).then((mapping) => this.selectNew(mapping));
   }
 
-
-  /** Keyboard focus on a box or port off screen brings it into view (the view follows Tab). */
-  private reveal(target: Element): void {
-    const portKey = target.getAttribute("data-port");
-    const name = target.getAttribute("data-name") ?? this.allPorts.find((p) => p.key === portKey)?.layer;
-    const layer = name ? this.placed().find((l) => l.name === name) : undefined;
-    if (!layer) return;
-    const r = this.stage.getBoundingClientRect();
-    const a = toScreen(this.view, { x: layer.x, y: layer.y });
-    const b = toScreen(this.view, { x: layer.x + boxWidth(layer), y: layer.y + boxHeight(layer) });
-    if (a.x >= 0 && a.y >= 0 && b.x <= r.width && b.y <= r.height && this.view.k >= 0.5) return;
-    const k = Math.max(this.view.k, 1);
-    this.view = { k, x: r.width / 2 - (layer.x + boxWidth(layer) / 2) * k, y: r.height / 2 - (layer.y + boxHeight(layer) / 2) * k };
-    this.render(); // keeps the focus on the redrawn element
-  }
 
   private focusPort(key: string): void {
     (this.portLayer.querySelector(`[data-port="${CSS.escape(key)}"]`) as SVGElement | null)?.focus();
@@ -794,21 +788,19 @@ export class CanvasView {
 
   /** A box's context menu (right click, or the Menu key / Shift+F10 on a focused box). */
   private openMenu(box: LayerState, at: Point): void {
-    this.clearEdge();
-    this.selected = new Set([box.name]);
-    this.render();
+    this.ui.selectBoxes([box.name]);
     const anchor = { x: box.x + boxWidth(box), y: box.y };
     const name = box.name;
     this.showMenu(at, boxMenu(box, this.state.edges), {
       "call-again": () => this.act("add_call", { name }, anchor),
       "remove-call": () => this.act("remove_call", { name, call: box.calls.length - 1 }, anchor),
       toggle: () => this.toggle(name),
-      fold: () => this.act("fold", { name, folded: true }, anchor),
-      unfold: () => this.act("fold", { name, folded: false }, anchor),
+      fold: () => this.actOn("fold", { name, folded: true }, anchor, [name]),
+      unfold: () => this.actOn("fold", { name, folded: false }, anchor, [name]),
       rename: () => (this.inspector.querySelector('[aria-label="layer name"]') as HTMLInputElement | null)?.focus(),
-      copy: () => { this.clipboard = [name]; this.notice("Copied 1 layer(s)"); },
-      delete: () => this.act("remove", { names: [name] }, anchor),
-      "delete-bridged": () => this.act("remove", { names: [name], bridge: true }, anchor),
+      copy: () => { this.ui.copy([name]); this.notice("Copied 1 layer(s)"); },
+      delete: () => this.actOn("remove", { names: [name] }, anchor, neighbours(this.state.edges, name)),
+      "delete-bridged": () => this.actOn("remove", { names: [name], bridge: true }, anchor, neighbours(this.state.edges, name)),
     }, () => this.focusBox(name));
   }
 
@@ -818,15 +810,15 @@ export class CanvasView {
     this.inspectEdge(index);
     this.showMenu(at, edgeMenu(), {
       "delete-edge": () => this.removeEdge(e),
-      "insert-into-edge": () => this.openQuickAdd(at, null, e),
+      "insert-into-edge": () => this.adding.open(at, null, e),
       "show-tensor": () => this.inspectEdge(index),
     }, () => this.focusEdge(edgeKey(e)));
   }
 
   /** Empty space: add a layer there, paste, fit, find. */
   private openBlankMenu(at: Point): void {
-    this.showMenu(at, blankMenu(this.clipboard.length > 0, this.state.layers), {
-      "add-here": () => this.openQuickAdd(at),
+    this.showMenu(at, blankMenu(this.ui.state.clipboard.length > 0, this.state.layers), {
+      "add-here": () => this.adding.open(at),
       paste: () => this.paste(),
       fit: () => this.fit(),
       find: () => this.openFind(),
@@ -838,7 +830,6 @@ export class CanvasView {
   private fit(): void {
     const r = this.stage.getBoundingClientRect();
     this.view = readableFit(this.placed(), r.width, r.height);
-    this.render();
   }
 
   private toolbar(): HTMLElement {
@@ -846,7 +837,7 @@ export class CanvasView {
     return toolbar(Boolean(path()), {
       undo: () => this.act("undo"),
       redo: () => this.act("redo"),
-      "add-layer": () => this.openQuickAdd(this.pointer.last),
+      "add-layer": () => this.adding.open(this.pointer.last),
       find: () => this.openFind(),
       arrange: () => this.arrange(),
       fit: () => this.fit(),

@@ -1,5 +1,17 @@
 // Edges as objects: which edge is under a point, and where a box dropped on a wire goes. Pure.
 import type { Point } from "./geometry";
+import type { EdgeState } from "./types";
+
+/** The boxes wired to `name` (in or out): what stays in view when it is deleted. */
+export function neighbours(edges: EdgeState[], name: string): string[] {
+  const out = new Set<string>();
+  for (const e of edges) {
+    if (e.dst[0] === name) out.add(e.src[0]);
+    if (e.src[0] === name) out.add(e.dst[0]);
+  }
+  out.delete(name);
+  return [...out];
+}
 
 /** Distance from p to segment a-b. */
 export function segmentDistance(p: Point, a: Point, b: Point): number {

@@ -10,6 +10,7 @@ export interface Shown {
   layer: LayerState | null;                  // the one selected layer, or null
   entry: PaletteEntry | undefined;           // its catalog entry (the form's schema)
   error: string | null;                      // the kernel's refusal of the last configure/rename
+  refusals?: number;                         // counts refusals: each makes the form again, from the kernel's values
   edge: { key: string; explanation: Explanation } | null; // a selected edge, once explained
   edgeCount: number;                         // the nodes shown change with the edges
   onChange: (config: Record<string, unknown>) => void;
@@ -44,7 +45,7 @@ export class Inspector {
     this.current = s;
     const { layer, edge } = s;
     const key = edge && !layer ? `edge ${edge.key}` : layer
-      ? JSON.stringify([layer.name, layer.class_name, layer.config, s.error, s.entry !== undefined]) : "none";
+      ? JSON.stringify([layer.name, layer.class_name, layer.config, s.error, s.refusals ?? 0, s.entry !== undefined]) : "none";
     if (key !== this.formKey || (edge && !layer)) {
       if (edge && !layer) {
         if (key !== this.formKey || this.edgeShown !== edge.explanation) renderExplanation(this.root, edge.explanation);

@@ -30,7 +30,11 @@ export type KeyCommand =
   | { kind: "select-all" }
   | { kind: "quick-add" }
   | { kind: "rename" }
+  | { kind: "nudge"; dx: number; dy: number }    // arrows: the selected boxes move (Shift: farther)
+  | { kind: "pan"; dx: number; dy: number }      // arrows with nothing selected: the view moves
   | { kind: "escape" };
+
+const ARROWS: Record<string, [number, number]> = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
 
 export function keyCommand(k: KeyPress, on: FocusedOn, ctx: KeyContext): KeyCommand | null {
   if (on.field) return null; // typing in a form field, the find bar or quick-add
@@ -52,6 +56,23 @@ export function keyCommand(k: KeyPress, on: FocusedOn, ctx: KeyContext): KeyComm
   // that Tab still moves the keyboard focus from box to box for people without a mouse
   if (!k.ctrl && !k.alt && ((k.key === "Tab" && !k.shift && ctx.pointerInside) || (k.shift && key === "a"))) return { kind: "quick-add" };
   if (k.key === "F2" && ctx.selected.length === 1) return { kind: "rename" };
+  const arrow = ARROWS[k.key];
+  if (arrow && !k.ctrl && !k.alt) {
+    if (ctx.selected.length) { const d = k.shift ? 50 : 10; return { kind: "nudge", dx: arrow[0] * d, dy: arrow[1] * d }; }
+    const d = k.shift ? 200 : 60;
+    return { kind: "pan", dx: -arrow[0] * d || 0, dy: -arrow[1] * d || 0 };
+  }
   if (k.key === "Escape") return { kind: "escape" };
   return null;
+}
+
+/** A key the host (JupyterLab's command mode: A, B, X, C, V, D, M, Y, 1-6, Enter, arrows;
+ * Notebook, VS Code, marimo alike) would act on, kept from it while the canvas has the focus
+ * even when the canvas has no use for it: a cell must not be cut or inserted from a drawing.
+ * Shortcuts with Ctrl/Cmd or Alt that the canvas does not use (Shift+Enter, Ctrl+S) still go to
+ * the host. */
+export function hostKey(k: KeyPress, field: boolean): boolean {
+  if (field || k.ctrl || k.alt) return false;
+  if (k.key === "Enter") return !k.shift;
+  return k.key.length === 1 || k.key in ARROWS;
 }

@@ -72,7 +72,8 @@ export function blankMenu(canPaste: boolean, layers: LayerState[] = []): MenuEnt
 export class ContextMenu {
   readonly root: HTMLElement;
 
-  constructor(private signal: AbortSignal) {
+  /** `opened(true)` when it shows, `opened(false)` when it hides (the gesture machine's menu state). */
+  constructor(private signal: AbortSignal, private opened: (open: boolean) => void = () => {}) {
     this.root = el("div", { class: "kc-menu", role: "menu" });
   }
 
@@ -94,10 +95,13 @@ export class ContextMenu {
     this.root.style.left = `${spot.x}px`;
     this.root.style.top = `${spot.y}px`;
     (this.root.firstChild as HTMLElement | null)?.focus({ preventScroll: true });
+    this.opened(true);
   }
 
   hide(): void {
+    if (!this.root.classList.contains("kc-show")) return;
     this.root.classList.remove("kc-show");
+    this.opened(false);
   }
 
   contains(node: Node | null): boolean {

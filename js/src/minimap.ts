@@ -34,6 +34,31 @@ export function viewportRect(view: View, stage: { width: number; height: number 
   return { x: -view.x / view.k, y: -view.y / view.k, width: stage.width / view.k, height: stage.height / view.k };
 }
 
+/** The viewport rectangle as the minimap draws it: the part of `view` inside `frame` (the
+ * minimap's viewBox), never outside it; a view off the drawing shows as a sliver at the
+ * minimap's edge nearest it. */
+export function clampedViewport(view: Box, frame: Box, sliver = 4): Box {
+  const x0 = Math.min(Math.max(view.x, frame.x), frame.x + frame.width - sliver);
+  const y0 = Math.min(Math.max(view.y, frame.y), frame.y + frame.height - sliver);
+  const x1 = Math.max(Math.min(view.x + view.width, frame.x + frame.width), x0 + sliver);
+  const y1 = Math.max(Math.min(view.y + view.height, frame.y + frame.height), y0 + sliver);
+  return { x: x0, y: y0, width: x1 - x0, height: y1 - y0 };
+}
+
+/** The minimap's size on screen for a drawing of `extent`: 140 x 100 for a drawing of about that
+ * shape; a tall drawing (a deep model) gets a taller, narrower map, up to `maxHeight`, so that
+ * it is not a thin strip; a wide one a wider map, up to `maxWidth`. */
+export function miniSize(extent: { w: number; h: number }, maxWidth: number, maxHeight: number): { width: number; height: number } {
+  const a = extent.h / Math.max(extent.w, 1);
+  const W = 140, H = 100;
+  if (a > H / W) { // tall
+    const height = Math.max(H, Math.min(maxHeight, W * a));
+    return { width: Math.round(Math.max(70, Math.min(W, height / a))), height: Math.round(height) };
+  }
+  const width = Math.max(W, Math.min(maxWidth, H / Math.max(a, 1e-6)));
+  return { width: Math.round(width), height: Math.round(Math.max(60, Math.min(H, width * a))) };
+}
+
 /** x, y, width and height of every box, in order: equal arrays, the same minimap. */
 export function boxesKey(boxes: { x: number; y: number; w: number; h: number }[]): Float64Array {
   const key = new Float64Array(4 * boxes.length);
@@ -53,6 +78,7 @@ export class MiniMap {
   readonly root: SVGSVGElement;
   private viewport: SVGRectElement | null = null;
   private drawn: Float64Array = new Float64Array(0); // boxesKey of what is drawn
+  private frame: Box | null = null;                  // the viewBox
 
   constructor() {
     this.root = svg("svg", { class: "kc-minimap", "aria-label": "Minimap" });
@@ -65,12 +91,16 @@ export class MiniMap {
 
   /** Draws `boxes` (nothing for fewer than two); an edit that moved no box (a connect, a
    * configure) leaves the elements alone. */
-  draw(boxes: { x: number; y: number; w: number; h: number }[]): void {
+  draw(boxes: { x: number; y: number; w: number; h: number }[], stage = { width: 800, height: 520 }): void {
     const b = boxes.length < 2 ? null : extent(boxes);
-    if (!b) { clear(this.root); this.viewport = null; this.drawn = new Float64Array(0); return; }
+    if (!b) { clear(this.root); this.viewport = null; this.frame = null; this.drawn = new Float64Array(0); return; }
+    const pad = 20;
+    const size = miniSize({ w: b.w + 2 * pad, h: b.h + 2 * pad }, Math.max(140, stage.width * 0.35), Math.max(100, stage.height * 0.6));
+    this.root.style.width = `${size.width}px`;
+    this.root.style.height = `${size.height}px`;
     const key = boxesKey(boxes);
     if (this.viewport && sameKey(key, this.drawn)) return;
-    const pad = 20;
+    this.frame = { x: b.x - pad, y: b.y - pad, width: b.w + 2 * pad, height: b.h + 2 * pad };
     let d = "";
     for (const q of boxes) d += `M${q.x},${q.y}h${q.w}v${q.h}h${-q.w}z`;
     clear(this.root);
@@ -83,8 +113,9 @@ export class MiniMap {
 
   /** The view's rectangle, for `view` on a stage of `stage`'s size. */
   follow(view: View, stage: { width: number; height: number }): void {
-    if (!this.viewport) return;
-    for (const [k, v] of Object.entries(viewportRect(view, stage))) this.viewport.setAttribute(k, String(v));
+    if (!this.viewport || !this.frame) return;
+    const r = clampedViewport(viewportRect(view, stage), this.frame, 4 * this.frame.width / 140);
+    for (const [k, v] of Object.entries(r)) this.viewport.setAttribute(k, String(v));
   }
 }
 

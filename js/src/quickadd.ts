@@ -19,15 +19,30 @@ export function matchRank(name: string, query: string): number | null {
   return j === q.length ? 4 : null;
 }
 
-/** Entries matching `query`, best first: by rank, then shorter names, then alphabetically
+/** A catalog entry as quick-add lists it: its name and group ("ops" for keras.ops functions). */
+export interface Offer { class_name: string; group?: string }
+
+/** Whether an entry is a keras.ops function (not a layer). */
+export function isFunction(e: Offer): boolean {
+  return e.group === "ops";
+}
+
+/** What an entry is, written beside it: "layer · core", "function · keras.ops". */
+export function offerKind(e: Offer): string {
+  return isFunction(e) ? "function · keras.ops" : e.group ? `layer · ${e.group}` : "layer";
+}
+
+/** Entries matching `query`, best first: by rank, then layers before keras.ops functions
+ * ("Add" is the Add layer before ops.add), then shorter names, then alphabetically
  * ("maxpool" finds MaxPooling1D/2D/3D before AdaptiveMaxPooling1D). */
-export function rank<T extends { class_name: string }>(entries: T[], query: string): T[] {
+export function rank<T extends Offer>(entries: T[], query: string): T[] {
   const scored: [T, number][] = [];
   for (const e of entries) {
     const r = matchRank(e.class_name, query);
     if (r !== null) scored.push([e, r]);
   }
-  scored.sort((a, b) => a[1] - b[1] || a[0].class_name.length - b[0].class_name.length
+  scored.sort((a, b) => a[1] - b[1] || Number(isFunction(a[0])) - Number(isFunction(b[0]))
+    || a[0].class_name.length - b[0].class_name.length
     || a[0].class_name.localeCompare(b[0].class_name));
   return scored.map(([e]) => e);
 }
@@ -39,7 +54,7 @@ export class QuickAdd {
   readonly root: HTMLElement;
   private input: HTMLInputElement;
   private list: HTMLElement;
-  private names: string[] = [];
+  private names: Offer[] = [];
   private active = 0;
   private onPick: ((name: string) => void) | null = null;
   private shown: string[] = [];
@@ -64,7 +79,7 @@ export class QuickAdd {
 
   get isOpen(): boolean { return this.root.classList.contains("kc-show"); }
 
-  open(at: { x: number; y: number }, names: string[], note: string, onPick: (name: string) => void): void {
+  open(at: { x: number; y: number }, names: Offer[], note: string, onPick: (name: string) => void): void {
     this.names = names;
     this.onPick = onPick;
     this.active = 0;
@@ -78,7 +93,7 @@ export class QuickAdd {
   }
 
   /** Change the offered names while open (the kernel's filtered answer arrived). */
-  offer(names: string[], note: string): void {
+  offer(names: Offer[], note: string): void {
     this.names = names;
     this.note.textContent = note;
     this.draw();
@@ -95,15 +110,19 @@ export class QuickAdd {
     const run = this.onPick;
     this.root.classList.remove("kc-show");
     this.onPick = null;
+    this.onClose();
     run?.(name);
   }
 
   private draw(): void {
     clear(this.list);
-    this.shown = rank(this.names.map((class_name) => ({ class_name })), this.input.value).slice(0, SHOWN).map((e) => e.class_name);
-    this.shown.forEach((name, i) => {
+    const ranked = rank(this.names, this.input.value).slice(0, SHOWN);
+    this.shown = ranked.map((e) => e.class_name);
+    ranked.forEach((entry, i) => {
+      const name = entry.class_name;
       const item = el("div", { class: "kc-quickadd-item" + (i === this.active ? " kc-active" : ""), role: "option",
-        "aria-selected": String(i === this.active), "data-class": name }, name);
+        "aria-selected": String(i === this.active), "data-class": name, "data-kind": isFunction(entry) ? "function" : "layer" });
+      item.append(el("span", { class: "kc-quickadd-name" }, name), el("span", { class: "kc-quickadd-kind" }, offerKind(entry)));
       item.addEventListener("pointerdown", (ev) => { ev.preventDefault(); this.pick(name); });
       this.list.append(item);
     });

@@ -9,6 +9,11 @@ const MARGIN = 10;   // clearance kept around boxes
 const LANE_GAP = 8;  // parallel lanes beside the same boxes are this far apart
 const BEND = 16;     // vertical run out of a port before a lane turns
 const RADIUS = 8;    // corner rounding
+const STAGGER = 5;   // wires out of one port (or into one box) turn this far apart
+
+/** Which of the wires out of its port (`out`) and into its box (`in`) an edge is: 0, 1, 2... */
+export interface Stagger { out: number; in: number }
+const NO_STAGGER: Stagger = { out: 0, in: 0 };
 
 /** Points along the default S-curve (cubic Bezier) from a port below a box to a port above one. */
 export function curvePoints(a: Point, b: Point, n = 16): Point[] {
@@ -73,6 +78,25 @@ export function roundedPath(points: Point[], radius = RADIUS): string {
   return d + ` L${last.x},${last.y}`;
 }
 
+/** The polyline of roundedPath(points): each rounded corner as the two ends of its curve and
+ * the curve's middle, so that hit tests measure the wire as drawn (two wires leaving one port
+ * together part where the drawn one bends away, not at the corner it rounds). */
+export function roundedPoints(points: Point[], radius = RADIUS): Point[] {
+  if (points.length < 3) return points;
+  const out: Point[] = [points[0]];
+  for (let i = 1; i < points.length - 1; i++) {
+    const p = points[i - 1], c = points[i], n = points[i + 1];
+    const l1 = Math.hypot(c.x - p.x, c.y - p.y), l2 = Math.hypot(n.x - c.x, n.y - c.y);
+    const r = Math.min(radius, l1 / 2, l2 / 2);
+    if (r <= 0.01) { out.push(c); continue; }
+    const a = { x: c.x + ((p.x - c.x) / l1) * r, y: c.y + ((p.y - c.y) / l1) * r };
+    const b = { x: c.x + ((n.x - c.x) / l2) * r, y: c.y + ((n.y - c.y) / l2) * r };
+    out.push(a, { x: (a.x + 2 * c.x + b.x) / 4, y: (a.y + 2 * c.y + b.y) / 4 }, b);
+  }
+  out.push(points[points.length - 1]);
+  return out;
+}
+
 /**
  * The route of an edge from `a` (an output port, on a box's bottom) to `b` (an input port, on a
  * box's top). `obstacles` are the other boxes; `lane` spreads edges that detour beside the same
@@ -83,21 +107,21 @@ export function roundedPath(points: Point[], radius = RADIUS): string {
  * rows: boxes side by side) leaves its port downward, runs up in a lane beside every box in its
  * span, its own two included, and comes into its port from above: never behind a box.
  */
-export function route(a: Point, b: Point, obstacles: Rect[], lane = 0, ends: Rect[] = []): Route {
+export function route(a: Point, b: Point, obstacles: Rect[], lane = 0, ends: Rect[] = [], stagger: Stagger = NO_STAGGER): Route {
   const curve = curvePoints(a, b);
   const grown = obstacles.map((r) => inflate(r, MARGIN));
   const down = b.y - a.y >= 2 * BEND + 4;
   if (down) {
     const hit = grown.filter((r) => polylineHits(curve, r));
     if (!hit.length) return { d: curvePath(a, b), points: curve };
-    const best = detour(a, b, grown, hit, lane);
+    const best = detour(a, b, grown, hit, lane, stagger);
     return best ? { d: roundedPath(best), points: best } : { d: curvePath(a, b), points: curve };
   }
   // up, or level: the lane clears the edge's own boxes too (the curve would run behind them)
   const walls = [...grown, ...ends.map((r) => inflate(r, MARGIN))];
   const lo = Math.min(a.y, b.y) - BEND, hi = Math.max(a.y, b.y) + BEND;
   const span = walls.filter((r) => r.y < hi && r.y + r.h > lo);
-  const best = detour(a, b, walls, span.filter((r) => r.x < Math.max(a.x, b.x) && r.x + r.w > Math.min(a.x, b.x)), lane);
+  const best = detour(a, b, walls, span.filter((r) => r.x < Math.max(a.x, b.x) && r.x + r.w > Math.min(a.x, b.x)), lane, stagger);
   return best ? { d: roundedPath(best), points: best } : { d: curvePath(a, b), points: curve };
 }
 
@@ -106,11 +130,13 @@ export function route(a: Point, b: Point, obstacles: Rect[], lane = 0, ends: Rec
  * with the lane right or left of `blockers` (widened while it crosses more boxes), the shorter of
  * the two that crosses no box in `walls`; null when neither side is clear.
  */
-function detour(a: Point, b: Point, walls: Rect[], blockers: Rect[], lane: number): Point[] | null {
+function detour(a: Point, b: Point, walls: Rect[], blockers: Rect[], lane: number, stagger: Stagger): Point[] | null {
   const candidates: Point[][] = [];
   for (const side of [1, -1]) {
     let beside = blockers;
-    let y1 = a.y + BEND, y2 = b.y - BEND;
+    // wires out of one port turn at different heights, and so do wires into one box's slots:
+    // their stretches across run apart, not on top of each other
+    let y1 = a.y + BEND + (stagger.out % 3) * STAGGER, y2 = b.y - BEND - (stagger.in % 3) * STAGGER;
     for (let i = 0; i < 12; i++) {
       const edge = beside.length ? (side > 0 ? Math.max(...beside.map((r) => r.x + r.w)) : Math.min(...beside.map((r) => r.x)))
         : (side > 0 ? Math.max(a.x, b.x) + MARGIN : Math.min(a.x, b.x) - MARGIN);
@@ -201,10 +227,23 @@ export class RectGrid {
   }
 }
 
+/** Top-left corners to try for a label of `w` x `height` at point `p` of its edge, best first:
+ * beside the edge where it runs down (`across` false), above or below it where it runs across;
+ * near it, then a little farther (clear of a slanted stretch of its own line). */
+export function labelSpots(p: Point, across: boolean, w: number, height: number): Point[] {
+  const spots: Point[] = [];
+  for (const gap of [4, 12]) {
+    const beside = [{ x: p.x + gap, y: p.y - height / 2 }, { x: p.x - gap - w, y: p.y - height / 2 }];
+    const over = [{ x: p.x - w / 2, y: p.y - height - gap + 1 }, { x: p.x - w / 2, y: p.y + gap - 1 }];
+    spots.push(...(across ? [...over, ...beside] : [...beside, ...over]));
+  }
+  return spots;
+}
+
 /**
  * Places one label per route (text of `widths[i]` px, `height` px high) at the first spot along
  * its edge (middle first, then either side) where it overlaps no box, no label placed before it
- * and no other edge: beside the edge where it runs down, above or below it where it runs across.
+ * and no edge (its own included): beside the edge where it runs down, above or below it where it runs across.
  * Null when every spot collides: the label is left out (the edge's tooltip still says it).
  * `x`, `y` of a spot are where the text's baseline starts.
  */
@@ -215,19 +254,18 @@ export function placeLabels(routes: Point[][], widths: number[], boxes: Rect[], 
   const boxGrid = new RectGrid(), edgeGrid = new RectGrid(), placedGrid = new RectGrid();
   boxes.forEach((b, i) => boxGrid.add(b, i));
   extents.forEach((e, j) => edgeGrid.add(e, j));
-  const onAnEdge = (rect: Rect, own: number) =>
-    edgeGrid.any(rect, (j) => j !== own && overlaps(extents[j], rect) && polylineHits(routes[j], rect));
+  // its own wire counts too: beside a bend or a slanted stretch the label would sit on the line
+  // (the farther spots are for those)
+  const onAnEdge = (rect: Rect) => edgeGrid.any(rect, (j) => overlaps(extents[j], rect) && polylineHits(routes[j], rect));
   return routes.map((pts, i) => {
     const w = widths[i];
     for (const t of ts) {
       const [p, q, r] = along(pts, [t, Math.max(0, t - 0.02), Math.min(1, t + 0.02)]);
       const across = Math.abs(r.x - q.x) > Math.abs(r.y - q.y);
-      const beside = [{ x: p.x + 4, y: p.y - height / 2 }, { x: p.x - 4 - w, y: p.y - height / 2 }];
-      const over = [{ x: p.x - w / 2, y: p.y - height - 3 }, { x: p.x - w / 2, y: p.y + 3 }];
-      for (const at of across ? [...over, ...beside] : [...beside, ...over]) {
+      for (const at of labelSpots(p, across, w, height)) {
         const rect = { x: at.x, y: at.y, w, h: height };
         if (boxGrid.any(rect, (b) => overlaps(boxes[b], rect)) || placedGrid.any(rect, (o) => overlaps(placed[o], rect))
-          || onAnEdge(rect, i)) continue;
+          || onAnEdge(rect)) continue;
         placedGrid.add(rect, placed.length);
         placed.push(rect);
         return { x: rect.x, y: rect.y + height - 2, rect };

@@ -3,7 +3,7 @@
 // touches only what it changes and elements under the pointer or the focus stay the same nodes.
 import { svg } from "./dom";
 import { type Point, type Port, type Rect, boxHeight, boxWidth, edgePath, ports } from "./geometry";
-import { type Route, placeLabels, route } from "./router";
+import { type Route, placeLabels, roundedPoints, route } from "./router";
 import { boxShape } from "./boxes";
 import { BoxIndex } from "./obstacles";
 import { edgeTitle, shapeText } from "./mirror";
@@ -177,7 +177,7 @@ export class Scene {
   private boxes = new Map<string, BoxEntry>();
   private edges = new Map<string, EdgeEntry>();
   private portCache = new Map<string, PortCache>();
-  private routeCache = new Map<string, { a: Point; b: Point; lane: number; r: Route }>();
+  private routeCache = new Map<string, { a: Point; b: Point; lane: number; out: number; in: number; r: Route }>();
   private routedAround: Map<string, Rect> | null = null; // the boxes the cached routes avoid
   private behind = new Set<string>(); // boxes drawn with an older state (off screen), for catchUp
   /** Every port of every box (drawn or culled), for hit tests; routes by edge index. */
@@ -277,6 +277,16 @@ export class Scene {
     entry.g.setAttribute("transform", t);
     entry.ports.setAttribute("transform", t);
     this.touched.changed++;
+  }
+
+  /** A group kept with a drawn box, moved with it and untouched by its redraws (training
+   * insights draw their strip there), and the box's size; null when the box is not drawn. */
+  decor(name: string): { g: SVGGElement; width: number; height: number } | null {
+    const entry = this.boxes.get(name);
+    if (!entry) return null;
+    let g = entry.ports.querySelector(":scope > g.kc-decor") as SVGGElement | null;
+    if (!g) { g = svg("g", { class: "kc-decor" }); entry.ports.append(g); }
+    return { g, width: boxWidth(entry.layer), height: boxHeight(entry.layer) };
   }
 
   /** How many drawn boxes still show an older state (catchUp() redraws them). */
@@ -419,6 +429,7 @@ export class Scene {
     const seen = input.seen;
     const inView = (p: Point) => !seen || (p.x >= seen.x && p.x <= seen.x + seen.w && p.y >= seen.y && p.y <= seen.y + seen.h);
     const lanes = new Map<string, number>();
+    const fanned = new Map<string, number>(); // wires counted so far out of each port ("l:n:t"), into each box
     let boxIndex: BoxIndex | null = null; // made at the first edge to route
     if (!moving) this.routes = [];
     const keep = new Set<string>();
@@ -429,8 +440,14 @@ export class Scene {
       const keys = keysOf(e);
       const key = keys.key;
       const laneKey = keys.lane;
-      let lane = lanes.get(laneKey);
-      if (lane === undefined) { lane = lanes.size % 4; lanes.set(laneKey, lane); }
+      let base = lanes.get(laneKey);
+      if (base === undefined) { base = lanes.size; lanes.set(laneKey, base); }
+      // each wire out of one port has a lane of its own: detours of a port's wires run side by side
+      const out = fanned.get(laneKey) ?? 0, into = fanned.get(e.dst[0]) ?? 0;
+      fanned.set(laneKey, out + 1);
+      fanned.set(e.dst[0], into + 1);
+      const lane = (base + out) % 4;
+      const stagger = { out, in: into };
       const joined = moving !== null && (moving.has(e.src[0]) || moving.has(e.dst[0]));
       if (moving && !joined) continue;
       if (!moving) this.routes.push(null);
@@ -443,13 +460,14 @@ export class Scene {
       keep.add(key);
       let r: Route;
       const cached = this.routeCache.get(key);
-      if (cached && cached.lane === lane && cached.a.x === a.x && cached.a.y === a.y && cached.b.x === b.x && cached.b.y === b.y) r = cached.r;
+      if (cached && cached.lane === lane && cached.out === out && cached.in === into && cached.a.x === a.x && cached.a.y === a.y && cached.b.x === b.x && cached.b.y === b.y) r = cached.r;
       else if (routing) {
         boxIndex ??= new BoxIndex(rects); // every box in the edge's span, however far aside
-        r = route(a, b, boxIndex.obstacles(a, b, e.src[0], e.dst[0]), lane, [rects.get(e.src[0]), rects.get(e.dst[0])].filter((q): q is Rect => !!q));
+        r = route(a, b, boxIndex.obstacles(a, b, e.src[0], e.dst[0]), lane, [rects.get(e.src[0]), rects.get(e.dst[0])].filter((q): q is Rect => !!q), stagger);
       } else r = { d: edgePath(a, b), points: [a, b] };
-      if (input.shown.size === 0) this.routeCache.set(key, { a, b, lane, r });
-      this.routes[index] = r.points;
+      if (input.shown.size === 0) this.routeCache.set(key, { a, b, lane, out, in: into, r });
+      // hit tests follow the wire as drawn: a detour's corners are rounded (a curve's points are already)
+      this.routes[index] = r.points.length <= 6 ? roundedPoints(r.points) : r.points;
       const cls = ["kc-edge"];
       if (!e.built) cls.push("kc-pending");
       if (look.selectedEdge === key) cls.push("kc-edge-selected");

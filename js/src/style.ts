@@ -62,6 +62,13 @@ export const CSS = `
 .kc-progress { width: 240px; } .kc-chart { min-width: 420px; }
 .kc-train-message { white-space: pre-wrap; max-height: 160px; overflow: auto; font-size: 11px; margin: 4px 0; }
 .kc-failed .kc-train-message { color: var(--jp-error-color1, #c00); }
+.kc-undone .kc-chart { filter: grayscale(1); opacity: 0.45; }
+.kc-undone .kc-train-message { font-style: italic; }
+.kc-strip polyline { fill: none; stroke-width: 1.2; pointer-events: none; }
+.kc-strip-weights { stroke: #1976d2; } .kc-strip-activations { stroke: #e65100; }
+.kc-insight-problem circle { fill: var(--jp-warn-color0, #f57c00); } .kc-insight-problem text { fill: #fff; font-size: 11px; font-weight: bold; }
+.kc-insight-plots { display: flex; flex-wrap: wrap; gap: 6px; } .kc-histogram { margin: 0; font-size: 10px; }
+.kc-histogram rect { fill: var(--jp-brand-color1, #1976d2); }
 .kc-toggle { cursor: pointer; } .kc-toggle rect { fill: var(--jp-layout-color2, #eee); stroke: var(--jp-border-color1, #999); }
 .kc-toggle text { font-size: 13px; font-weight: bold; fill: var(--jp-ui-font-color1, #222); } .kc-toggle:focus { outline: none; } .kc-toggle:focus rect { stroke: var(--jp-brand-color1, #1976d2); stroke-width: 2; }
 .kc-box.kc-folded > rect.kc-card { stroke-opacity: 0.7; } .kc-fold-count { font-weight: bold; font-size: 14px; fill: hsl(var(--kc-hue, 210), 62%, 42%); }
@@ -81,7 +88,7 @@ export const CSS = `
 .kc-minimap { cursor: pointer; }
 .kc-mini-view { fill: var(--jp-brand-color1, #1976d2); fill-opacity: 0.15; stroke: var(--jp-brand-color1, #1976d2);
   stroke-width: 2; vector-effect: non-scaling-stroke; }
-.kc-toast { position: absolute; display: none; max-width: 420px; padding: 6px 8px; z-index: 10;
+.kc-toast { position: absolute; display: none; max-width: 420px; overflow: auto; box-sizing: border-box; padding: 6px 8px; z-index: 10;
   background: var(--jp-error-color3, #fdecea); color: var(--jp-error-color0, #b71c1c);
   border: 1px solid var(--jp-error-color1, #d32f2f); border-radius: 4px; white-space: pre-wrap; }
 .kc-toast.kc-show { display: block; }
@@ -113,7 +120,8 @@ export const CSS = `
 .kc-quickadd.kc-show { display: block; }
 .kc-quickadd-note { margin: 3px 2px; font-size: 11px; }
 .kc-quickadd-list { max-height: 240px; overflow: auto; }
-.kc-quickadd-item { padding: 3px 6px; cursor: pointer; border-radius: 2px; }
+.kc-quickadd-item { padding: 3px 6px; cursor: pointer; border-radius: 2px; display: flex; justify-content: space-between; gap: 6px; }
+.kc-quickadd-kind { font-size: 10px; opacity: 0.7; white-space: nowrap; }
 .kc-quickadd-item:hover, .kc-quickadd-item.kc-active { background: var(--jp-brand-color1, #1976d2); color: #fff; }
 .kc-find { position: absolute; top: 6px; left: 6px; display: none; z-index: 12; gap: 6px; align-items: center; padding: 4px;
   background: var(--jp-layout-color1, #fff); border: 1px solid var(--jp-border-color1, #ccc); box-shadow: 0 1px 4px rgba(0,0,0,.2); }

@@ -6,15 +6,16 @@ import { usefulMessage } from "./words";
 
 const TOAST_MS = 8000;
 
-/** Where the message goes for screen point `p`: just below-right of it, kept on the stage
- * (a message is about 300 x 60 px). */
-export function toastSpot(p: Point, stage: { width: number; height: number }): Point {
-  return { x: Math.min(Math.max(0, p.x + 12), Math.max(0, stage.width - 300)), y: Math.min(Math.max(0, p.y + 12), Math.max(0, stage.height - 60)) };
+/** Where the message goes for screen point `p`: just below-right of it, kept whole on the stage
+ * (`size`, the message's own size: about 300 x 60 px, taller once its Details are shown). */
+export function toastSpot(p: Point, stage: { width: number; height: number }, size = { w: 300, h: 60 }): Point {
+  return { x: Math.min(Math.max(0, p.x + 12), Math.max(0, stage.width - size.w)), y: Math.min(Math.max(0, p.y + 12), Math.max(0, stage.height - size.h)) };
 }
 
 export class Toast {
   readonly root: HTMLElement;
   private at: Point | null = null; // the world point it sits next to, while shown
+  private placed: { view: View; stage: { width: number; height: number } } | null = null;
   private timer = 0;
 
   constructor(private signal: AbortSignal) {
@@ -33,6 +34,7 @@ export class Toast {
         text.textContent = more;
         details.remove();
         window.clearTimeout(this.timer); // being read: it stays
+        if (this.placed) this.place(this.placed.view, this.placed.stage); // taller now: kept whole on the stage
       }, { signal: this.signal });
       this.root.append(details);
     }
@@ -43,15 +45,22 @@ export class Toast {
     this.timer = window.setTimeout(() => this.hide(), TOAST_MS);
   }
 
-  hide(): void {
+  /** Whether it was shown. */
+  hide(): boolean {
+    const shown = this.root.classList.contains("kc-show");
     this.root.classList.remove("kc-show");
     this.at = null;
+    return shown;
   }
 
   /** Follows its world point as the view pans and zooms. */
   place(view: View, stage: { width: number; height: number }): void {
     if (!this.at) return;
-    const spot = toastSpot(toScreen(view, this.at), stage);
+    this.placed = { view, stage };
+    // never taller than the stage: a long message scrolls inside it (css), never cut off
+    this.root.style.maxHeight = `${Math.max(40, stage.height - 8)}px`;
+    const size = { w: this.root.offsetWidth || 300, h: this.root.offsetHeight || 60 };
+    const spot = toastSpot(toScreen(view, this.at), stage, size);
     this.root.style.left = `${spot.x}px`;
     this.root.style.top = `${spot.y}px`;
   }

@@ -1,14 +1,31 @@
 // The training panel: options, Train / Stop, progress, device, and live curves (uPlot).
+import type { AnyModel } from "@anywidget/types";
 import uPlot from "uplot";
 import { clear, el } from "./dom";
 import type { Client, Model } from "./protocol";
+import { type InsightDetail, type InsightSummary, InsightPanel, decorate } from "./insights";
 
 export interface TrainingView {
   status?: { state: string; epoch: number; epochs: number; batch: number; batches: number | null;
     eta_s: number | null; device: string; message: string; traceback: string | null };
   history?: Record<string, (number | null)[]>;
   curve?: Record<string, number | null>[];
+  run?: number | null;
+  undone?: boolean;                 // the run shown was undone (Ctrl+Z): its weights are gone
 }
+
+export const UNDONE = "Undone (Ctrl+Z): the weights from before this run are back, and its records are gone. Redo (Ctrl+Shift+Z) brings them back.";
+
+/** The panel's message: the run's own, or that it was undone. */
+export function messageText(view: TrainingView): string {
+  const s = view.status;
+  if (view.undone) return UNDONE;
+  if (!s) return "";
+  return s.traceback ? `${s.message}\n${s.traceback}` : s.message ?? "";
+}
+
+/** Where a box's decorations go and how big the box is (scene.decor); null when not drawn. */
+export type Decor = (name: string) => { g: SVGGElement; width: number; height: number } | null;
 
 /** Chart data: x = progress in epochs; running training values and per-epoch validation values. */
 export function chartData(view: TrainingView): { labels: string[]; data: (number | null)[][] } {
@@ -36,6 +53,7 @@ export function deviceText(backend: string, device: string | null): string {
 export function progressText(view: TrainingView): string {
   const s = view.status;
   if (!s) return "Not trained yet.";
+  if (view.undone) return `undone · was ${s.state} at epoch ${s.epoch}/${s.epochs}`;
   const batches = s.batches ? `/${s.batches}` : "";
   const eta = s.eta_s !== null && s.state === "running" ? ` · ${Math.ceil(s.eta_s)} s left` : "";
   return `${s.state} · epoch ${s.epoch}/${s.epochs} · batch ${s.batch}${batches}${eta}`;
@@ -105,8 +123,47 @@ export class TrainingPanel {
     left.append(form, buttons, this.progress, this.text, this.device);
     const body = el("div", { class: "kc-train-body" });
     body.append(left, this.chartHost);
-    this.root.append(body, this.message);
+    this.insightPanel = new InsightPanel();
+    this.root.append(body, this.message, this.insightPanel.root);
     this.update(model.get("training") ?? {});
+    this.onSummary = () => this.showInsights();
+    this.onDetail = () => this.insightPanel.update(model.get("insight_detail") ?? {});
+    model.on("change:insight_summary", this.onSummary);
+    model.on("change:insight_detail", this.onDetail);
+    this.onDetail();
+  }
+
+  private insightPanel: InsightPanel;
+  private onSummary: () => void;
+  private onDetail: () => void;
+  private decor: Decor | null = null;
+  private boxes: string[] = [];
+  private decorated: string[] = [];
+
+  /** Called after the canvas draws: each drawn box gets its live strip and problem mark, and the
+   * one selected box's histograms are asked for. */
+  showInsights(decor: Decor | null = this.decor, selected?: Set<string>, names?: string[]): void {
+    this.decor = decor;
+    if (names) this.boxes = names;
+    const summary: InsightSummary = this.model.get("insight_summary") ?? {};
+    const layers = summary.layers ?? {};
+    if (decor) { // only boxes with records, and those that had some (a big drawing pays nothing)
+      const drawn = new Set(this.boxes);
+      const now = Object.keys(layers).filter((n) => drawn.has(n));
+      for (const name of new Set([...this.decorated, ...now])) {
+        const d = decor(name);
+        if (d) decorate(d.g, layers[name], d.width, d.height);
+      }
+      this.decorated = now;
+    }
+    if (selected) {
+      const focus = selected.size === 1 ? [...selected][0] : "";
+      if (focus && focus !== this.model.get("insight_focus") && layers[focus]) {
+        const writable = this.model as Partial<Pick<AnyModel, "set" | "save_changes">>;
+        writable.set?.("insight_focus", focus); // a trait the kernel checks (a known box name)
+        writable.save_changes?.();
+      }
+    }
   }
 
   private async train(): Promise<void> {
@@ -127,9 +184,10 @@ export class TrainingPanel {
       const done = s.epochs ? (Math.max(0, s.epoch - 1) + (s.batches ? s.batch / s.batches : 0)) / s.epochs : 0;
       this.progress.value = s.state === "finished" ? 1 : Math.min(1, done);
       this.device.textContent = deviceText(this.backend, s.device ?? this.idleDevice);
-      this.message.textContent = s.traceback ? `${s.message}\n${s.traceback}` : s.message ?? "";
-      this.root.classList.toggle("kc-failed", s.state === "failed");
+      this.root.classList.toggle("kc-failed", s.state === "failed" && !view.undone);
     }
+    this.message.textContent = messageText(view);
+    this.root.classList.toggle("kc-undone", !!view.undone); // its curves greyed
     this.lastView = view;
     this.draw(view);
   }
@@ -171,6 +229,8 @@ export class TrainingPanel {
   private lastView: TrainingView | null = null;
 
   destroy(): void {
+    this.model.off("change:insight_summary", this.onSummary);
+    this.model.off("change:insight_detail", this.onDetail);
     this.chart?.destroy();
   }
 }

@@ -93,7 +93,8 @@ describe("label placement", () => {
     const rects = spots.filter(Boolean).map((s) => s!.rect);
     expect(rects.length).toBeGreaterThanOrEqual(2);
     for (let i = 0; i < rects.length; i++) {
-      expect(rects[i].y + rects[i].h <= 90 || rects[i].y >= 110).toBe(true);
+      const r = rects[i]; // clear of the box (-10, 90, 100 x 20)
+      expect(r.y + r.h <= 90 || r.y >= 110 || r.x + r.w <= -10 || r.x >= 90).toBe(true);
       for (let j = i + 1; j < rects.length; j++) {
         const a = rects[i], b = rects[j];
         expect(a.y + a.h <= b.y || b.y + b.h <= a.y || a.x + a.w <= b.x || b.x + b.w <= a.x).toBe(true);

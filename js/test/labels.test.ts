@@ -1,7 +1,7 @@
 // Label placement with a spatial grid gives exactly what the plain all-pairs search gave.
 import { describe, expect, it } from "vitest";
 import type { Point, Rect } from "../src/geometry";
-import { RectGrid, along, placeLabels, polylineHits } from "../src/router";
+import { RectGrid, along, labelSpots, placeLabels, polylineHits } from "../src/router";
 
 /** A small deterministic random source (tests must not flake). */
 function random(seed: number): () => number {
@@ -24,18 +24,15 @@ function reference(routes: Point[][], widths: number[], boxes: Rect[], height = 
   const placed: Rect[] = [];
   const ts = [0.5, 0.4, 0.6, 0.3, 0.7, 0.2, 0.8];
   const extents = routes.map(extent);
-  const onAnEdge = (rect: Rect, own: number) =>
-    routes.some((pts, j) => j !== own && overlaps(extents[j], rect) && polylineHits(pts, rect));
+  const onAnEdge = (rect: Rect) => routes.some((pts, j) => overlaps(extents[j], rect) && polylineHits(pts, rect));
   return routes.map((pts, i) => {
     const w = widths[i];
     for (const t of ts) {
       const [p, q, r] = along(pts, [t, Math.max(0, t - 0.02), Math.min(1, t + 0.02)]);
       const across = Math.abs(r.x - q.x) > Math.abs(r.y - q.y);
-      const beside = [{ x: p.x + 4, y: p.y - height / 2 }, { x: p.x - 4 - w, y: p.y - height / 2 }];
-      const over = [{ x: p.x - w / 2, y: p.y - height - 3 }, { x: p.x - w / 2, y: p.y + 3 }];
-      for (const at of across ? [...over, ...beside] : [...beside, ...over]) {
+      for (const at of labelSpots(p, across, w, height)) {
         const rect = { x: at.x, y: at.y, w, h: height };
-        if (boxes.some((b) => overlaps(b, rect)) || placed.some((o) => overlaps(o, rect)) || onAnEdge(rect, i)) continue;
+        if (boxes.some((b) => overlaps(b, rect)) || placed.some((o) => overlaps(o, rect)) || onAnEdge(rect)) continue;
         placed.push(rect);
         return { x: rect.x, y: rect.y + height - 2, rect };
       }
@@ -88,5 +85,17 @@ describe("placeLabels with the grid", () => {
     const got = placeLabels(routes, widths, boxes);
     expect(got).toEqual(reference(routes, widths, boxes));
     expect(got.filter((s) => s !== null).length).toBeGreaterThan(20);
+  });
+});
+
+describe("a label and its own wire", () => {
+  it("never sits on its own line where it bends or slants", () => {
+    const slant = [{ x: 0, y: 0 }, { x: 40, y: 100 }];
+    const bend = [{ x: 0, y: 0 }, { x: 0, y: 50 }, { x: 100, y: 50 }, { x: 100, y: 100 }];
+    const spots = placeLabels([slant, bend], [60, 60], []);
+    spots.forEach((spot, i) => {
+      expect(spot).not.toBeNull();
+      expect(polylineHits([slant, bend][i], spot!.rect)).toBe(false);
+    });
   });
 });

@@ -139,7 +139,7 @@ def test_a_wire_dropped_in_empty_space_opens_the_filtered_search(lab, page):
     assert quick.locator('[data-class="Conv2D"]').count() == 0  # a flat (None, 2704) tensor: no Conv2D
     page.fill('[aria-label="quick add search"]', "dens")
     quick.locator('.kc-quickadd-item').first.wait_for()
-    assert quick.locator('.kc-quickadd-item').first.text_content() == "Dense"
+    assert quick.locator(".kc-quickadd-item .kc-quickadd-name").first.text_content() == "Dense"
     screenshot(page, "handles-quick-add")
     page.keyboard.press("Enter")
     box(page, "dense_1").wait_for(timeout=20_000)
@@ -150,7 +150,7 @@ def test_a_wire_dropped_in_empty_space_opens_the_filtered_search(lab, page):
     quick.wait_for(timeout=10_000)
     page.keyboard.type("maxpool")
     page.wait_for_timeout(200)
-    assert quick.locator('.kc-quickadd-item').first.text_content().startswith("MaxPooling")
+    assert quick.locator(".kc-quickadd-item .kc-quickadd-name").first.text_content().startswith("MaxPooling")
     page.keyboard.press("Escape")
     kernel.close()
 

@@ -1,0 +1,171 @@
+"""Training insights' cost (issue 21): throughput of `Trainer.fit` with insights recorded
+(weights, gradients on the probe batch, activations, once per epoch) against plain `model.fit`,
+and against `Trainer.fit(insights=False)`, on the digits CNN of bench_training.py and on a
+50-layer residual model, in one process.
+
+    .venv/bin/python benchmarks/bench_insights.py [--rounds 5] [--epochs 2] [--repeat 4]
+    KERAS_BACKEND=jax .venv/bin/python benchmarks/bench_insights.py
+
+Each variant is warmed up once (tracing and compiling, the insights program included), then
+rounds rotate which goes first; the garbage collector is paused while timing. Reported per model:
+the median of per-round ratios (plain time / insights time: neighbouring runs share the
+machine's state) and the ratio of the best rounds, and the time one record takes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import keras
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import kerascanvas as kc  # noqa: E402
+from bench_training import drawn_graph as digits_graph  # noqa: E402
+from bench_training import plain_model as digits_plain  # noqa: E402
+from kerascanvas import insights, recording  # noqa: E402
+from kerascanvas.datasets import digits  # noqa: E402
+from kerascanvas.training import Trainer, device_description  # noqa: E402
+
+BLOCKS = 24  # 24 x (Dense, Add) + Flatten, stem and head: 51 layers
+
+
+def residual_plain() -> keras.Model:
+    image = keras.Input((8, 8, 1), name="image")
+    h = keras.layers.Flatten(name="flatten")(image)
+    h = keras.layers.Dense(64, activation="relu", name="dense")(h)
+    for i in range(BLOCKS):
+        f = keras.layers.Dense(64, activation="relu", name=f"dense_{i + 1}")(h)
+        h = keras.layers.Add(name="add" if i == 0 else f"add_{i}")([h, f])
+    out = keras.layers.Dense(10, name=f"dense_{BLOCKS + 1}")(h)
+    model = keras.Model(image, out, name="model")
+    model.compile(optimizer=keras.optimizers.Adam(1e-3),
+                  loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+                  metrics=["accuracy"])
+    return model
+
+
+def residual_graph() -> kc.Graph:
+    g = kc.Graph()
+    with g.batch():
+        g.add_input((8, 8, 1), name="image")
+        g.add_layer("Flatten")
+        g.add_layer("Dense", units=64, activation="relu")
+        g.connect("image", "flatten")
+        g.connect("flatten", "dense")
+        h = "dense"
+        for i in range(BLOCKS):
+            f = g.add_layer("Dense", units=64, activation="relu")
+            a = g.add_layer("Add")
+            g.connect(h, f)
+            g.connect(h, a)
+            g.connect(f, a)
+            h = a
+        head = g.add_layer("Dense", units=10)
+        g.connect(h, head)
+    return g
+
+
+def timed(fn) -> tuple[float, float]:
+    """(wall seconds, CPU seconds of this process) of one call: on a shared machine the CPU time
+    is the steadier figure (other jobs slow the wall clock, not the work done)."""
+    gc.collect()
+    gc.disable()
+    try:
+        start, cpu = time.perf_counter(), time.process_time()
+        fn()
+        return time.perf_counter() - start, time.process_time() - cpu
+    finally:
+        gc.enable()
+
+
+def measure(name: str, plain: keras.Model, graph: kc.Graph, x, y, args) -> None:
+    fit = {"epochs": args.epochs, "batch_size": args.batch_size}
+    trainer = Trainer(graph)
+    trainer.set_data(x, y)
+    costs: list[float] = []
+    record = recording.Recorder._record
+
+    def timed_record(self, *a, **k):
+        start = time.perf_counter()
+        record(self, *a, **k)
+        costs.append(time.perf_counter() - start)
+
+    recording.Recorder._record = timed_record
+
+    def run_plain():
+        plain.fit(x, y, verbose=0, **fit)
+
+    def run_trainer(on: bool):
+        def run():
+            trainer.fit(optimizer="adam", learning_rate=1e-3, metrics=["accuracy"], block=True,
+                        insights=on, **fit)
+            assert trainer.status["state"] == "finished", trainer.status
+        return run
+
+    variants = {"plain": run_plain, "off": run_trainer(False), "on": run_trainer(True)}
+    for run in variants.values():
+        run()  # warm-up: trace and compile each (the insights program too)
+    costs.clear()
+    times: dict[str, list[float]] = {k: [] for k in variants}
+    cpu: dict[str, list[float]] = {k: [] for k in variants}
+    names = list(variants)
+    for r in range(args.rounds):
+        for k in names[r % 3:] + names[:r % 3]:
+            wall, used = timed(variants[k])
+            times[k].append(wall)
+            cpu[k].append(used)
+    recording.Recorder._record = record
+
+    def pair(a, b, of=times):
+        return statistics.median(p / q for p, q in zip(of[a], of[b]))
+
+    samples = len(x) * args.epochs
+    records = insights.of(graph).records()
+    print(f"\n{name}: {len(graph.layers)} layers, {plain.count_params():,} parameters, "
+          f"{len(x)} samples x {args.epochs} epochs, batch {args.batch_size}, "
+          f"{args.rounds} rounds; {sum(len(v) for v in records.values())} records kept")
+    for k in names:
+        print(f"  {k:5} samples/s per round: "
+              f"{', '.join(f'{samples / t:,.0f}' for t in times[k])}")
+    print(f"  insights on / plain model.fit: median of per-round ratios "
+          f"{pair('plain', 'on'):.3f}, best rounds {min(times['plain']) / min(times['on']):.3f}"
+          f"  (goal >= 0.95)")
+    print(f"  insights on / Trainer without insights: median of per-round ratios "
+          f"{pair('off', 'on'):.3f}, best rounds {min(times['off']) / min(times['on']):.3f}")
+    print(f"  CPU time of the process: insights on / plain {pair('plain', 'on', cpu):.3f}, "
+          f"on / off {pair('off', 'on', cpu):.3f} (median of per-round ratios), "
+          f"{', '.join(f'{k} {statistics.median(cpu[k]):.2f} s' for k in names)} (medians)")
+    print(f"  one record: median {statistics.median(costs) * 1000:.1f} ms, "
+          f"{len(costs)} records; one epoch (plain): "
+          f"{statistics.median(times['plain']) / args.epochs * 1000:.0f} ms")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--epochs", type=int, default=2)
+    parser.add_argument("--repeat", type=int, default=4)
+    parser.add_argument("--batch-size", type=int, default=32)
+    parser.add_argument("--models", default="digits,residual")
+    args = parser.parse_args()
+    x, y = digits()
+    x, y = np.concatenate([x] * args.repeat), np.concatenate([y] * args.repeat)
+    print(f"keras {keras.__version__}, backend {keras.backend.backend()}, python "
+          f"{platform.python_version()}, device: {device_description()}")
+    models = {"digits": ("digits CNN", digits_plain, digits_graph),
+              "residual": ("50-layer residual", residual_plain, residual_graph)}
+    for key in args.models.split(","):
+        name, plain, graph = models[key]
+        measure(name, plain(), graph(), x, y, args)
+
+
+if __name__ == "__main__":
+    main()

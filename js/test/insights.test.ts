@@ -1,0 +1,34 @@
+import { describe, expect, it } from "vitest";
+import { bars, problemText, stripPoints } from "../src/insights";
+import { UNDONE, messageText, progressText } from "../src/training";
+
+describe("training insights on the canvas", () => {
+  it("scales a strip column to its own range, skipping missing values", () => {
+    const strip = [[1, 2, null], [2, 4, 0.5], [3, 6, 1.5]];
+    expect(stripPoints(strip, 1, 100, 10)).toBe("0.0,10.0 50.0,5.0 100.0,0.0");
+    expect(stripPoints(strip, 2, 100, 10)).toBe("0.0,10.0 100.0,0.0");
+    expect(stripPoints([[1, null, null]], 1, 100, 10)).toBe("");
+  });
+
+  it("writes every problem's message on hover, as text", () => {
+    expect(problemText([{ kind: "dead_units", epoch: 2, message: "16 of 16 units are dead <b>" },
+      { kind: "vanishing_gradients", epoch: 2, message: "zero" }])).toBe("16 of 16 units are dead <b>\nzero");
+  });
+
+  it("draws histogram bars scaled to the largest count", () => {
+    const b = bars({ counts: [0, 5, 10], range: [0, 1], mean: 0, std: 1 }, 30, 20);
+    expect(b.map((r) => r[3])).toEqual([0, 10, 20]);
+    expect(b[2][1]).toBe(0);
+  });
+});
+
+describe("the training panel after an undo", () => {
+  const status = { state: "stopped", epoch: 2, epochs: 5, batch: 3, batches: 10, eta_s: null, device: "CPU",
+    message: "Stopped; the weights trained so far are kept.", traceback: null };
+  it("says the run was undone instead of its own last word", () => {
+    expect(messageText({ status })).toBe(status.message);
+    expect(messageText({ status, undone: true })).toBe(UNDONE);
+    expect(progressText({ status, undone: true })).toBe("undone · was stopped at epoch 2/5");
+    expect(progressText({ status, undone: false })).toContain("stopped · epoch 2/5");
+  });
+});

@@ -1,0 +1,291 @@
+"""Training insights of a drawing: the records `recording.Recorder` makes while it trains, the
+problems they show, their place in the drawing's file and their small view for the browser.
+
+Each graph has one `Insights` store (`of(graph)`). Its records are immutable snapshots
+(`{layer: (record, ...)}`), replaced, never mutated, so that a training run's undo step (the
+Journal the Trainer keeps) puts the records from before the run back, and redo the run's own.
+The store also holds the id of the last run not undone: the training panel compares it with the
+run it shows to say that a run was undone.
+
+A record (one per layer per epoch; `"partial": True` for one taken within an epoch, its epoch a
+fraction) is JSON:
+    {"epoch": 3, "partial": false,
+     "weights": {"kernel": {"mean", "std", "norm", "min", "max", "zeros", "non_finite",
+                            "histogram": {"counts": [16 ints], "range": [min, max]}}, ...},
+     "gradients": {"kernel": {"norm", "update_ratio", "non_finite"}, ...},
+     "activations": {the same statistics, "dead_units", "units", "relu_like"} or null}
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import warnings
+import weakref
+from typing import Any
+
+from . import limits
+
+KINDS = ("dead_units", "vanishing_gradients", "exploding_gradients", "non_finite")
+DEAD_LAYER_SHARE = 0.5  # a layer is named when at least half its units are dead (a few dead
+# units are common in healthy ReLU networks, and a probe batch can miss a rare feature)
+VANISHING_RATIO = 1e-4  # a layer's gradient norm this much smaller than the median layer's
+EXPLODING_NORM = 1e3  # a layer's gradient norm above this (on the probe batch)
+STRIP_POINTS = 32  # values per box in the live strip
+SUMMARY_POINTS = 20_000  # strip values in all (a big drawing gets shorter strips)
+DETAIL_RECORDS = 64  # records per histogram panel (evenly thinned, the last kept)
+DETAIL_WEIGHTS = 6  # weights per layer shown in the panel
+_RUN_IDS = itertools.count(1)
+_STORES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def of(graph) -> Insights:
+    """The insights store of a graph (made on first use)."""
+    store = _STORES.get(graph)
+    if store is None:
+        store = _STORES[graph] = Insights()
+    return store
+
+
+class Insights:
+    """Records of the training runs on one drawing (see the module's docstring)."""
+
+    def __init__(self):
+        self.cell: dict[str, Any] = {"records": {}, "run": None}  # the journaled values
+        self._record_bytes = 0  # JSON bytes of one layer's record, measured once
+        self.thinned = 0
+        self.compiled: dict[str, Any] = {}  # recording.measure's cache: the last model's program
+
+    # ----- a run -----------------------------------------------------------------------------
+
+    def begin_run(self, journal) -> int:
+        """A new run: its records and id become part of the undo step `journal` seals."""
+        journal.item(self.cell, "records")
+        journal.item(self.cell, "run")
+        run = next(_RUN_IDS)
+        self.cell["run"] = run
+        return run
+
+    @property
+    def run(self) -> int | None:
+        """The last run not undone (None before any, or after its undo)."""
+        return self.cell["run"]
+
+    def epochs_done(self) -> float:
+        """The epoch of the latest record: a new run's epochs count on from it."""
+        latest = [rs[-1]["epoch"] for rs in self.cell["records"].values() if rs]
+        return float(math.floor(max(latest))) if latest else 0.0
+
+    def add(self, records: dict[str, dict]) -> None:
+        """One record per layer, taken at the same moment."""
+        current = dict(self.cell["records"])
+        for name, record in records.items():
+            current[name] = current.get(name, ()) + (record,)
+        if records and not self._record_bytes:
+            self._record_bytes = max(len(json.dumps(r)) for r in records.values())
+        if self._record_bytes * sum(len(rs) for rs in current.values()) > limits.INSIGHT_BYTES:
+            current = {n: _thin(rs) for n, rs in current.items()}
+            self.thinned += 1
+            if self.thinned == 1:
+                warnings.warn(f"Training insights went over their cap of "
+                              f"{limits.INSIGHT_BYTES:,} bytes (kerascanvas.limits.INSIGHT_BYTES):"
+                              f" older records are thinned, every second one dropped.",
+                              RuntimeWarning, stacklevel=2)
+        self.cell["records"] = current
+
+    # ----- reading -------------------------------------------------------------------------
+
+    def records(self) -> dict[str, list[dict]]:
+        """{layer: [record, ...]} (copies)."""
+        return {n: json.loads(json.dumps(list(rs))) for n, rs in self.cell["records"].items()}
+
+    def problems(self) -> list[tuple[str, str, float, str]]:
+        """(layer, kind, epoch, message) for what the latest records show."""
+        return problems(self.cell["records"])
+
+    # ----- files ---------------------------------------------------------------------------
+
+    def to_json(self) -> str | None:
+        records = self.cell["records"]
+        if not records:
+            return None
+        return json.dumps({"version": 1, "records": {n: list(rs) for n, rs in records.items()}})
+
+    def load_json(self, text: bytes | str, where: str) -> None:
+        """Records from a file (untrusted): each field checked; a bad one raises ValueError."""
+        document = json.loads(text)
+        if not isinstance(document, dict) or document.get("version") != 1 or \
+                not isinstance(document.get("records"), dict):
+            raise ValueError(f"{where}'s insights.json is not insight records of version 1.")
+        records = {}
+        for name, rs in document["records"].items():
+            if not isinstance(rs, list):
+                raise ValueError(f"{where}: the insight records of {name!r:.80} are not a list.")
+            records[str(name)] = tuple(_checked_record(r, where) for r in rs)
+        self.cell["records"] = records
+
+
+def _thin(records: tuple) -> tuple:
+    if len(records) <= 2:
+        return records
+    return records[:-1][::2] + records[-1:]
+
+
+# ----- problems -----------------------------------------------------------------------------------
+
+def _layer_gradient(record: dict) -> float | None:
+    norms = [g["norm"] for g in record["gradients"].values() if g.get("norm") is not None]
+    return math.sqrt(sum(n * n for n in norms)) if norms else None
+
+
+def problems(records: dict[str, tuple]) -> list[tuple[str, str, float, str]]:
+    latest = {n: rs[-1] for n, rs in records.items() if rs}
+    found: list[tuple[str, str, float, str]] = []
+    gradient = {n: _layer_gradient(r) for n, r in latest.items()}
+    finite = [g for g in gradient.values() if g is not None and math.isfinite(g)]
+    typical = sorted(finite)[len(finite) // 2] if finite else 0.0  # the median layer's
+    for name, record in latest.items():
+        epoch = record["epoch"]
+        when = f"after epoch {_epoch(epoch)}"
+        a = record.get("activations")
+        bad = [w for w, s in record["weights"].items() if s.get("non_finite")]
+        bad += [f"gradient of {w}" for w, g in record["gradients"].items() if g.get("non_finite")]
+        if a and a.get("non_finite"):
+            bad.append("output")
+        if bad:
+            found.append((name, "non_finite", epoch, f"NaN or infinite values in {', '.join(bad)} "
+                          f"{when}: the learning rate is probably too high, or the data holds "
+                          "NaN."))
+        if a and a.get("relu_like") and a.get("units"):
+            dead, units = a["dead_units"], a["units"]
+            if dead and dead >= DEAD_LAYER_SHARE * units:
+                found.append((name, "dead_units", epoch,
+                              f"{dead} of {units} units are dead {when}: their output is zero "
+                              f"on at least 99% of the probe batch, so they no longer learn. "
+                              "Start the bias at zero, lower the learning rate, or try "
+                              "LeakyReLU."))
+        g = gradient.get(name)
+        if g is None:
+            continue
+        if not math.isfinite(g) or g > EXPLODING_NORM:
+            found.append((name, "exploding_gradients", epoch,
+                          f"Exploding gradients {when}: the gradient norm is {g:.3g} (above "
+                          f"{EXPLODING_NORM:g}). Lower the learning rate, clip gradients "
+                          "(clipnorm) or add normalization."))
+        elif typical > 0 and g < VANISHING_RATIO * typical:
+            size = ("zero: no signal reaches its weights" if g == 0 else
+                    f"{g:.3g}, {typical / g:.3g} times smaller than the median layer's")
+            found.append((name, "vanishing_gradients", epoch,
+                          f"Vanishing gradients {when}: the gradient norm is {size}. "
+                          "Layers above may be dead or saturated; try ReLU-like activations, "
+                          "residual connections or normalization."))
+    return found
+
+
+def _epoch(epoch: float) -> str:
+    return str(int(epoch)) if float(epoch).is_integer() else f"{epoch:.2f}"
+
+
+# ----- what the browser gets (small and bounded) ------------------------------------------------
+
+def _weight_norm(record: dict) -> float | None:
+    norms = [s["norm"] for s in record["weights"].values() if s.get("norm") is not None]
+    return math.sqrt(sum(n * n for n in norms)) if norms else None
+
+
+def summary(store: Insights, live: bool) -> dict[str, Any]:
+    """Per layer the last STRIP_POINTS weight norms and activation spreads (std), and its
+    problems; `live` while training runs."""
+    records = store.cell["records"]
+    layers: dict[str, Any] = {}
+    points = max(4, min(STRIP_POINTS, SUMMARY_POINTS // max(len(records), 1)))
+    for name, rs in records.items():
+        strip = [[_finite(r["epoch"]), _finite(_weight_norm(r)),
+                  _finite((r.get("activations") or {}).get("std"))] for r in rs[-points:]]
+        layers[name] = {"strip": strip, "problems": []}
+    for name, kind, epoch, message in problems(records):
+        layers[name]["problems"].append({"kind": kind, "epoch": _finite(epoch),
+                                         "message": message})
+    return {"run": store.run, "live": live, "layers": layers}
+
+
+def detail(store: Insights, name: str) -> dict[str, Any]:
+    """A layer's histograms over its records, thinned to DETAIL_RECORDS, for the panel."""
+    rs = store.cell["records"].get(name, ())
+    if len(rs) > DETAIL_RECORDS:
+        step = len(rs) / (DETAIL_RECORDS - 1)
+        rs = tuple(rs[int(i * step)] for i in range(DETAIL_RECORDS - 1)) + rs[-1:]
+
+    def series(pick) -> list:
+        out = []
+        for r in rs:
+            s = pick(r)
+            out.append(None if s is None else {
+                "counts": s["histogram"]["counts"],
+                "range": [_finite(v) for v in s["histogram"]["range"]],
+                "mean": _finite(s["mean"]), "std": _finite(s["std"])})
+        return out
+
+    names = list(rs[-1]["weights"])[:DETAIL_WEIGHTS] if rs else []
+    return {"layer": name, "epochs": [_finite(r["epoch"]) for r in rs],
+            "weights": {w: series(lambda r, w=w: r["weights"].get(w)) for w in names},
+            "activations": series(lambda r: r.get("activations"))}
+
+
+def _finite(value: Any) -> Any:
+    return value if isinstance(value, (int, float)) and math.isfinite(value) else None
+
+
+# ----- checking records from a file --------------------------------------------------------------
+
+_STAT_FIELDS = ("mean", "std", "norm", "min", "max", "zeros")
+
+
+def _number(value: Any, where: str) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"{where}: an insight value is {value!r:.40}, not a number.")
+    return value
+
+
+def _stats(s: Any, where: str, extra: tuple = ()) -> dict:
+    if not isinstance(s, dict) or not isinstance(s.get("histogram"), dict):
+        raise ValueError(f"{where}: an insight statistic is not a record of numbers.")
+    h = s["histogram"]
+    counts, span = h.get("counts"), h.get("range")
+    if not isinstance(counts, list) or len(counts) > 256 or not isinstance(span, list) or \
+            len(span) != 2:
+        raise ValueError(f"{where}: an insight histogram is malformed.")
+    out = {k: _number(s.get(k), where) for k in _STAT_FIELDS}
+    out["non_finite"] = int(_number(s.get("non_finite"), where) or 0)
+    out["histogram"] = {"counts": [int(_number(c, where) or 0) for c in counts],
+                        "range": [_number(v, where) for v in span]}
+    for k in extra:
+        out[k] = _number(s.get(k), where)
+    return out
+
+
+def _checked_record(r: Any, where: str) -> dict:
+    if not isinstance(r, dict) or not isinstance(r.get("weights"), dict) or \
+            not isinstance(r.get("gradients"), dict):
+        raise ValueError(f"{where}: an insight record is not a record.")
+    epoch = _number(r.get("epoch"), where)
+    if epoch is None:
+        raise ValueError(f"{where}: an insight record has no epoch.")
+    gradients = {}
+    for w, g in r["gradients"].items():
+        if not isinstance(g, dict):
+            raise ValueError(f"{where}: an insight gradient is not a record.")
+        gradients[str(w)] = {"norm": _number(g.get("norm"), where),
+                             "update_ratio": _number(g.get("update_ratio"), where),
+                             "non_finite": bool(g.get("non_finite"))}
+    a = r.get("activations")
+    activations = None
+    if a is not None:
+        activations = _stats(a, where, ("dead_units", "units"))
+        activations["relu_like"] = bool(a.get("relu_like"))
+    return {"epoch": epoch, "partial": bool(r.get("partial")),
+            "weights": {str(w): _stats(s, where) for w, s in r["weights"].items()},
+            "gradients": gradients, "activations": activations}

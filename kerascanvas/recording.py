@@ -1,0 +1,432 @@
+"""What happens inside the layers while a model trains, measured on the device.
+
+`Recorder` is a Keras callback that `Trainer.fit` adds. At the end of every epoch (and every N
+batches in long epochs, N chosen from the measured cost so that recording stays under
+`COST_SHARE` of training time) it records, per layer:
+
+- weights: for each weight its mean, std, norm, min, max and a histogram; the update-to-weight
+  ratio ||w - w_before|| / ||w_before|| since the previous record (the weight delta: free);
+- gradients: each weight's gradient norm on a fixed probe batch (one extra forward and backward
+  pass per record, backend-specific through Keras: tf.GradientTape, jax.grad over
+  `compute_loss_and_updates`, torch.autograd.grad);
+- activations: on the same probe batch, the layer's output mean, std, fraction of zeros, dead
+  units (units zero on >= 99% of the probe) and a histogram.
+
+Statistics are computed with keras.ops where the tensors live; one small vector per record
+travels to the host. The records go to an `insights.Insights` store (plain floats and lists).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import warnings
+from typing import Any
+
+import keras
+import numpy as np
+from keras import ops
+
+BINS = 16
+PROBE_SAMPLES = 128
+DEAD_SHARE = 0.99  # a unit zero on at least this share of the probe batch is dead
+COST_SHARE = 0.02  # records within an epoch take at most this share of training time
+MIN_BATCHES_BETWEEN = 50  # and never come more often than this
+_FIELDS = ("mean", "std", "norm", "min", "max", "zeros", "non_finite")
+
+
+# ----- statistics on the device -----------------------------------------------------------------
+
+def _stats(x) -> Any:
+    """One vector: the _FIELDS, then BINS histogram counts (over [min, max] of finite values)."""
+    x = ops.reshape(x, (-1,))
+    x = x if str(x.dtype).endswith("float32") else ops.cast(x, "float32")
+    finite = ops.isfinite(x)
+    bad = ops.sum(ops.cast(ops.logical_not(finite), "float32"))
+    x = ops.where(finite, x, ops.zeros_like(x))
+    lo, hi = ops.min(x), ops.max(x)
+    width = ops.maximum(hi - lo, 1e-12)
+    index = ops.cast(ops.clip(ops.floor((x - lo) / width * BINS), 0, BINS - 1), "int32")
+    head = ops.stack([ops.mean(x), ops.std(x), ops.sqrt(ops.sum(x * x)), lo, hi,
+                      ops.mean(ops.cast(ops.equal(x, 0.0), "float32")), bad])
+    return ops.concatenate([head, ops.cast(_count(index), "float32")])
+
+
+def _count(index) -> Any:
+    """How many of `index` fall in each of the BINS bins, in one pass."""
+    if keras.backend.backend() == "torch":  # (its segment_sum copies the ids several times)
+        return ops.bincount(index, minlength=BINS)
+    return ops.segment_sum(ops.ones_like(index, dtype="float32"), index, num_segments=BINS)
+
+
+def _dead_units(x) -> Any:
+    """How many units (last axis) are zero on at least DEAD_SHARE of the probe batch, and how
+    many units there are."""
+    units = int(x.shape[-1]) if len(x.shape) > 1 else 1
+    x = ops.reshape(ops.cast(x, "float32"), (-1, units))
+    zero = ops.mean(ops.cast(ops.equal(x, 0.0), "float32"), axis=0)
+    return ops.stack([ops.sum(ops.cast(zero >= DEAD_SHARE, "float32")),
+                      ops.cast(units, "float32")])
+
+
+def _norm(x) -> Any:
+    x = ops.cast(ops.reshape(x, (-1,)), "float32")
+    return ops.sqrt(ops.sum(ops.square(x)))
+
+
+def _unpack(vector: np.ndarray) -> dict[str, Any]:
+    values = [float(v) for v in vector[:len(_FIELDS)]]
+    out = {k: (v if math.isfinite(v) else None) for k, v in zip(_FIELDS, values)}
+    out["non_finite"] = int(values[-1])
+    out["histogram"] = {"counts": [int(c) for c in vector[len(_FIELDS):]],
+                        "range": [out["min"], out["max"]]}
+    return out
+
+
+# ----- gradients on the probe batch, one way per backend ----------------------------------------
+
+def gradients(model: keras.Model, x: Any, y: Any) -> list:
+    """The gradient of the model's compiled loss on (x, y) for each trainable variable (None
+    where it does not reach one). Does not change the model, its optimizer or its metrics."""
+    variables = model.trainable_variables
+    backend = keras.backend.backend()
+    if backend == "tensorflow":
+        import tensorflow as tf
+
+        with tf.GradientTape() as tape:
+            y_pred = model(x, training=False)
+            loss = model.compute_loss(x=x, y=y, y_pred=y_pred, training=False)
+        return tape.gradient(loss, variables)
+    if backend == "jax":
+        import jax
+
+        def loss_of(trainable):
+            loss, aux = model.compute_loss_and_updates(
+                trainable, [v.value for v in model.non_trainable_variables],
+                [v.value for v in model.metrics_variables], x, y, None, training=False)
+            return loss, aux
+
+        grads, _ = jax.grad(loss_of, has_aux=True)([v.value for v in variables])
+        return grads
+    if backend == "torch":
+        import torch
+
+        values = [v.value for v in variables]
+        y_pred = model(x, training=False)
+        loss = model.compute_loss(x=x, y=y, y_pred=y_pred, training=False)
+        wanted = [v for v in values if v.requires_grad]
+        found = iter(torch.autograd.grad(loss, wanted, allow_unused=True)) if wanted else iter(())
+        return [next(found) if v.requires_grad else None for v in values]
+    return [None] * len(variables)  # another backend: weights and activations only
+
+
+# ----- the probe batch --------------------------------------------------------------------------
+
+def probe_batch(x: Any, y: Any, samples: int = PROBE_SAMPLES) -> tuple[Any, Any] | None:
+    """The first `samples` of the training data (arrays, a list/dict of arrays, a tf.data
+    Dataset or a PyDataset's first batch), or None when it cannot be had cheaply."""
+    def head(a):
+        if isinstance(a, dict):
+            return {k: head(v) for k, v in a.items()}
+        if isinstance(a, (list, tuple)):
+            return type(a)(head(v) for v in a)
+        return np.asarray(a[:samples])
+
+    try:
+        if hasattr(x, "element_spec"):  # tf.data
+            batch = next(iter(x.take(1)))
+            return (batch[0], batch[1]) if isinstance(batch, tuple) else (batch, None)
+        if isinstance(x, keras.utils.PyDataset):
+            batch = x[0]
+            return batch[0], batch[1]
+        return head(x), (None if y is None else head(y))
+    except Exception:  # noqa: BLE001 - no probe: weights are still recorded
+        return None
+
+
+# ----- the callback -------------------------------------------------------------------------------
+
+_RELU_NAMES = {"relu", "relu6"}
+
+
+def relu_like(layer) -> bool:
+    """Whether a layer's outputs are a ReLU's: zero for every negative input."""
+    config = layer.get_config() if hasattr(layer, "get_config") else {}
+    if type(layer).__name__ == "ReLU":
+        return not config.get("negative_slope")
+    activation = config.get("activation")
+    return isinstance(activation, str) and activation in _RELU_NAMES
+
+
+def _layer_output(layer) -> Any:
+    """The first call's output tensor of a layer (its first output)."""
+    nodes = getattr(layer, "_inbound_nodes", None) or []
+    if not nodes:
+        return None
+    outputs = nodes[0].output_tensors
+    return outputs[0] if outputs else None
+
+
+def _as_inputs(model, x) -> Any:
+    """x in the structure the model's inputs were given in (a one-input list model takes [x])."""
+    struct = getattr(model, "_inputs_struct", None)
+    if isinstance(struct, list) and len(struct) == 1 and not isinstance(x, (list, tuple, dict)):
+        return [x]
+    return x
+
+
+def _assemble(values, previous, grads, outputs) -> tuple[Any, list]:
+    """The record's numbers as one vector (per weight: its statistics, gradient norm, update
+    ratio; per output: its statistics, dead units, units) and the weights now, copied."""
+    pieces = []
+    minus_one = ops.convert_to_tensor(-1.0, dtype="float32")
+    for value, before, grad in zip(values, previous, grads):
+        change = _norm(value - before) / ops.maximum(_norm(before), 1e-12)
+        pieces += [_stats(value), ops.stack([minus_one if grad is None else _norm(grad),
+                                             ops.cast(change, "float32")])]
+    for out in outputs:
+        pieces += [_stats(out), _dead_units(out)]
+    return ops.concatenate(pieces), [ops.copy(v) for v in values]
+
+
+class _Measure:
+    """What one record computes for a model: its layers' weights (in `layout` order) with their
+    gradients on the probe batch and their change since the last record, and its layers' outputs
+    on the probe batch through a model that returns them all. Compiled for the backend
+    (tf.function, jax.jit: one device program instead of hundreds of small operations), once per
+    model (`measure`); torch runs it eagerly."""
+
+    def __init__(self, model: keras.Model, probe: bool):
+        self.model = model
+        self.weights, self.layout = [], []
+        layers = [l for l in model.layers if not isinstance(l, keras.layers.InputLayer)]
+        for layer in layers:
+            for weight in layer.trainable_weights + layer.non_trainable_weights:
+                self.weights.append(weight)
+                self.layout.append(("weight", layer.name, _weight_name(layer, weight)))
+        self.relu = {l.name: relu_like(l) for l in layers}
+        self.probe_model = None
+        tensors = [(l.name, _layer_output(l)) for l in layers]
+        tensors = [(n, t) for n, t in tensors if t is not None and hasattr(t, "shape")]
+        if probe and tensors:
+            try:
+                self.probe_model = keras.Model(model.input, [t for _, t in tensors])
+                self.layout += [("activation", n, None) for n, _ in tensors]
+            except Exception:  # noqa: BLE001 - a model Keras cannot slice: no activations
+                self.probe_model = None
+        self.with_gradients = probe
+        self._run = self._compiled()
+
+    def initial(self) -> list:
+        return [ops.copy(w.value) for w in self.weights]
+
+    def __call__(self, x, y, previous) -> tuple[list, list]:
+        """(per `layout` entry (statistics, a, b), the weights now): a and b are a weight's
+        gradient norm (None without one) and update ratio, an output's dead units and units."""
+        try:
+            vector, previous = self._run(x, y, previous)
+        except Exception:
+            if not self.with_gradients:
+                raise
+            self.with_gradients = False
+            self._run = self._compiled()
+            vector, previous = self._run(x, y, previous)
+        vector = keras.ops.convert_to_numpy(vector)
+        width = len(_FIELDS) + BINS + 2
+        rows = []
+        for i, (kind, _, _) in enumerate(self.layout):
+            row = vector[i * width:(i + 1) * width]
+            a, b = float(row[-2]), float(row[-1])
+            rows.append((row[:-2], None if kind == "weight" and a == -1.0 else a, b))
+        return rows, previous
+
+    def _eager(self, x, y, previous):
+        model = self.model
+        found = {}
+        if self.with_gradients and x is not None:
+            found = {id(v): g for v, g in zip(model.trainable_variables, gradients(model, x, y))}
+        with _no_grad():
+            outputs = [] if self.probe_model is None or x is None else \
+                _listed(self.probe_model(x, training=False))
+            return _assemble([w.value for w in self.weights], previous,
+                             [found.get(id(w)) for w in self.weights], outputs)
+
+    def _compiled(self):
+        backend = keras.backend.backend()
+        if backend == "tensorflow":
+            import tensorflow as tf
+
+            return tf.function(self._eager, reduce_retracing=True)
+        if backend == "jax":
+            return self._jax()
+        return self._eager
+
+    def _jax(self):
+        import jax
+
+        model, probe_model, weights = self.model, self.probe_model, self.weights
+        tv, ntv, mv = (model.trainable_variables, model.non_trainable_variables,
+                       model.metrics_variables)
+        with_gradients = self.with_gradients
+
+        def run(t, n, m, previous, x, y):
+            values = {id(v): a for v, a in zip(tv, t)} | {id(v): a for v, a in zip(ntv, n)}
+            found = {}
+            if with_gradients and x is not None:
+                def loss_of(trainable):
+                    return model.compute_loss_and_updates(trainable, n, m, x, y, None,
+                                                          training=False)
+
+                grads, _ = jax.grad(loss_of, has_aux=True)(t)
+                found = {id(v): g for v, g in zip(tv, grads)}
+            outputs = []
+            if probe_model is not None and x is not None:
+                outputs, _ = probe_model.stateless_call(
+                    [values[id(v)] for v in probe_model.trainable_variables],
+                    [values[id(v)] for v in probe_model.non_trainable_variables], x,
+                    training=False)
+            return _assemble([values[id(w)] for w in weights], previous,
+                             [found.get(id(w)) for w in weights], _listed(outputs))
+
+        jitted = jax.jit(run)
+        return lambda x, y, previous: jitted([v.value for v in tv], [v.value for v in ntv],
+                                             [v.value for v in mv], previous, x, y)
+
+
+def _listed(outputs) -> list:
+    return list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
+
+
+def measure(model: keras.Model, probe: tuple | None, cache: dict) -> _Measure:
+    """The measure of `model`, kept in `cache` (the drawing's insights store): a new fit of the
+    same model reuses it and its compiled program; it goes with the drawing."""
+    key = (id(model), probe is None, None if probe is None else _shapes(probe))
+    if cache.get("key") != key or cache.get("model") is not model:
+        cache.update(key=key, model=model, measure=_Measure(model, probe is not None))
+    return cache["measure"]
+
+
+def _shapes(probe) -> Any:
+    from keras import tree
+
+    return tuple(repr(getattr(a, "shape", None)) for a in tree.flatten(probe))
+
+
+def _no_grad():
+    if keras.backend.backend() == "torch":
+        import torch
+
+        return torch.no_grad()
+    import contextlib
+
+    return contextlib.nullcontext()
+
+
+class Recorder(keras.callbacks.Callback):
+    """Records insights (see the module's docstring) into `store` while fit runs."""
+
+    def __init__(self, store, probe: tuple[Any, Any] | None, first_epoch: float = 0.0):
+        super().__init__()
+        self._store = store
+        self._probe = probe
+        self._first_epoch = first_epoch  # epochs recorded before this run
+        self._measure: _Measure | None = None
+        self._previous: list = []  # the weights at the last record (for update ratios)
+        self._cost = 0.0  # seconds the last record took
+        self._every: int | None = None  # batches between records within an epoch
+        self._epoch = 0
+        self._batch = 0
+        self._since = 0  # batches since the last record
+        self._epoch_started = 0.0
+
+    def on_train_begin(self, logs=None):
+        model = self.model
+        if self._probe is not None:
+            self._probe = (_as_inputs(model, self._probe[0]), self._probe[1])
+        try:
+            self._measure = measure(model, self._probe, self._store.compiled)
+            self._previous = self._measure.initial()
+        except Exception as e:  # noqa: BLE001 - a model recording cannot follow: train without
+            self._measure = None
+            warnings.warn(f"Training insights cannot record this model ({type(e).__name__}: "
+                          f"{e}); training goes on without them.", RuntimeWarning, stacklevel=1)
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self._epoch = epoch
+        self._batch = 0
+        self._epoch_started = time.monotonic()
+
+    def on_train_batch_begin(self, batch, logs=None):
+        self._batch = batch
+        self._since += 1
+        if self._every is not None and self._since > self._every:
+            self._record(self._first_epoch + self._epoch + batch / max(self._steps(), 1),
+                         partial=True)
+
+    def on_epoch_end(self, epoch, logs=None):
+        self._record(int(self._first_epoch) + epoch + 1, partial=False)
+        steps = self._steps()
+        if steps:  # how often within an epoch recording stays cheap (measured each epoch)
+            per_batch = (time.monotonic() - self._epoch_started - self._cost) / steps
+            every = max(MIN_BATCHES_BETWEEN, math.ceil(self._cost / max(per_batch, 1e-9)
+                                                        / COST_SHARE))
+            self._every = every if every < steps else None
+
+    def on_train_end(self, logs=None):
+        if self._since > 0:  # stopped within an epoch (a stop, a NaN loss): its last state
+            done = self._batch + 1
+            self._record(self._first_epoch + self._epoch + done / max(self._steps(), done),
+                         partial=True)
+
+    def _steps(self) -> int:
+        return int((self.params or {}).get("steps") or 0)
+
+    def _record(self, epoch: float, partial: bool) -> None:
+        if self._measure is None:  # recording failed earlier in this run: training goes on
+            return
+        try:
+            self._take(epoch, partial)
+        except Exception as e:  # noqa: BLE001 - insights must never end a training run
+            self._measure = None
+            warnings.warn(f"Training insights stopped recording ({type(e).__name__}: {e}); "
+                          "training goes on.", RuntimeWarning, stacklevel=1)
+
+    def _take(self, epoch: float, partial: bool) -> None:
+        started = time.monotonic()
+        self._since = 0
+        self.model  # (under JAX this puts the trained values back on the variables)  # noqa: B018
+        x, y = self._probe if self._probe is not None else (None, None)
+        rows, self._previous = self._measure(x, y, self._previous)
+        self._store.add(_records(rows, self._measure.layout, epoch, partial, self._measure.relu))
+        self._cost = time.monotonic() - started
+
+
+def _weight_name(layer, weight) -> str:
+    path = getattr(weight, "path", None) or weight.name
+    prefix = layer.name + "/"
+    return path.removeprefix(prefix)
+
+
+def _records(rows, layout, epoch: float, partial: bool, relu: dict) -> dict[str, dict]:
+    """{layer: record} from the rows `_Measure` made, laid out as `layout` says."""
+    records: dict[str, dict] = {}
+    for (kind, layer, weight), (row, a, b) in zip(layout, rows):
+        record = records.setdefault(layer, {"epoch": epoch, "partial": partial, "weights": {},
+                                            "gradients": {}, "activations": None})
+        stats = _unpack(row)
+        if kind == "weight":
+            name = weight
+            while name in record["weights"]:
+                name += "'"
+            record["weights"][name] = stats
+            record["gradients"][name] = {
+                "norm": a if a is not None and math.isfinite(a) else None,
+                "update_ratio": b if math.isfinite(b) else None,
+                "non_finite": a is not None and not math.isfinite(a)}
+        else:
+            stats.update(dead_units=int(a), units=int(b), relu_like=relu.get(layer, False))
+            record["activations"] = stats
+    for name in relu:  # a layer without weights and outputs still has its (empty) record
+        records.setdefault(name, {"epoch": epoch, "partial": partial, "weights": {},
+                                  "gradients": {}, "activations": None})
+    return records

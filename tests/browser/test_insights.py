@@ -1,0 +1,60 @@
+"""Training insights on the canvas in a real JupyterLab and Chromium (issue 21), and the training
+panel after Ctrl+Z of a run (issue 18): it says the run was undone and greys its curves."""
+
+import pytest
+
+from .conftest import box, canvas_cell, open_canvas, screenshot
+
+pytestmark = pytest.mark.browser
+
+DEAD = canvas_cell("""g = kc.Graph(name="dead")
+g.add_input((8, 8, 1), name="image")
+g.add_layer("Flatten")
+g.add_layer("Dense", units=16, activation="relu", name="hidden",
+            bias_initializer={"class_name": "Constant", "config": {"value": -50.0}})
+g.add_layer("Dense", units=10, name="head")
+g.connect("image", "flatten")
+g.connect("flatten", "hidden")
+g.connect("hidden", "head")""", head="import kerascanvas as kc\nfrom kerascanvas.datasets import digits",
+                   then="x, y = digits()\ncanvas.set_data(x[:512], y[:512])")
+
+
+def test_insights_mark_a_dead_box_and_an_undone_run_is_said_and_greyed(lab, page):
+    kernel = open_canvas(page, lab, "insights.ipynb", DEAD, "hidden")
+    page.locator(".kc-training summary").click()
+    page.locator('.kc-training [aria-label="epochs"]').fill("2")
+    page.locator('.kc-training [aria-label="Train"]').click()
+    page.wait_for_function("() => document.querySelector('.kc-training [role=status]')"
+                           ".textContent.startsWith('finished')", timeout=120_000)
+    assert ["hidden", "dead_units"] in kernel.value("[p[:2] for p in canvas.insight_problems]")
+    # the box with dead units is marked, its message on hover as text; every box has its strip
+    mark = page.locator(".kc-decor .kc-insight-problem")
+    mark.first.wait_for(timeout=20_000)
+    assert mark.count() == 1
+    hover = mark.locator("title").text_content()
+    assert "16 of 16 units are dead" in hover
+    assert page.locator(".kc-decor .kc-strip").count() == 3  # flatten, hidden, head
+    # select the box: its histograms over the run, with a slider over the records
+    box(page, "hidden").click()
+    page.wait_for_function("() => document.querySelectorAll('.kc-insights .kc-histogram').length >= 3",
+                           timeout=20_000)
+    assert kernel.value("canvas.insight_focus") == "hidden"
+    assert page.locator('.kc-insights [aria-label="record"]').get_attribute("max") == "1"
+    screenshot(page, "canvas-insights")
+    # Ctrl+Z takes the run back: the panel says so instead of the run's last word, curves greyed
+    box(page, "hidden").click()
+    page.keyboard.press("Control+z")
+    page.wait_for_function("() => document.querySelector('.kc-training [role=status]')"
+                           ".textContent.startsWith('undone')", timeout=20_000)
+    assert "Undone (Ctrl+Z)" in page.locator(".kc-train-message").text_content()
+    assert "kc-undone" in page.locator(".kc-training").get_attribute("class")
+    grey = page.locator(".kc-chart").evaluate("e => getComputedStyle(e).filter")
+    assert "grayscale" in grey
+    assert kernel.value("canvas.insights") == {}
+    assert page.locator(".kc-decor .kc-insight-problem").count() == 0
+    screenshot(page, "canvas-training-undone")
+    page.keyboard.press("Control+Shift+z")
+    page.wait_for_function("() => document.querySelector('.kc-training [role=status]')"
+                           ".textContent.startsWith('finished')", timeout=20_000)
+    assert "kc-undone" not in page.locator(".kc-training").get_attribute("class")
+    kernel.close()

@@ -1,0 +1,194 @@
+"""Training insights (issue 21): per-layer records of weights, gradients and activations while a
+drawn network trains, the problems they name, their undo, their file, the browser's view; and the
+training panel's word when a run was undone (issue 18). Quick: a few epochs on 256 digits."""
+
+from __future__ import annotations
+
+import json
+import math
+import zipfile
+
+import numpy as np
+import pytest
+
+import kerascanvas as kc
+from kerascanvas import insights, limits, recording
+from kerascanvas.datasets import digits
+from kerascanvas.drawing import EditError
+
+
+@pytest.fixture(scope="module")
+def data():
+    x, y = digits()
+    return x[:256], y[:256]
+
+
+def drawn(bias: float = 0.0, units: int = 16) -> kc.Graph:
+    """image -> Flatten -> Dense(units, relu, bias from `bias`) -> Dense(10) logits."""
+    g = kc.Graph()
+    g.add_input((8, 8, 1), name="image")
+    g.add_layer("Flatten")
+    g.add_layer("Dense", units=units, activation="relu",
+                bias_initializer={"class_name": "Constant", "config": {"value": bias}})
+    g.add_layer("Dense", units=10)
+    for src, dst in (("image", "flatten"), ("flatten", "dense"), ("dense", "dense_1")):
+        g.connect(src, dst)
+    return g
+
+
+def trained(data, epochs=2, bias=0.0, **fit):
+    canvas = kc.Canvas(drawn(bias))
+    canvas.set_data(*data)
+    canvas.fit(epochs=epochs, batch_size=32, **fit)
+    return canvas
+
+
+def kinds(canvas, layer):
+    return {kind for name, kind, _, _ in canvas.insight_problems if name == layer}
+
+
+def test_one_record_per_layer_and_epoch_with_weights_gradients_activations(data):
+    canvas = trained(data, epochs=3)
+    records = canvas.insights
+    assert set(records) == {"flatten", "dense", "dense_1"}
+    for name, rs in records.items():
+        assert [r["epoch"] for r in rs] == [1, 2, 3], name
+        assert all(not r["partial"] for r in rs)
+    last = records["dense"][-1]
+    kernel = last["weights"]["kernel"]
+    live = np.asarray(canvas.graph.keras_layer("dense").get_weights()[0])
+    assert kernel["mean"] == pytest.approx(float(live.mean()), abs=1e-5)
+    assert kernel["std"] == pytest.approx(float(live.std()), rel=1e-3)
+    assert kernel["norm"] == pytest.approx(float(np.linalg.norm(live)), rel=1e-3)
+    assert sum(kernel["histogram"]["counts"]) == live.size
+    assert kernel["histogram"]["range"] == pytest.approx([live.min(), live.max()], abs=1e-5)
+    g = last["gradients"]["kernel"]
+    assert g["norm"] > 0 and 0 < g["update_ratio"] < 1  # it learns, by small steps
+    a = last["activations"]
+    assert a["units"] == 16 and a["relu_like"] and 0 <= a["zeros"] < 1 and a["std"] > 0
+    assert sum(a["histogram"]["counts"]) == recording.PROBE_SAMPLES * 16
+    assert records["flatten"][-1]["weights"] == {}  # no weights: activations only
+    assert kinds(canvas, "dense") == set()  # a healthy network names no problem
+
+
+def test_a_relu_layer_whose_bias_starts_far_below_zero_has_dead_units(data):
+    canvas = trained(data, epochs=2, bias=-50.0)
+    problems = [p for p in canvas.insight_problems if p[:2] == ("dense", "dead_units")]
+    assert len(problems) == 1
+    layer, kind, epoch, message = problems[0]
+    assert epoch == 2 and "16 of 16 units are dead" in message
+    assert canvas.insights["dense"][-1]["activations"]["dead_units"] == 16
+    assert canvas.insights["dense"][-1]["gradients"]["kernel"]["norm"] == 0  # nothing reaches it
+    assert "dead_units" not in kinds(canvas, "dense_1")  # a linear layer's zeros are no ReLU's
+
+
+def test_a_too_high_learning_rate_is_named(data):
+    canvas = trained(data, epochs=2, learning_rate=1e3, optimizer="sgd")
+    named = {(layer, kind) for layer, kind, _, _ in canvas.insight_problems}
+    assert ("dense", "dead_units") in named  # the first steps threw its units into the dark
+
+
+def test_problems_across_depth_from_records():
+    def record(norm, epoch=4):
+        return {"epoch": epoch, "partial": False, "weights": {},
+                "gradients": {"kernel": {"norm": norm, "update_ratio": 0.01,
+                                         "non_finite": norm is not None and not math.isfinite(norm)}},
+                "activations": None}
+
+    found = insights.problems({"a": (record(1e-9),), "b": (record(0.5),), "c": (record(5e4),)})
+    assert [(n, k, e) for n, k, e, _ in found] == [("a", "vanishing_gradients", 4),
+                                                   ("c", "exploding_gradients", 4)]
+    found = insights.problems({"a": (record(float("nan")),)})
+    assert {k for _, k, _, _ in found} == {"non_finite", "exploding_gradients"}
+
+
+def test_undo_of_a_run_takes_its_records_and_the_panel_says_so(data):
+    canvas = kc.Canvas(drawn())
+    canvas._send = lambda *a, **k: None
+    canvas.set_data(*data)
+    canvas.fit(epochs=1, loss=None)
+    canvas.fit(epochs=2, loss=None)
+    assert [r["epoch"] for r in canvas.insights["dense"]] == [1, 2, 3]  # runs count on
+    assert canvas.training["undone"] is False and canvas.insight_summary["layers"]["dense"]
+    canvas._on_message(canvas, {"kind": "undo", "id": 1}, [])
+    assert [r["epoch"] for r in canvas.insights["dense"]] == [1]
+    assert canvas.training["undone"] is True
+    assert canvas.training["status"]["state"] == "finished"  # the run's own word stays below
+    assert len(canvas.insight_summary["layers"]["dense"]["strip"]) == 1
+    canvas._on_message(canvas, {"kind": "redo", "id": 2}, [])
+    assert [r["epoch"] for r in canvas.insights["dense"]] == [1, 2, 3]
+    assert canvas.training["undone"] is False
+    canvas.graph.undo()
+    canvas.graph.undo()
+    assert canvas.insights == {} and canvas.training["undone"] is True
+
+
+def test_records_are_kept_in_the_drawings_file(data, tmp_path):
+    canvas = trained(data, epochs=2, bias=-50.0)
+    path = tmp_path / "dead.kcanvas"
+    canvas.graph.save(path)
+    loaded = kc.Canvas(kc.Graph.load(path))
+    assert loaded.insights == canvas.insights
+    assert ("dense", "dead_units") in {p[:2] for p in loaded.insight_problems}
+    assert loaded.insight_summary["layers"]["dense"]["problems"]
+
+
+def test_a_file_with_bad_records_is_refused_and_names_them(data, tmp_path):
+    canvas = trained(data, epochs=1)
+    good = tmp_path / "good.kcanvas"
+    canvas.graph.save(good)
+    with zipfile.ZipFile(good) as z:
+        entries = {i.filename: z.read(i.filename) for i in z.infolist()}
+    records = json.loads(entries["insights.json"])
+    records["records"]["dense"][0]["weights"]["kernel"]["mean"] = "<script>"
+    bad = tmp_path / "bad.kcanvas"
+    with zipfile.ZipFile(bad, "w") as z:
+        for name, body in entries.items():
+            z.writestr(name, json.dumps(records) if name == "insights.json" else body)
+    with pytest.raises(EditError, match="not a number"):
+        kc.Graph.load(bad)
+
+
+def test_records_within_long_epochs_and_the_memory_cap(data, monkeypatch):
+    monkeypatch.setattr(recording, "MIN_BATCHES_BETWEEN", 2)
+    monkeypatch.setattr(recording, "COST_SHARE", 1e9)  # any cost is cheap enough
+    canvas = trained(data, epochs=2)
+    rs = canvas.insights["dense"]
+    assert [r["epoch"] for r in rs if not r["partial"]] == [1, 2]
+    partial = [r["epoch"] for r in rs if r["partial"]]
+    assert partial and all(1 < e < 2 for e in partial)  # within the second epoch
+    monkeypatch.setattr(limits, "INSIGHT_BYTES", 3 * 4000)
+    with pytest.warns(RuntimeWarning, match="INSIGHT_BYTES"):
+        canvas.fit(epochs=3, loss=None)
+    rs = canvas.insights["dense"]
+    assert len(rs) < 3 + len(partial) + 2 + 3 and rs[-1]["epoch"] == 5  # the latest kept
+
+
+def test_the_browser_asks_for_a_boxs_histograms_by_name_only(data):
+    canvas = trained(data, epochs=2)
+    canvas.insight_focus = "no such box<img src=x>"
+    assert canvas.insight_detail == {}
+    canvas.insight_focus = "dense"
+    detail = canvas.insight_detail
+    assert detail["layer"] == "dense" and detail["epochs"] == [1, 2]
+    assert set(detail["weights"]) == {"kernel", "bias"}
+    assert len(detail["activations"]) == 2 and len(detail["activations"][0]["counts"]) == 16
+    json.dumps(detail, allow_nan=False)  # what Jupyter can send
+
+
+def test_training_without_insights_records_nothing(data):
+    canvas = trained(data, epochs=1, insights=False)
+    assert canvas.insights == {} and canvas.insight_problems == []
+
+
+def test_a_failure_while_recording_never_ends_the_training_run(data, monkeypatch):
+    def broken(self, x, y, previous):
+        raise RuntimeError("no statistics today")
+
+    monkeypatch.setattr(recording._Measure, "__call__", broken)
+    canvas = kc.Canvas(drawn())
+    canvas.set_data(*data)
+    with pytest.warns(RuntimeWarning, match="no statistics today"):
+        history = canvas.fit(epochs=2)
+    assert len(history.history["loss"]) == 2 and canvas.trainer.status["state"] == "finished"
+    assert canvas.insights == {}
