@@ -125,7 +125,7 @@ def from_model(model, graph_class, trust_custom: bool = False):
     edges = [[list(src), [op.name, k, slot]] for op in w.layers
              for k, (sources, slots) in enumerate(zip(w.calls[op.name], w.targets[op.name]))
              for slot, src in zip(slots, sources)]
-    in_struct, out_struct = w.model._inputs_struct, w.model._outputs_struct
+    in_struct = w.model._inputs_struct
     dict_inputs = isinstance(in_struct, dict)
     # a big model opens readable: its runs of repeated blocks folded (g.fold_all(False) opens them)
     runs = repeated_blocks({layer["name"]: layer for layer in layers}, edges)
@@ -393,7 +393,7 @@ def _trust_held(layer) -> None:
         if isinstance(value, keras.layers.Layer) and not isinstance(value, keras.Model) and \
                 type(value).__module__.split(".")[0] != "keras" and \
                 custom.class_name_of(type(value)) is None:
-            custom.register(type(value))
+            custom.trust(type(value))  # (under a free name where its own is taken)
 
 
 def _box_config(op, nodes) -> dict:

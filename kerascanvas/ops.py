@@ -419,9 +419,8 @@ def node_arguments(op, node) -> tuple[list, dict]:
         if p.default is not inspect.Parameter.empty:
             raise EditError(f"{where} mixes tensors and constants in {p.name}, which a drawing "
                             "cannot hold.", layer=op.name)
-        if p.kind == p.VAR_POSITIONAL and all(symbolic):
-            tensors.extend(flat)
-        elif (kind.class_name, p.name) in LIST_PARAMS and isinstance(value, (list, tuple)) and all(symbolic):
+        if all(symbolic) and (p.kind == p.VAR_POSITIONAL or (
+                (kind.class_name, p.name) in LIST_PARAMS and isinstance(value, (list, tuple)))):
             tensors.extend(flat)
         elif isinstance(value, keras.KerasTensor):
             tensors.append(value)
