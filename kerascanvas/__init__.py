@@ -5,7 +5,15 @@
 
 __version__ = "0.1.0"
 
-__all__ = ["Canvas", "EditError", "Graph", "Problem", "register"]
+__all__ = ["Canvas", "EditError", "Graph", "Problem", "register", "unregister"]
+
+import sys as _sys
+
+if "ipykernel.kernelapp" in _sys.modules:  # in a kernel: TensorFlow's start-up lines stay out
+    from . import quiet as _quiet  # of the notebook from here on
+
+    if _quiet.in_kernel():
+        _quiet.install()
 
 
 def __getattr__(name):
@@ -20,10 +28,10 @@ def __getattr__(name):
         from .drawing import EditError
 
         return EditError
-    if name == "register":
-        from .custom import register
+    if name in ("register", "unregister"):
+        from . import custom
 
-        return register
+        return getattr(custom, name)
     if name == "Canvas":
         from .quiet import quiet_tensorflow
 

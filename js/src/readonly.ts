@@ -3,7 +3,7 @@
 // embedded in the file. View changes (fold, unfold, expand, move) are made here, the way the kernel
 // makes them: a box that grows or shrinks moves the boxes below it. Edits are refused. Pure apart
 // from the small event emitter, so vitest tests it.
-import type { FoldInfo, GraphState, InnerView, LayerState, PaletteEntry } from "./types";
+import type { FoldInfo, GraphState, InnerView, LayerState, PaletteEntry, PortLayout } from "./types";
 
 export interface RunView {
   info: FoldInfo;
@@ -35,8 +35,8 @@ const sizeOf = (l: LayerState): [number, number] => [l.w ?? 180, l.h ?? 62];
 
 /** Where the state carries a box's port layout (kerascanvas/boxes.py port_layout: ports spread
  * evenly along the top and bottom edges), the same layout for a box of another size. */
-function scaledPorts(layer: LayerState, w: number, h: number): { ports?: unknown } {
-  const ports = (layer as { ports?: { in: number[][]; out: number[][] } }).ports;
+function scaledPorts(layer: LayerState, w: number, h: number): { ports?: PortLayout } {
+  const ports = layer.ports as PortLayout | undefined;
   if (!ports || !Array.isArray(ports.in) || !Array.isArray(ports.out)) return {};
   const k = w / sizeOf(layer)[0];
   return { ports: { in: ports.in.map(([c, s, x]) => [c, s, x * k, 0]), out: ports.out.map(([n, t, x]) => [n, t, x * k, h]) } };

@@ -4,6 +4,7 @@ import { FALLBACK_CSS } from "./fallback";
 import type { Model } from "./protocol";
 import { StateStore, type StoreModel } from "./store";
 import { CSS } from "./style";
+import { TEACH_CSS } from "./teachstyle";
 import { followTheme } from "./theme";
 import uplotCss from "uplot/dist/uPlot.min.css";
 
@@ -15,7 +16,7 @@ function ensureStyle(el: HTMLElement): void {
   if (host.querySelector("#kerascanvas-style")) return;
   const style = document.createElement("style");
   style.id = "kerascanvas-style";
-  style.textContent = uplotCss + CSS + FALLBACK_CSS;
+  style.textContent = uplotCss + CSS + TEACH_CSS + FALLBACK_CSS;
   host.append(style);
 }
 

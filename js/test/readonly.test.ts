@@ -2,20 +2,21 @@
 // view changes made locally the way the kernel makes them, edits refused.
 import { describe, expect, it } from "vitest";
 import { READ_ONLY, ReadOnlyModel, answer, edgeKey, withFold, type ViewerData } from "../src/readonly";
-import type { GraphState, LayerState } from "../src/types";
+import type { GraphState, LayerState, PortLayout } from "../src/types";
 
 function layer(name: string, y: number, over: Partial<LayerState> = {}): LayerState {
   return { name, class_name: "Dense", group: "core", config: {}, is_input: false, x: 0, y, w: 180, h: 62, pinned: false,
     slots: { kind: "single", names: ["inputs"], min: 1, max: 1 }, n_outputs: 1,
-    calls: [{ index: 0, built: true, output_shapes: [[null, 8]], missing: null }], params: 0, depth: 0, problems: [],
-    inner_layers: null, expanded: false, inner: null, run: null, fold: null, ...over };
+    calls: [{ index: 0, built: true, output_shapes: [[null, 8]], missing: null, settings: {} }], params: 0, depth: 0, problems: [],
+    inner_layers: null, expanded: false, inner: null, run: null, fold: null, ports: { in: [], out: [] }, ...over } as LayerState;
 }
 
-const INFO = { copies: 2, layers: 1, last: "b", classes: "Dense", members: 2 };
+const INFO = { copies: 2, layers: 1, last: "b", classes: "Dense", members: 2, stack: 8 };
 
 // stem; a run (a, b) folded into a's box; head below it
 function data(): ViewerData {
   const state: GraphState = { version: 1, revision: 3, name: "m", problems: [], model: null, can_undo: false, can_redo: false,
+    history_dropped: 0, box: { w: 180, h: 62, header: 40, call_row: 16 },
     layers: [layer("stem", 0), layer("a", 100, { run: "a", fold: INFO, w: 240, h: 80 }), layer("b", 100, { run: "a" }),
       layer("head", 220)],
     edges: [{ src: ["stem", 0, 0], dst: ["a", 0, 0], shape: [null, 8], dtype: "float32", built: true }] };
@@ -41,7 +42,7 @@ describe("the read-only model", () => {
 
   it("a box that changes size keeps its ports spread along its edges, as the kernel lays them out", () => {
     const d = data();
-    const ports = { in: [[0, 0, 90, 0]], out: [[0, 0, 90, 62]] };
+    const ports: PortLayout = { in: [[0, 0, 90, 0]], out: [[0, 0, 90, 62]] };
     const open = { ...d.state, layers: d.state.layers.map((l) => (l.name === "a" ? { ...l, fold: null, w: 180, h: 62, ports } : l)) };
     const folded = withFold(open, d, "a", true).layers.find((l) => l.name === "a") as LayerState & { ports: typeof ports };
     expect(folded.ports).toEqual({ in: [[0, 0, 120, 0]], out: [[0, 0, 120, 80]] });
