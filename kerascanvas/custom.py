@@ -292,6 +292,16 @@ def drawing_name(layer) -> str | None:
     return trusted_name(layer) or class_name_of(type(layer))
 
 
+def name_of(module: Any, class_name: Any) -> str | None:
+    """The drawing name of the registered class that `module`.`class_name` is, or None: two classes
+    of one name from different modules (keras.io's TransformerEncoder and KerasHub's) are
+    registered under different names, and a model config names a class by module and name."""
+    for name, cls in _registered.items():
+        if cls.__name__ == class_name and cls.__module__ == module:
+            return name
+    return None
+
+
 def get(class_name: Any):
     """The kind of a registered or Keras-own class, or None."""
     if not isinstance(class_name, str):
