@@ -8,6 +8,8 @@ tall unless the state gives its size. Every user string is escaped: names come f
 
 from __future__ import annotations
 
+from bisect import bisect_right
+from collections import Counter
 from xml.sax.saxutils import escape, quoteattr
 
 BOX_WIDTH = 180
@@ -45,16 +47,17 @@ def _slot_count(layer: dict, filled: int) -> int:
     return 1
 
 
-def _ports(layer: dict, edges: list[dict]) -> tuple[dict, dict]:
+def _ports(layer: dict, into: Counter) -> tuple[dict, dict]:
     """World positions of a box's input slots {(call, slot): (x, y)} and output ports
-    {(node, tensor): (x, y)}, spread along its top and bottom edges as the canvas does."""
+    {(node, tensor): (x, y)}, spread along its top and bottom edges as the canvas does.
+    into: edges per (layer, call), counted once for the whole picture."""
     w, h = box_size(layer)
     x, y = layer["x"], layer["y"]
     calls = max(1, len(layer["calls"]))
     slots = []
     if not layer["is_input"]:
         for k in range(calls):
-            filled = sum(1 for e in edges if e["dst"][0] == layer["name"] and e["dst"][1] == k)
+            filled = into[(layer["name"], k)]
             slots += [(k, s) for s in range(_slot_count(layer, filled))]
     outs = [(n, t) for n in range(calls) for t in range(layer["n_outputs"])]
     inputs = {key: (x + w * (i + 1) / (len(slots) + 1), y) for i, key in enumerate(slots)}
@@ -88,8 +91,12 @@ def svg(state: dict) -> str:
            f"<title>{_text(title)}</title>",
            (f'<rect x="{left:.0f}" y="{top:.0f}" width="{width:.0f}" height="{height:.0f}" '
            'fill="#fafafa"/>')]
-    ports = {layer["name"]: _ports(layer, edges) for layer in layers}
-    boxes = [(layer["x"], layer["y"], *sizes[layer["name"]]) for layer in layers]
+    into = Counter((e["dst"][0], e["dst"][1]) for e in edges)  # one pass: O(layers + edges)
+    ports = {layer["name"]: _ports(layer, into) for layer in layers}
+    # by top: an edge looks only at the boxes whose top lies between its ends
+    boxes = sorted(((layer["x"], layer["y"], *sizes[layer["name"]]) for layer in layers),
+                   key=lambda box: box[1])
+    tops = [box[1] for box in boxes]
     detours = 0
     for e in edges:
         (src, n, t), (dst, k, s) = e["src"], e["dst"]
@@ -97,7 +104,8 @@ def svg(state: dict) -> str:
         b = ports.get(dst, ({}, {}))[0].get((k, s))
         if a is None or b is None:
             continue
-        path, detoured = _route(a, b, boxes, detours)
+        below = boxes[bisect_right(tops, a[1]):bisect_right(tops, b[1])]
+        path, detoured = _route(a, b, below, detours)
         detours += detoured
         out.append(f'<path d="{path}" fill="none" stroke="#777" stroke-width="1.6"/>')
     for layer in layers:
@@ -127,7 +135,7 @@ def _route(a, b, boxes, detours: int) -> tuple[str, bool]:
     """A curve from port a down to slot b; when boxes stand between them (a skip connection),
     a path that goes round their right side instead of behind them, each detour a little
     further out so that parallel ones stay apart."""
-    lo, hi = min(a[0], b[0]) - 6, max(a[0], b[0]) + 6
+    lo, hi = min(a[0], b[0]) - 6, max(a[0], b[0]) + 6  # (boxes: those whose top is in between)
     between = [bx for bx in boxes if bx[1] > a[1] and bx[1] + bx[3] < b[1]
                and bx[0] < hi and bx[0] + bx[2] > lo]
     if not between:

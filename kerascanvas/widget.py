@@ -674,23 +674,14 @@ def _explain(g: Graph, m: dict) -> dict:
 
 def _depth_steps(g: Graph, m: dict) -> list:
     """Seed 000's depth computation on this graph, as steps the canvas plays back."""
-    steps = []
-    for step in g.depth_steps():
-        kind = step[0]
-        if kind in ("enter", "finish", "cycle"):
-            steps.append({"kind": kind, "node": list(step[1])})
-        elif kind == "depth":
-            steps.append({"kind": kind, "node": list(step[1]), "depth": step[2]})
-        else:
-            steps.append({"kind": kind, "map": {str(d): [list(x) if isinstance(x, tuple) else x
-                                                         for x in v] for d, v in step[1].items()}})
-    return steps
+    from .teaching import walk_payload
+
+    return walk_payload(g)
 
 
 def _forward_steps(g: Graph, m: dict, sample: Any) -> list:
     """The forward pass node by node on one real sample: shapes, statistics, small pictures."""
-    return [{"node": [s.layer, s.node_index], "depth": s.depth, "outputs": s.summary(),
-             "picture": s.thumbnail()} for s in g.forward_steps(sample)]
+    return [s.payload() for s in g.forward_steps(sample)]
 
 
 def _explain_edge(g: Graph, m: dict) -> dict:
@@ -698,7 +689,26 @@ def _explain_edge(g: Graph, m: dict) -> dict:
     return g.explain_edge(_triple(m, "src"), *_edge_end(m, "dst")).data
 
 
-_READS = {"explain", "explain_edge", "depth_steps"}  # intents that change nothing
+def _set_outputs(g: Graph, m: dict) -> None:
+    """The model's outputs marked and ordered on the canvas (internals.py): one undo step."""
+    from .internals import set_outputs_intent
+
+    set_outputs_intent(g, m["outputs"], m.get("keys"), lambda p: _triple({"p": p}, "p"))
+
+
+def _internals(g: Graph, m: dict) -> dict:
+    from .internals import internals
+
+    return internals(g, _name(m))
+
+
+def _node_graph(g: Graph, m: dict) -> dict:
+    from .internals import node_graph
+
+    return node_graph(g)
+
+
+_READS = {"explain", "explain_edge", "depth_steps", "internals", "node_graph"}  # intents that change nothing
 
 
 def _code(g: Graph, m: dict) -> dict:
@@ -719,6 +729,9 @@ _HANDLERS: dict[str, Callable[[Graph, dict], Any]] = {
     "explain": _explain,
     "explain_edge": _explain_edge,
     "depth_steps": _depth_steps,
+    "internals": _internals,
+    "node_graph": _node_graph,
+    "set_outputs": _set_outputs,
     "add_layer": _add_layer,
     "add_input": _add_input,
     "connect": lambda g, m: _stable(g, lambda: _connect(g, m, g.connect)),
