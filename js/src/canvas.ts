@@ -281,7 +281,7 @@ export class CanvasView {
     }
     this.applyView();
     this.scene.update(this.sceneInput());
-    this.training.showInsights((n) => this.scene.decor(n), this.selected, this.state.layers.map((l) => l.name));
+    this.training.showInsights((n) => this.scene.decor(n), this.ui.state.selected as Set<string>, this.state.layers.map((l) => l.name));
     this.catchUpSoon();
     // the panels under the drawing change with the state, not with the selection or a gesture
     if (this.panelsFor !== this.state) {
