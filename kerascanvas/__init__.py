@@ -7,6 +7,14 @@ __version__ = "0.1.0"
 
 __all__ = ["Canvas", "EditError", "Graph", "Problem", "register"]
 
+import sys as _sys
+
+if "ipykernel.kernelapp" in _sys.modules:  # in a kernel: TensorFlow's start-up lines stay out
+    from . import quiet as _quiet  # of the notebook from here on
+
+    if _quiet.in_kernel():
+        _quiet.install()
+
 
 def __getattr__(name):
     if name in ("Graph", "Problem"):

@@ -1,6 +1,6 @@
-"""One size for a box, decided here: the layout places boxes of this size and the front end
-draws them at it (the state carries "w" and "h"; js/src/geometry.ts only falls back to the same
-rule when they are absent).
+"""A box's size and port layout, decided here and nowhere else: the layout places boxes of this
+size, and the state carries both ("w", "h" and "ports" in each box's view row), so the front end
+(js/src/geometry.ts) and the saved picture draw boxes and ports where the kernel says.
 
 A box is a header (name, class) over one row per call; it widens when its ports would crowd
 (ports are spread evenly along the top and bottom edges); an expanded nested model is as big as
@@ -41,3 +41,44 @@ def box_size(spec, filled: list[int], inner: Mapping | None = None) -> tuple[flo
     outs = calls * spec.n_outputs
     width = max(WIDTH, PORT_SPACING * (max(ins, outs) + 1))
     return (width, HEADER + CALL_ROW * calls + FOOT)
+
+
+def layout() -> dict:
+    """How boxes are laid out, for the front end (the state's "box"): the size of a new layer's
+    box (one call, one slot: room is made for one this big where a layer is inserted, before
+    the kernel has placed it), the header's height and each call's row height."""
+    return {"w": WIDTH, "h": HEADER + CALL_ROW + FOOT, "header": HEADER, "call_row": CALL_ROW}
+
+
+def port_layout(spec, filled: list[int], size: tuple[float, float]) -> dict:
+    """Where a box of `size` shows its ports, relative to its top left corner: input slots spread
+    evenly along the top edge, call by call ([call, slot, x, y]), output ports along the bottom
+    edge ([node_index, tensor_index, x, y]). The state sends this (its view row's "ports"); the
+    front end draws and hit-tests ports there."""
+    w, h = size
+    calls = max(1, spec.calls)
+    ins = [(k, s) for k in range(calls)
+           for s in range(in_ports(spec.slots, spec.is_input, filled[k] if k < len(filled) else 0))]
+    outs = [(n, t) for n in range(calls) for t in range(spec.n_outputs)]
+    return {"in": [[k, s, _spread(i, len(ins), w), 0.0] for i, (k, s) in enumerate(ins)],
+            "out": [[n, t, _spread(i, len(outs), w), h] for i, (n, t) in enumerate(outs)]}
+
+
+def _spread(i: int, n: int, width: float) -> float:
+    return width * (i + 1) / (n + 1)
+
+
+# ----- read off a state's layer (what `Graph.state()` gives): for pictures drawn without Keras ----
+
+def state_box(layer: Mapping) -> tuple[float, float]:
+    """(width, height) of a layer of a state (its "w" and "h", which the kernel decided)."""
+    return float(layer["w"]), float(layer["h"])
+
+
+def state_ports(layer: Mapping) -> tuple[dict, dict]:
+    """World positions of a state layer's input slots {(call, slot): (x, y)} and output ports
+    {(node_index, tensor_index): (x, y)}, from the port layout the state carries: where the
+    canvas draws them (kerascanvas/picture.py can call this instead of its own copy)."""
+    x, y, ports = layer["x"], layer["y"], layer["ports"]
+    return ({(k, s): (x + px, y + py) for k, s, px, py in ports["in"]},
+            {(n, t): (x + px, y + py) for n, t, px, py in ports["out"]})

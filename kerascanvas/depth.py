@@ -12,12 +12,12 @@ layer's depth is the deepest of its nodes. Pure Python: no Keras import.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 NodeKey = tuple[str, int]  # (layer name, node_index): one call of a layer
 Triple = tuple[str, int, int]  # (layer name, node_index, tensor_index) == KerasTensor._keras_history
 
-__all__ = ["CycleError", "DepthMap", "NodeKey", "Triple", "depth_map", "depth_trace"]
+__all__ = ["CycleError", "DepthMap", "DepthReason", "NodeKey", "Triple", "depth_map", "depth_trace"]
 
 
 class CycleError(ValueError):
@@ -40,6 +40,19 @@ class DepthMap:
     node_depth: dict[NodeKey, int]
     layer_depth: dict[str, int]
     layers: list[str]  # == [op.name for op in model.operations]: decreasing depth, then traversal order
+
+
+@dataclass
+class DepthReason:
+    """Why a node got its depth, term by term, as depth_map's loop computed it: the max of
+    0 (nothing consumed it yet), each consumer's depth + 1 (one term per input tensor, as Keras
+    loops over node.parent_nodes), and the depth its layer had reached from its other nodes."""
+
+    node: NodeKey
+    consumers: list[tuple[NodeKey, int]] = field(default_factory=list)  # (consumer, its depth + 1)
+    layer_so_far: int | None = None  # the layer's depth before this node (None: its first node)
+    depth: int = 0
+    unused_input: bool = False  # an Input no output depends on (Keras keeps it at depth 0)
 
 
 class _Walk:
@@ -71,8 +84,10 @@ def _walk(
     outputs: Sequence[Triple],
     node_inputs: Mapping[NodeKey, Sequence[Triple]],
     step: Callable[[str, NodeKey], None] | None = None,
+    start: Callable[[int], None] | None = None,
 ) -> _Walk:
-    """`_build_map` with an explicit stack. `step(kind, node)` sees "enter", "finish" and "cycle"."""
+    """`_build_map` with an explicit stack. `step(kind, node)` sees "enter", "finish" and "cycle";
+    `start(i)` hears that the walk starts again from output i (Keras's loop over the outputs)."""
     model_inputs = set(map(tuple, inputs))
     parents = _parents_of(node_inputs, model_inputs)
     walk = _Walk()
@@ -101,7 +116,9 @@ def _walk(
         in_progress[node] = len(stack)
         stack.append((node, node_parents, 0))
 
-    for output in outputs:
+    for i, output in enumerate(outputs):
+        if start:
+            start(i)
         visit(output)
         while stack:
             node, node_parents, next_input = stack[-1]
@@ -123,6 +140,7 @@ def depth_map(
     outputs: Sequence[Triple],
     node_inputs: Mapping[NodeKey, Sequence[Triple]],
     notify: Callable[[str, NodeKey, int], None] | None = None,
+    reasons: dict[NodeKey, DepthReason] | None = None,
 ) -> DepthMap:
     """Keras's `map_graph` by name: node and layer depths, grouped and ordered exactly as Keras does.
 
@@ -131,7 +149,8 @@ def depth_map(
     (`node.input_tensors`), `[]` for an Input. Raises CycleError for a cycle of calls. Unlike Keras it
     does not check that every node is computable from `inputs` ("Graph disconnected"), so that partial
     drawings have a depth map too. notify("depth", node, depth) hears each node's final depth as
-    it is assigned (for teaching views).
+    it is assigned (for teaching views); `reasons`, when given, is filled with each node's
+    DepthReason: the terms of the max that gave its depth, recorded by this same loop.
     """
     walk = _walk(inputs, outputs, node_inputs)
     in_graph = set(walk.finished_order)
@@ -141,15 +160,21 @@ def depth_map(
 
     for node in reversed(walk.finished_order):
         depth = node_depth.setdefault(node, 0)  # no consumer yet: an output, depth 0
+        if reasons is not None:
+            reasons.setdefault(node, DepthReason(node)).layer_so_far = layer_depth.get(node[0])
         depth = max(depth, layer_depth.get(node[0], 0))  # a shared layer sits at its deepest call
         layer_depth[node[0]] = depth
         node_depth[node] = depth
+        if reasons is not None:
+            reasons[node].depth = depth
         if notify is not None:
             notify("depth", node, depth)
         for tensor in node_inputs.get(node, ()):  # Keras's node.parent_nodes, duplicates included
             parent = (tensor[0], tensor[1])
             if parent in in_graph:
                 node_depth[parent] = max(depth + 1, node_depth.get(parent, 0))
+                if reasons is not None:
+                    reasons.setdefault(parent, DepthReason(parent)).consumers.append((node, depth + 1))
 
     # Keras: "Handle inputs that are not connected to outputs" (they may feed losses and metrics).
     for tensor in inputs:
@@ -158,6 +183,8 @@ def depth_map(
             layer_depth[name] = 0
             layer_index[name] = -1
             node_depth[(name, index)] = 0
+            if reasons is not None:
+                reasons[(name, index)] = DepthReason((name, index), depth=0, unused_input=True)
 
     nodes_by_depth: dict[int, list[NodeKey]] = {}
     for node, depth in node_depth.items():
@@ -178,16 +205,19 @@ def depth_trace(
     inputs: Sequence[Triple],
     outputs: Sequence[Triple],
     node_inputs: Mapping[NodeKey, Sequence[Triple]],
-) -> list[tuple[str, NodeKey]]:
+    starts: bool = False,
+) -> list[tuple]:
     """The steps of depth_map's depth-first search, for teaching views.
 
     ("enter", node) when the search starts on a call, ("finish", node) when all its inputs are done
     (the order Keras calls nodes_in_decreasing_depth), and a final ("cycle", node) where a call is
     reached again while still in progress; the trace stops there instead of raising.
+    starts=True adds ("start", i) where the walk begins from output i.
     """
-    steps: list[tuple[str, NodeKey]] = []
+    steps: list[tuple] = []
+    start = (lambda i: steps.append(("start", i))) if starts else None
     try:
-        _walk(inputs, outputs, node_inputs, lambda kind, node: steps.append((kind, node)))
+        _walk(inputs, outputs, node_inputs, lambda kind, node: steps.append((kind, node)), start)
     except CycleError:
         pass
     return steps

@@ -1,15 +1,10 @@
 """State as numbered diffs: the kernel sends the browser only what changed since the last revision.
 
-A diff is `{"base": r - 1, "revision": r, ...}` with only the keys that changed:
-
-- "layers": {"removed": [name...], "set": [new entry...], "patch": [{"name", changed fields...}],
-  "insert": [[index, name]...]} or, when the order of surviving layers changed, "order": [every
-  name]. Entries carry no view fields; a changed entry travels as the fields that changed.
-- "view": {name: [x, y, w, h, pinned, level]} for boxes whose view row changed (every new box).
-  A box's depth is `top - level`; "top" (the deepest depth) is sent when it changes, so appending
-  a layer, which shifts every depth by one, sends two numbers instead of every box.
-- "edges": like "layers", keyed by the edge's slot `dst` (one edge per slot).
-- "name", "problems", "model", "can_undo", "can_redo": the new value.
+A diff's shape is described once, in state.json ("diff"): `{"base": r - 1, "revision": r, ...}`
+with only the keys that changed: keyed changes of "layers" (by name) and "edges" (by slot),
+"view" rows of the boxes whose row changed, "top" when the deepest depth changed (a box's depth
+is `top - level`: appending a layer sends two numbers instead of every box), and each
+drawing-wide value that changed.
 
 The browser applies diffs in order (js/src/diffs.ts is this module's `apply`, line by line); a
 diff whose base is not the revision it holds means one was lost, and it asks for the full state.
@@ -19,9 +14,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .state import VIEW_FIELDS, Parts, assemble, parts
+from .shape import BOX_FIELDS, DRAWING_FIELDS, VIEW_ROW
+from .state import Parts, assemble, box_layer, parts
 
-SCALARS = ("name", "problems", "model", "can_undo", "can_redo", "history_dropped")
+SCALARS = DRAWING_FIELDS  # the drawing-wide values, each sent whole when it changed
 
 
 class Tracker:
@@ -111,18 +107,13 @@ def apply(state: dict, change: dict) -> dict:
                          f"revision {state.get('revision')}: ask for the full state")
     old_top = max((l["depth"] for l in state["layers"] if l["depth"] is not None), default=0)
     top = change.get("top", old_top)
-    structure = {l["name"]: {k: v for k, v in l.items() if k not in VIEW_FIELDS + ("depth",)}
+    structure = {l["name"]: {k: v for k, v in l.items() if k not in BOX_FIELDS + ("depth",)}
                  for l in state["layers"]}
-    rows = {l["name"]: [*(l[k] for k in VIEW_FIELDS),
-                        None if l["depth"] is None else old_top - l["depth"]]
+    rows = {l["name"]: [_level(l["depth"], old_top) if f == "level" else l[f] for f in VIEW_ROW]
             for l in state["layers"]}
     structure = _apply_keyed(structure, change.get("layers"), lambda e: e["name"], lambda k: k)
     rows.update(change.get("view", {}))
-    layers = []
-    for name, entry in structure.items():
-        x, y, w, h, pinned, level = rows[name]
-        layers.append({**entry, "x": x, "y": y, "w": w, "h": h, "pinned": pinned,
-                       "depth": None if level is None else top - level})
+    layers = [box_layer(entry, rows[name], top) for name, entry in structure.items()]
     edges = {tuple(e["dst"]): e for e in state["edges"]}
     edges = _apply_keyed(edges, change.get("edges"), lambda e: tuple(e["dst"]), tuple)
     new = {**state, "layers": layers, "edges": list(edges.values()), "revision": change["revision"]}
@@ -130,6 +121,10 @@ def apply(state: dict, change: dict) -> dict:
         if key in change:
             new[key] = change[key]
     return new
+
+
+def _level(depth: int | None, top: int) -> int | None:
+    return None if depth is None else top - depth
 
 
 def _apply_keyed(entries: dict, change: dict | None, key_of, key) -> dict:

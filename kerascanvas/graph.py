@@ -470,6 +470,9 @@ class Graph:
             keys = tuple(sorted(check_text(k, "An output key") for k in outputs))
             outputs, only = [outputs[k] for k in keys], True
         order = tuple(_triple(o) for o in outputs)
+        twice = next((t for i, t in enumerate(order) if t in order[:i]), None)
+        if twice is not None:
+            raise EditError(f"{twice} is listed twice among the outputs.", layer=twice[0])
 
         def change(d: Drawing) -> None:
             for t in order:
@@ -481,6 +484,15 @@ class Graph:
             d.output_structure = None
 
         self._edit(change, network=False)
+
+    def mark_output(self, port: str | Triple, marked: bool = True) -> None:
+        """Mark one port as a model output (after those already chosen) or unmark it, as the
+        canvas's Outputs markers do: the outputs become explicit (exactly the marked ports, in
+        order; dict keys kept); unmarking the last returns to every unconsumed port. One undo step."""
+        from .internals import toggled_outputs
+
+        order, keys = toggled_outputs(self, _triple(port), marked)
+        self.set_outputs(dict(zip(keys, order)) if keys else order, only=bool(order))
 
     def set_dict_inputs(self, on: bool = True) -> None:
         """Make `g.model` take its inputs as a dict keyed by the Inputs' names (as a model built

@@ -10,17 +10,17 @@ big drawing costs little to describe after a small edit.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import boxes, shape
 from . import calls as call_model
 from .inner import inner_view
 from .kinds import NESTED_MODEL_CLASSES as MODELS
 from .words import canvas_words  # the state is what the canvas shows
 
-STATE_VERSION = 1  # the shape of the state; `revision` (diffs.py) counts its changes
-
-VIEW_FIELDS = ("x", "y", "w", "h", "pinned")  # a box's view row, then its depth level
+STATE_VERSION = shape.VERSION  # the shape of the state; `revision` (diffs.py) counts its changes
 
 
 @dataclass
@@ -29,7 +29,7 @@ class Parts:
     from (identities and values), to tell when it must be made again."""
 
     layers: dict[str, dict] = field(default_factory=dict)  # name -> entry without view fields
-    view: dict[str, tuple] = field(default_factory=dict)  # name -> (x, y, w, h, pinned, level)
+    view: dict[str, tuple] = field(default_factory=dict)  # name -> view row (shape.VIEW_ROW)
     top: int | None = None  # the deepest depth: a box's depth is top - level
     edges: dict[tuple, dict] = field(default_factory=dict)  # dst (layer, call, slot) -> entry
     scalars: dict[str, Any] = field(default_factory=dict)  # name, problems, model, can_undo, ...
@@ -40,6 +40,7 @@ class Parts:
     positions: dict = field(default_factory=dict)  # what the view rows were made from
     sizes: dict = field(default_factory=dict)
     pinned: frozenset = frozenset()
+    ports: dict = field(default_factory=dict)  # name -> (spec, filled, size, port layout)
     cache: dict[str, tuple] = field(default_factory=dict)
     edge_cache: dict[tuple, tuple] = field(default_factory=dict)
 
@@ -81,16 +82,16 @@ def parts(g, previous: Parts | None = None, quick: bool = False) -> Parts:
 
 def assemble(p: Parts) -> dict:
     """The full state the front end reads (js/src/types.ts GraphState)."""
-    layers = []
-    for name, entry in p.layers.items():
-        x, y, w, h, pinned, level = p.view[name]
-        layers.append({**entry, "x": x, "y": y, "w": w, "h": h, "pinned": pinned,
-                       "depth": None if level is None else p.top - level})
-    s = p.scalars
-    return {"version": STATE_VERSION, "name": s["name"], "layers": layers,
-            "edges": list(p.edges.values()), "problems": s["problems"], "model": s["model"],
-            "can_undo": s["can_undo"], "can_redo": s["can_redo"],
-            "history_dropped": s["history_dropped"]}
+    layers = [box_layer(entry, p.view[name], p.top) for name, entry in p.layers.items()]
+    return shape.full_state(STATE_VERSION, layers, list(p.edges.values()), p.scalars)
+
+
+def box_layer(entry: dict, row, top: int | None) -> dict:
+    """A full state's layer: its entry and its view row's fields, the level as a depth."""
+    layer = {**entry, **dict(zip(shape.VIEW_ROW, row, strict=True))}
+    level = layer.pop("level")
+    layer["depth"] = None if level is None else top - level
+    return layer
 
 
 def _checked(g) -> bool:
@@ -118,15 +119,17 @@ def _structure(g, p: Parts, previous: Parts | None, quick: bool = False) -> None
             p.edges[e.dst] = previous.edges[e.dst]
         else:
             t = g.tensor(e.src)
-            p.edges[e.dst] = {"src": list(e.src), "dst": list(e.dst),
-                              "shape": None if t is None else _shape(t.shape),
-                              "dtype": None if t is None else str(t.dtype), "built": built}
+            p.edges[e.dst] = shape.edge_entry({
+                "src": list(e.src), "dst": list(e.dst),
+                "shape": None if t is None else _shape(t.shape),
+                "dtype": None if t is None else str(t.dtype), "built": built})
         p.edge_cache[e.dst] = (e, record, built)
     # until Keras has answered, a drawing without problems is taken to be a model
     has_model = g.model is not None if g.model_checked else not problems
     p.top = max(g.depth.layer_depth.values(), default=0)
     p.scalars = {
         "name": g.name,
+        "box": boxes.layout(),
         "problems": [{"message": canvas_words(pr.message), "layer": pr.layer, "call": pr.call,
                       "slot": pr.slot}
                      for pr in problems],
@@ -165,22 +168,39 @@ def _view(g, p: Parts, previous: Parts | None) -> None:
     depth = g.depth.layer_depth
     p.positions, p.sizes, p.pinned = positions, sizes, pinned
 
-    def row(name):
+    def row(name):  # in the order of shape.VIEW_ROW
         x, y = positions.get(name, (0.0, 0.0))
         w, h = sizes[name]
         k = depth.get(name)  # sent as a level from the top: appending a layer keeps it
-        return (x, y, w, h, name in pinned, None if k is None else p.top - k)
+        return (x, y, w, h, name in pinned, None if k is None else p.top - k, p.ports[name][3])
 
     if previous is not None and previous.layers is p.layers and previous.sizes is sizes:
         # a move: only boxes whose coordinates are new objects (their row was placed again)
         old = previous.positions
+        p.ports = previous.ports
         p.view = dict(previous.view)
         for name in [n for n, xy in positions.items() if old.get(n) is not xy] + list(
                 pinned ^ previous.pinned):
             if name in p.layers:
                 p.view[name] = row(name)
         return
+    p.ports = _ports(g, sizes, previous.ports if previous is not None else {})
     p.view = {name: row(name) for name in p.layers}
+
+
+def _ports(g, sizes: dict, old: dict) -> dict:
+    """Each box's port layout (boxes.py), made again only where its spec, filled slots or size
+    changed."""
+    into = Counter(e.dst[:2] for e in g.drawn_edges)
+    made = {}
+    for name, spec in g.specs.items():
+        filled = [into[(name, k)] for k in range(spec.calls)]
+        was = old.get(name)
+        if was is not None and was[0] is spec and was[1] == filled and was[2] == sizes[name]:
+            made[name] = was
+        else:
+            made[name] = (spec, filled, sizes[name], boxes.port_layout(spec, filled, sizes[name]))
+    return made
 
 
 def _layer_entry(g, name, spec, layer, records, why, by_layer, run) -> dict:
@@ -192,7 +212,7 @@ def _layer_entry(g, name, spec, layer, records, why, by_layer, run) -> dict:
              for k, record in enumerate(records)]
     inside = inner_view(layer) if layer is not None and spec.class_name in MODELS else None
     expanded = name in g.expanded and inside is not None
-    return {
+    return shape.layer_entry({
         "name": name, "class_name": spec.class_name, "group": _group(spec),
         "config": _jsonable(_shown_config(spec)), "is_input": spec.is_input,
         "slots": {"kind": spec.slots.kind, "names": list(spec.slots.names),
@@ -212,7 +232,7 @@ def _layer_entry(g, name, spec, layer, records, why, by_layer, run) -> dict:
         # layer while the run is folded: what its one box shows (kerascanvas/folds.py)
         "run": run,
         "fold": _fold(g, name),
-    }
+    })
 
 
 def _fold(g, name: str) -> dict | None:
@@ -221,7 +241,8 @@ def _fold(g, name: str) -> dict | None:
     from . import folds
 
     run = next((r for r in g.repeats if r.blocks[0][0] == name), None)
-    return None if run is None else folds.info(run)
+    # stack: how far the cards behind its box show (its size includes them)
+    return None if run is None else {**folds.info(run), "stack": folds.STACK}
 
 
 def _params(layer) -> int | None:

@@ -22,7 +22,7 @@ from typing import Any
 import anywidget
 import traitlets
 
-from . import catalog, custom, insights, intents, kinds, later, limits, placement
+from . import catalog, custom, insights, intents, kinds, later, limits, placement, shape
 from .diffs import Tracker
 from .drawing import MAX_NAME_LENGTH, EditError
 from .graph import Graph
@@ -71,6 +71,12 @@ class Canvas(anywidget.AnyWidget):
     train_choices = traitlets.Dict().tag(sync=True, echo_update=False)
     """Optimizers, losses and metrics the training panel offers."""
 
+    edits = traitlets.Int(0).tag(sync=True, echo_update=False)
+    """Set by the browser (to the revision it reached) after each of its edits (the kernel marks
+    their diffs): a change of the drawing made on the canvas, told as a change of a synced trait
+    from the front end, which is what re-runs the cells that read `canvas.graph` in marimo
+    (`mo.ui.anywidget(kc.Canvas(g))`). The kernel never reads it."""
+
     insight_summary = traitlets.Dict().tag(sync=True, echo_update=False)
     """Per box a small live strip (weight norm, activation spread) and its problems
     (`insights.summary`): bounded, sent as records come."""
@@ -97,6 +103,7 @@ class Canvas(anywidget.AnyWidget):
         self._graph: Graph | None = None
         self._stop: Callable[[], None] = lambda: None
         self._oversize: str | None = None  # why the last state push was too big to send
+        self._answering = False  # an intent from the browser is being applied
         self.graph = graph if graph is not None else Graph()
         self.on_msg(self._on_message)
         custom.observe(self._offer_changed)  # held weakly: a closed canvas is not kept
@@ -293,7 +300,8 @@ class Canvas(anywidget.AnyWidget):
         if why is None and "layers" in change:  # the structure grew or changed: the whole
             why = self._check_whole(size)  # must still fit (a reload sends it)
         if why is None:  # the diff first: the revision tells late views to catch up
-            self.send({"diff": change})
+            # an edit made on the canvas is marked: the front end tells the host (`edits`)
+            self.send({"diff": change, "edit": True} if self._answering else {"diff": change})
         self._oversize = self._oversize or why
         self.revision = change["revision"]  # a diff not sent: the browser asks for the state
 
@@ -314,12 +322,7 @@ class Canvas(anywidget.AnyWidget):
         why, self._whole_bytes = _wire_check(state)
         if why is None:
             return state
-        name = self.graph.name.encode("utf-8", "replace").decode()
-        return {"version": state["version"], "revision": state["revision"], "name": name,
-                "layers": [], "edges": [], "model": None, "can_undo": state["can_undo"],
-                "can_redo": state["can_redo"], "history_dropped": state["history_dropped"],
-                "problems": [{"message": why, "layer": None, "call": None, "slot": None}],
-                "too_big": True}
+        return shape.too_big(state, why)
 
     def _repr_mimebundle_(self, **kwargs):
         """The live view, and beside it a static SVG of the drawing as it is now: where no kernel
@@ -358,6 +361,7 @@ class Canvas(anywidget.AnyWidget):
                 isinstance(ident, str) and len(ident) <= 64):
             ident = None
         self._oversize = None
+        self._answering = True  # the diffs sent meanwhile are an edit made on the canvas
         try:
             result = self.handle(content)
             self._refuse_oversize(content.get("kind"))
@@ -368,6 +372,8 @@ class Canvas(anywidget.AnyWidget):
             _log.exception("kerascanvas: intent %.200r failed", content)
             self.send({"id": ident, "error": f"Internal error ({type(e).__name__}): {e}"})
             return
+        finally:
+            self._answering = False
         self.send({"id": ident, "ok": True, "result": result})
 
     def _refuse_oversize(self, kind: Any) -> None:
@@ -668,23 +674,14 @@ def _explain(g: Graph, m: dict) -> dict:
 
 def _depth_steps(g: Graph, m: dict) -> list:
     """Seed 000's depth computation on this graph, as steps the canvas plays back."""
-    steps = []
-    for step in g.depth_steps():
-        kind = step[0]
-        if kind in ("enter", "finish", "cycle"):
-            steps.append({"kind": kind, "node": list(step[1])})
-        elif kind == "depth":
-            steps.append({"kind": kind, "node": list(step[1]), "depth": step[2]})
-        else:
-            steps.append({"kind": kind, "map": {str(d): [list(x) if isinstance(x, tuple) else x
-                                                         for x in v] for d, v in step[1].items()}})
-    return steps
+    from .teaching import walk_payload
+
+    return walk_payload(g)
 
 
 def _forward_steps(g: Graph, m: dict, sample: Any) -> list:
     """The forward pass node by node on one real sample: shapes, statistics, small pictures."""
-    return [{"node": [s.layer, s.node_index], "depth": s.depth, "outputs": s.summary(),
-             "picture": s.thumbnail()} for s in g.forward_steps(sample)]
+    return [s.payload() for s in g.forward_steps(sample)]
 
 
 def _explain_edge(g: Graph, m: dict) -> dict:
@@ -692,7 +689,26 @@ def _explain_edge(g: Graph, m: dict) -> dict:
     return g.explain_edge(_triple(m, "src"), *_edge_end(m, "dst")).data
 
 
-_READS = {"explain", "explain_edge", "depth_steps"}  # intents that change nothing
+def _set_outputs(g: Graph, m: dict) -> None:
+    """The model's outputs marked and ordered on the canvas (internals.py): one undo step."""
+    from .internals import set_outputs_intent
+
+    set_outputs_intent(g, m["outputs"], m.get("keys"), lambda p: _triple({"p": p}, "p"))
+
+
+def _internals(g: Graph, m: dict) -> dict:
+    from .internals import internals
+
+    return internals(g, _name(m))
+
+
+def _node_graph(g: Graph, m: dict) -> dict:
+    from .internals import node_graph
+
+    return node_graph(g)
+
+
+_READS = {"explain", "explain_edge", "depth_steps", "internals", "node_graph"}  # intents that change nothing
 
 
 def _code(g: Graph, m: dict) -> dict:
@@ -713,6 +729,9 @@ _HANDLERS: dict[str, Callable[[Graph, dict], Any]] = {
     "explain": _explain,
     "explain_edge": _explain_edge,
     "depth_steps": _depth_steps,
+    "internals": _internals,
+    "node_graph": _node_graph,
+    "set_outputs": _set_outputs,
     "add_layer": _add_layer,
     "add_input": _add_input,
     "connect": lambda g, m: _stable(g, lambda: _connect(g, m, g.connect)),

@@ -75,7 +75,8 @@ def test_the_state_marks_runs_and_the_folded_box():
     g.fold("b2_out")
     by_name = {item["name"]: item for item in c.state["layers"]}
     assert by_name["b0_a"]["fold"] == {"copies": 3, "layers": 4, "last": "b2_out",
-                                       "classes": "Dense ×2, Add, ReLU", "members": 12}
+                                       "classes": "Dense ×2, Add, ReLU", "members": 12,
+                                       "stack": folds.STACK}
     assert (by_name["b0_a"]["w"], by_name["b0_a"]["h"]) == folds.size()
     assert all(by_name[n]["fold"] is None for n in MEMBERS[1:])
     g.configure("head", units=3)  # a structural edit after a fold: the run's entries stay right

@@ -23,3 +23,26 @@ def test_exported_code_names_no_backend():
     code = g.to_code()
     for backend in ("tensorflow", "tf.", "jax", "torch"):
         assert backend not in code, backend
+
+
+def test_the_diffs_of_an_edit_from_the_browser_are_marked():
+    """The front end sets the synced `edits` trait on such a diff (js/src/store.ts): a trait
+    changed by the front end is what makes marimo re-run the cells that read the canvas. Edits
+    made from Python, reads and refusals are not marked."""
+    g = kc.Graph()
+    g.add_input((4,), name="x")
+    g.add_layer("Dense", units=2, name="d")
+    c = Canvas(g)
+    sent = []
+    c.send = lambda content, buffers=None: sent.append(content)
+    c._on_message(None, {"kind": "connect", "id": 1, "src": ["x", 0, 0], "dst": ["d", 0, None]})
+    assert [m.get("edit") for m in sent if "diff" in m] == [True]
+    assert sent[-1] == {"id": 1, "ok": True, "result": None}
+    sent.clear()
+    g.add_layer("Dense", units=3, name="e")  # from Python
+    c._on_message(None, {"kind": "explain", "id": 2, "name": "d"})
+    c._on_message(None, {"kind": "connect", "id": 3, "src": ["x", 0, 0], "dst": ["d", 0, None]})
+    assert [m.get("edit") for m in sent if "diff" in m] == [None]
+    assert "error" in sent[-1]
+    c.set_state({"edits": 5})  # as the front end sets it: the kernel takes it and ignores it
+    assert c.edits == 5 and list(g.edges) == [(("x", 0, 0), ("d", 0, 0))]

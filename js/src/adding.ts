@@ -2,7 +2,7 @@
 // (a wire let go in empty space, or the wire a layer is inserted into: only the layers that
 // accept that tensor are offered, once the kernel has said which), and the kernel's hints about
 // which slots take a wire being drawn. The canvas supplies what it reads and sends (AddingHost).
-import { type Point, type Port, type View, toWorld } from "./geometry";
+import { type Point, type Port, type View, sourceKey, toWorld } from "./geometry";
 import { insertIntent } from "./gestures";
 import { placeMenu } from "./menu";
 import { shapeText } from "./mirror";
@@ -69,7 +69,7 @@ export class Adding {
 
   /** Output port `src` as drawn (a port of a box hidden in a folded run stands at `at`). */
   private outPort(src: [string, number, number], at: Point): Port {
-    const key = `out:${src.join(":")}`;
+    const key = sourceKey(src);
     return this.host.ports().find((p) => p.key === key)
       ?? { key, kind: "out", layer: src[0], call: src[1], index: src[2], label: "", at };
   }

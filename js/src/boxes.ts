@@ -1,6 +1,6 @@
 // A layer's box as SVG: pure (state in, elements out), so the canvas only decides where and when.
 import { svg } from "./dom";
-import { boxHeight, boxWidth, fitText } from "./geometry";
+import { boxHeight, boxRows, boxWidth, fitText } from "./geometry";
 import { callText, paramsText, shapeText } from "./mirror";
 import type { InnerView, LayerState } from "./types";
 import { activationText, family } from "./families";
@@ -47,7 +47,8 @@ export function boxShape(layer: LayerState, look: BoxLook): SVGGElement {
   g.append(boxText(8, 34, "kc-class", `${layer.class_name}${act ? ` · ${act}` : ""}${holds}${params}`, 5.6, w - 16));
   if (layer.expanded && layer.inner) drawInside(g, layer.inner, layer.name);
   else layer.calls.forEach((call, k) => {
-    g.append(boxText(8, 40 + 12 + k * 16, call.built ? "kc-call" : "kc-call kc-call-pending", callText(layer, k), 5.6, w - 16));
+    const rows = boxRows(); // the kernel's: a header, then one row per call
+    g.append(boxText(8, rows.header + 12 + k * rows.call_row, call.built ? "kc-call" : "kc-call kc-call-pending", callText(layer, k), 5.6, w - 16));
   });
   if (nested) {
     // a nested model folds out into its own graph (and back): a button in the header

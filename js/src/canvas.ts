@@ -2,7 +2,7 @@
 import { clear, el, svg } from "./dom";
 import {
   type Point, type Port, type Rect, type View, boxAt, boxHeight, boxWidth, bounds, centreOn, fitsIn, readableFit,
-  toScreen, toWorld,
+  slotKey, toScreen, toWorld,
 } from "./geometry";
 import { type Intent, connectIntent, insertIntent } from "./gestures";
 import { hostKey, keyCommand } from "./keys";
@@ -23,7 +23,7 @@ import { byName, summary } from "./mirror";
 import { type Explanation, INPUT_PRESETS, renderPalette } from "./panels";
 import { Client, type FieldsArg, type IntentArgs, type IntentFields, type IntentKind, type Model } from "./protocol";
 import { exportPng, exportSvg } from "./exporting";
-import { type DepthStep, type ForwardStep, StepPlayer, depthStepText, forwardStepText } from "./teach";
+import { Teacher, sideColumn } from "./teacher";
 import { TrainingPanel } from "./training";
 import { Toast } from "./toast";
 import { MiniMap } from "./minimap";
@@ -111,9 +111,13 @@ export class CanvasView {
       () => this.root.focus({ preventScroll: true }), this.abort.signal);
     this.stage.append(this.svgEl, this.minimap.root, this.toast.root, this.menu.root, this.quick.root, this.finder.root);
     this.legend = new Legend();
-    this.playerHost = el("div", { class: "kc-player-host" });
+    const teachSide = sideColumn(); // the step player beside the drawing, not under it
+    const stageRow = el("div", { class: "kc-stage-row" });
+    stageRow.append(this.stage, teachSide);
+    this.teacher = this.makeTeacher(teachSide);
+    this.world.insertBefore(this.teacher.layer, this.overlay);
     this.code = new CodePanel(this.client, () => this.state.name, (m) => this.notice(m));
-    main.append(this.legend.root, this.stage, this.status, this.problemList.root, this.playerHost, this.code.root);
+    main.append(this.legend.root, stageRow, this.status, this.problemList.root, this.code.root);
     this.training = new TrainingPanel(model, this.client, (m) => this.showError(m));
     main.append(this.training.root);
     this.onTraining = () => this.training.update(model.get("training") ?? {});
@@ -122,7 +126,8 @@ export class CanvasView {
     host.append(this.root);
     this.fitted = this.state.layers.length === 0; // an empty canvas keeps screen = world: drops land where dropped
     renderPalette(paletteHost, this.palette, (c, ev) => this.pointer.pickFromPalette(c, ev));
-    this.panel = new Inspector(this.inspector, this.client, this.abort.signal, () => this.root.focus({ preventScroll: true }));
+    this.panel = new Inspector(this.inspector, this.client, this.abort.signal, () => this.root.focus({ preventScroll: true }),
+      (root, layer) => this.teacher.internals.attach(root, layer, this.state.version));
     this.pointer = new Pointer(this.pointerHost(), this.abort.signal);
     this.focus = new FocusKeeper({ root: this.root, svg: this.svgEl, stage: this.stage, view: () => this.view,
       setView: (view) => this.ui.setView(view), layers: () => this.placed(),
@@ -153,7 +158,7 @@ export class CanvasView {
 
   private sized: ResizeObserver;
   private training: TrainingPanel;
-  private playerHost: HTMLElement;
+  private teacher: Teacher;
   private onTraining: () => void;
 
   destroy(): void {
@@ -166,6 +171,7 @@ export class CanvasView {
     this.code.destroy();
     this.model.off("change:training", this.onTraining);
     this.training.destroy();
+    this.teacher.destroy();
     this.client.close();
     this.glide.stop();
     this.idle?.();
@@ -186,6 +192,7 @@ export class CanvasView {
       this.ui.setHints(null); // the kernel's answers about slots were for the drawing as it was
     });
     this.code.changed();
+    this.teacher.stateChanged(state);
     this.glide.start(state.layers, before);
   }
 
@@ -281,7 +288,8 @@ export class CanvasView {
     }
     this.applyView();
     this.scene.update(this.sceneInput());
-    this.training.showInsights((n) => this.scene.decor(n), this.ui.state.selected as Set<string>, this.state.layers.map((l) => l.name));
+    this.teacher.decorate();
+    this.training.showInsights((n) => this.scene.decor(n), new Set(this.ui.state.selected), this.state.layers.map((l) => l.name));
     this.catchUpSoon();
     // the panels under the drawing change with the state, not with the selection or a gesture
     if (this.panelsFor !== this.state) {
@@ -321,7 +329,7 @@ export class CanvasView {
       layers: shownLayers(this.state.layers), edges: drawnEdges(this.state.edges, this.state.layers), shown: this.shown,
       seen: big ? this.visibleRect() : null, urgent: this.stageSize().width > 0 ? this.screenRect() : null,
       look: {
-        selected: ui.selected as Set<string>, highlighted: ui.highlighted, armed: ui.armed?.key ?? null,
+        selected: ui.selected as Set<string>, highlighted: ui.highlighted ?? this.teacher.highlighted, armed: ui.armed?.key ?? null,
         hint: (port) => !hints ? "" : hints.accept.has(port.key) ? " kc-port-ok" : hints.refuse.has(port.key) ? " kc-port-dim" : "",
         selectedEdge: ui.edge, dropWire: this.pointer.dropWire, k: this.view.k, detail: !big || this.view.k >= 0.5,
       },
@@ -331,6 +339,7 @@ export class CanvasView {
   /** A frame of a drag or an animation: only `moving` boxes and their edges are drawn again. */
   private drawMoving(moving: Set<string>): void {
     this.scene.move(this.sceneInput(), moving);
+    this.teacher.decorate();
   }
 
   /** The world rectangle on screen, with half a screen of margin on every side. */
@@ -446,7 +455,7 @@ export class CanvasView {
 
   private removeEdge(e: EdgeState): void {
     this.clearEdge();
-    this.act("disconnect", { src: e.src, dst: e.dst }, this.portAt(`in:${e.dst.join(":")}`));
+    this.act("disconnect", { src: e.src, dst: e.dst }, this.portAt(slotKey(e.dst)));
     this.root.focus({ preventScroll: true });
   }
 
@@ -510,18 +519,18 @@ export class CanvasView {
 
   private edgeExplanation: Explanation | null = null;
 
-  /** Ask the kernel for a step sequence and play it under the drawing. */
-  private async play(kind: "depth_steps" | "forward_steps"): Promise<void> {
-    const reply = await this.client.send(kind);
-    if (!reply.ok) { this.showError(reply.error ?? "refused"); return; }
-    const steps = kind === "depth_steps"
-      ? (reply.result as DepthStep[]).map((s) => ({ text: depthStepText(s), layer: s.node?.[0] }))
-      : (reply.result as ForwardStep[]).map((s) => ({ text: forwardStepText(s), layer: s.node[0], picture: s.picture }));
-    clear(this.playerHost);
-    const title = kind === "depth_steps" ? "Depth (seed 000)" : "Forward pass";
-    const player = new StepPlayer(title, steps, (layer) => this.ui.highlight(layer ?? null),
-      () => clear(this.playerHost));
-    this.playerHost.append(player.root);
+  /** The teaching views (teacher.ts): the player beside the drawing, outputs, node view. */
+  private makeTeacher(side: HTMLElement): Teacher {
+    return new Teacher({
+      client: this.client, stage: this.stage, drawing: this.svgEl, side,
+      state: () => this.state, placed: () => this.placed(),
+      edges: () => drawnEdges(this.state.edges, this.state.layers), routes: () => this.routes, ports: () => this.allPorts,
+      selected: () => this.ui.state.selected as Set<string>, render: () => this.render(),
+      select: (name) => { this.edgeExplanation = null; this.ui.selectBoxes([name]); },
+      showError: (m) => this.showError(m), focusCanvas: () => this.root.focus({ preventScroll: true }),
+      fit: () => { this.size = null; this.fit(); },
+      selectedTensor: () => this.selectedEdgeState()?.src ?? null,
+    });
   }
 
   private notice(message: string): void {
@@ -843,8 +852,10 @@ export class CanvasView {
       fit: () => this.fit(),
       save: () => this.act("save").then((ok) => ok && this.notice(`Saved to ${path()}`)),
       load: () => this.act("load"),
-      "depth-steps": () => this.play("depth_steps"),
-      "forward-pass": () => this.play("forward_steps"),
+      "depth-steps": () => this.teacher.play("depth_steps"),
+      "forward-pass": () => this.teacher.play("forward_steps"),
+      outputs: () => this.teacher.toggleOutputs(),
+      "node-view": () => this.teacher.toggleNodeView(),
       "export-svg": () => { this.scene.catchUp(() => Infinity); exportSvg(this.svgEl, this.placed(), this.state.name); },
       "export-png": () => { this.scene.catchUp(() => Infinity); exportPng(this.svgEl, this.placed(), this.state.name); },
     }, this.abort.signal);

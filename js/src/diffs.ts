@@ -1,5 +1,6 @@
 // Applying the kernel's numbered diffs to the mirrored state: a pure reducer, the TypeScript
 // twin of kerascanvas/diffs.py `apply` (both replay js/test/fixtures/diffs.json in their tests).
+import { DRAWING_FIELDS, boxLayer, viewRow } from "./shape";
 import type { EdgeState, GraphState, Keyed, LayerEntry, LayerState, StateDiff, Target } from "./types";
 
 /** A diff that does not follow the revision held: one was lost, the full state must be asked for. */
@@ -30,22 +31,14 @@ export function applyDiff(state: GraphState, diff: StateDiff): GraphState {
       layers.push(kept); // unchanged: the same object, so a view can tell what moved by identity
       continue;
     }
-    let x: number, y: number, w: number, h: number, pinned: boolean, depth: number | null;
-    if (row !== undefined) [x, y, w, h, pinned, depth] = [row[0], row[1], row[2], row[3], row[4], row[5] === null ? null : top - row[5]];
-    else if (kept) [x, y, w, h, pinned, depth] = [kept.x, kept.y, kept.w ?? 0, kept.h ?? 0, kept.pinned, kept.depth === null ? null : top - (oldTop - kept.depth)];
-    else throw new Error(`the diff gives no position for the new box ${name}`);
+    if (row === undefined && !kept) throw new Error(`the diff gives no position for the new box ${name}`);
     // a set entry has no view fields; a patched or kept one has the old ones, replaced here
-    layers.push({ ...entry, x, y, w, h, pinned, depth } as LayerState);
+    layers.push(boxLayer(entry, row ?? viewRow(kept!, oldTop), top));
   }
   const edgeMap = new Map<string, EdgeState>(state.edges.map((e) => [edgeKey(e.dst), e]));
   const edges = applyKeyed(edgeMap, diff.edges, (e) => edgeKey(e.dst), edgeKey);
   const next: GraphState = { ...state, layers, edges: [...edges.values()], revision: diff.revision };
-  if (diff.name !== undefined) next.name = diff.name;
-  if (diff.problems !== undefined) next.problems = diff.problems;
-  if (diff.model !== undefined) next.model = diff.model;
-  if (diff.can_undo !== undefined) next.can_undo = diff.can_undo;
-  if (diff.can_redo !== undefined) next.can_redo = diff.can_redo;
-  if (diff.history_dropped !== undefined) next.history_dropped = diff.history_dropped;
+  for (const f of DRAWING_FIELDS) if (diff[f] !== undefined) (next as unknown as Record<string, unknown>)[f] = diff[f];
   return next;
 }
 

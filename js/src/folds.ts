@@ -4,13 +4,14 @@
 // in, what is drawn out) plus the box's SVG, so the canvas and the scene only call in here.
 import { svg } from "./dom";
 import { boxHeight, boxWidth, fitText } from "./geometry";
-import type { EdgeState, LayerState } from "./types";
+import type { EdgeState, LayerState, Target, Triple } from "./types";
 
-export const STACK = 8; // the cards behind a folded box show this far below and to the right
+/** An edge as drawn: one drawn to or from a folded run's box says which edge it stands for. */
+export interface DrawnEdge extends EdgeState { real?: { src: Triple; dst: Target } }
 
 const hiddenCache = new WeakMap<LayerState[], Map<string, string>>();
 const shownCache = new WeakMap<LayerState[], LayerState[]>();
-const edgesCache = new WeakMap<EdgeState[], { layers: LayerState[]; drawn: EdgeState[] }>();
+const edgesCache = new WeakMap<EdgeState[], { layers: LayerState[]; drawn: DrawnEdge[] }>();
 
 /** The layers folded runs hide, each with the first layer of its run (whose box stands for it). */
 export function hiddenLayers(layers: LayerState[]): Map<string, string> {
@@ -46,18 +47,18 @@ function key(e: EdgeState): string {
  * source and slot into or out of a folded run, from or to its box's first port. Wires inside a
  * run are left out.
  */
-export function drawnEdges(edges: EdgeState[], layers: LayerState[]): EdgeState[] {
+export function drawnEdges(edges: EdgeState[], layers: LayerState[]): DrawnEdge[] {
   const hidden = hiddenLayers(layers);
   if (!hidden.size) return edges;
   const cached = edgesCache.get(edges);
   if (cached && cached.layers === layers) return cached.drawn;
   const seen = new Set(edges.map(key));
-  const drawn = [...edges];
+  const drawn: DrawnEdge[] = [...edges];
   for (const e of edges) {
     const from = hidden.get(e.src[0]), to = hidden.get(e.dst[0]);
     if (from === undefined && to === undefined) continue;
-    const src: [string, number, number] = from === undefined ? e.src : [from, 0, 0];
-    const dst: [string, number, number] = to === undefined ? e.dst : [to, 0, 0];
+    const src: Triple = from === undefined ? e.src : [from, 0, 0];
+    const dst: Target = to === undefined ? e.dst : [to, 0, 0];
     if (src[0] === dst[0]) continue; // inside the run
     const wire = { ...e, src, dst, real: { src: e.src, dst: e.dst } };
     const k = key(wire);
@@ -119,8 +120,10 @@ function line(x: number, y: number, cls: string, text: string, charWidth: number
 }
 
 /** A folded run's box, into `g` (the box's <g>, class kc-box kc-folded): two cards behind the
- * front one, the title, the "×N" count, and a button that unfolds it. */
+ * front one, the title, the "×N" count, and a button that unfolds it. Its size, cards included,
+ * and how far the cards show are the kernel's (kerascanvas/folds.py). */
 export function drawFolded(g: SVGGElement, layer: LayerState, detail: boolean): void {
+  const STACK = layer.fold?.stack ?? 0;
   const w = boxWidth(layer) - STACK, h = boxHeight(layer) - STACK;
   // back to front: the cards behind show below and to the right of the front card
   g.append(svg("rect", { class: "kc-card", x: STACK, y: STACK, width: w, height: h, rx: 6 }),

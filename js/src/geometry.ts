@@ -1,22 +1,34 @@
 // Pure geometry: box sizes, port positions, the view transform, hit tests. No DOM.
-import type { EdgeState, LayerState } from "./types";
+import { emptyState } from "./shape";
+import type { EdgeState, GraphState, LayerState } from "./types";
 
-export const BOX_WIDTH = 180;
-export const HEADER = 40;
-export const CALL_ROW = 16;
 export const PORT_RADIUS = 6;
 
 export interface Point { x: number; y: number }
 export interface View { x: number; y: number; k: number } // screen = world * k + (x, y)
 
 export interface Port {
-  key: string;        // "in:layer:call:slot" or "out:layer:node:tensor"
+  key: string;        // portKey(kind, layer, call, index)
   kind: "in" | "out";
   layer: string;
   call: number;       // call (in) or node_index (out)
   index: number;      // slot (in) or tensor_index (out)
   label: string;      // the accessible name
   at: Point;          // world coordinates
+}
+
+/** The one way a port is named: "in:layer:call:slot" or "out:layer:node_index:tensor_index". */
+export function portKey(kind: "in" | "out", layer: string, call: number, index: number): string {
+  return `${kind}:${layer}:${call}:${index}`;
+}
+
+/** The key of the slot an edge goes into, and of the output port it comes from. */
+export function slotKey(dst: readonly [string, number, number]): string {
+  return portKey("in", dst[0], dst[1], dst[2]);
+}
+
+export function sourceKey(src: readonly [string, number, number]): string {
+  return portKey("out", src[0], src[1], src[2]);
 }
 
 export function inLabel(layer: string, call: number, slot: number): string {
@@ -27,55 +39,46 @@ export function outLabel(layer: string, node: number, tensor: number): string {
   return `${layer} out ${node}.${tensor}`;
 }
 
-/** A box's size as the kernel decided it (kerascanvas/boxes.py); the same rule, less the port
- * spacing, for a state without sizes. */
+let layout = emptyState().box;
+
+/** The size of a new layer's box as the kernel last said (the state's "box"): the room an
+ * inserted layer is given before the kernel places it. */
+export function newBoxSize(): { w: number; h: number } {
+  return { w: layout.w, h: layout.h };
+}
+
+/** Where a box's rows are, as the kernel lays them out: the header's height, each call's row. */
+export function boxRows(): { header: number; call_row: number } {
+  return layout;
+}
+
+/** Keep the kernel's box layout from a state it sent (StateStore calls this). */
+export function noteNewBox(state: GraphState): void {
+  if (state.box) layout = state.box;
+}
+
+/** A box's size as the kernel decided it (kerascanvas/boxes.py; the state's "w" and "h"). */
 export function boxWidth(layer: LayerState): number {
-  if (layer.w !== undefined) return layer.w;
-  return layer.expanded && layer.inner ? layer.inner.width : BOX_WIDTH;
+  return layer.w;
 }
 
 export function boxHeight(layer: LayerState): number {
-  if (layer.h !== undefined) return layer.h;
-  if (layer.expanded && layer.inner) return layer.inner.height;
-  return HEADER + CALL_ROW * Math.max(1, layer.calls.length) + 6;
+  return layer.h;
 }
 
-/** How many input slots a call shows: a list layer offers one free slot to append to. */
-export function slotCount(layer: LayerState, filled: number): number {
-  const s = layer.slots;
-  if (layer.is_input || s.kind === "none") return 0;
-  if (s.kind === "list") return Math.min(s.max ?? Infinity, Math.max(s.min, filled + 1));
-  if (s.kind === "args") return s.max ?? s.names.length;
-  return 1;
-}
-
-export function ports(layer: LayerState, edges: EdgeState[]): Port[] {
+/** A box's ports where the kernel laid them out (the state's "ports", relative to the box), in
+ * world coordinates. (`_edges` is not read: the kernel counted the filled slots.) */
+export function ports(layer: LayerState, _edges?: EdgeState[]): Port[] {
   const found: Port[] = [];
-  const h = boxHeight(layer);
-  const w = boxWidth(layer);
-  const calls = Math.max(1, layer.calls.length);
-  const inputs: [number, number][] = [];
-  if (!layer.is_input) {
-    for (let k = 0; k < calls; k++) {
-      const filled = edges.filter((e) => e.dst[0] === layer.name && e.dst[1] === k).length;
-      for (let s = 0; s < slotCount(layer, filled); s++) inputs.push([k, s]);
-    }
+  for (const [k, s, x, y] of layer.ports.in) {
+    found.push({ key: portKey("in", layer.name, k, s), kind: "in", layer: layer.name, call: k, index: s,
+      label: inLabel(layer.name, k, s), at: { x: layer.x + x, y: layer.y + y } });
   }
-  inputs.forEach(([k, s], i) => {
-    found.push({ key: `in:${layer.name}:${k}:${s}`, kind: "in", layer: layer.name, call: k, index: s,
-      label: inLabel(layer.name, k, s), at: { x: layer.x + spread(i, inputs.length, w), y: layer.y } });
-  });
-  const outputs: [number, number][] = [];
-  for (let n = 0; n < calls; n++) for (let t = 0; t < layer.n_outputs; t++) outputs.push([n, t]);
-  outputs.forEach(([n, t], i) => {
-    found.push({ key: `out:${layer.name}:${n}:${t}`, kind: "out", layer: layer.name, call: n, index: t,
-      label: outLabel(layer.name, n, t), at: { x: layer.x + spread(i, outputs.length, w), y: layer.y + h } });
-  });
+  for (const [n, t, x, y] of layer.ports.out) {
+    found.push({ key: portKey("out", layer.name, n, t), kind: "out", layer: layer.name, call: n, index: t,
+      label: outLabel(layer.name, n, t), at: { x: layer.x + x, y: layer.y + y } });
+  }
   return found;
-}
-
-function spread(i: number, n: number, width: number): number {
-  return (width * (i + 1)) / (n + 1);
 }
 
 export function edgePath(a: Point, b: Point): string {

@@ -1,7 +1,7 @@
 // Gestures to intents, pure: where a drag ended (or which key was pressed, with what selected)
 // in, the kernel intent it means out. The canvas turns pointer and key events into these calls
 // and sends what they return; no DOM here, so vitest checks every mapping.
-import { type Point, type Port, boxAt, portAt } from "./geometry";
+import { type Point, type Port, boxAt, newBoxSize, portAt } from "./geometry";
 import { insertPlacement } from "./edges";
 import type { IntentFields, IntentKind } from "./protocol";
 import type { EdgeState, LayerState, Triple } from "./types";
@@ -69,7 +69,7 @@ export function dropRewire(edge: EdgeState, from: Port, w: Point, ports: Port[],
 
 /** A palette entry dropped on a wire (`route`, the wire's drawn polyline): the new layer goes
  * into it, centred on the wire where it was dropped. */
-export function insertIntent(className: string, edge: EdgeState, route: Point[], at: Point, size = { w: 180, h: 62 }): Extract<Intent, { kind: "insert_layer" }> {
+export function insertIntent(className: string, edge: EdgeState, route: Point[], at: Point, size = newBoxSize()): Extract<Intent, { kind: "insert_layer" }> {
   const spot = insertPlacement(at, route, size.w, size.h);
   return { kind: "insert_layer", class_name: className, src: edge.src, dst: edge.dst, x: spot.x, y: spot.y };
 }

@@ -26,7 +26,8 @@ export class Inspector {
   /** How many times the form was made (tests read it). */
   builds = 0;
 
-  constructor(root: HTMLElement, private client: Client, signal: AbortSignal, onDone: () => void) {
+  constructor(root: HTMLElement, private client: Client, signal: AbortSignal, onDone: () => void,
+              private after?: (root: HTMLElement, layer: string | null) => void) { // tabs of other modules (internals.ts)
     this.root = root;
     // Enter in a form field commits it (blur fires its change) and stays in the widget: in
     // JupyterLab the key would otherwise reach the notebook, which cancels the change.
@@ -58,6 +59,7 @@ export class Inspector {
       this.nodesKey = null;
     }
     if (layer) this.explain(layer, s.edgeCount);
+    this.after?.(this.root, layer?.name ?? null);
   }
 
   private edgeShown: Explanation | null = null;

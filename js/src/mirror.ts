@@ -1,5 +1,6 @@
 // Pure helpers over the kernel's state: lookups, texts, summaries. No DOM.
-import type { EdgeState, GraphState, LayerState } from "./types";
+import type { DrawnEdge } from "./folds";
+import type { GraphState, LayerState } from "./types";
 
 export function shapeText(shape: (number | null)[] | null): string {
   if (!shape) return "?";
@@ -20,7 +21,7 @@ export function callText(layer: LayerState, k: number): string {
   return `node ${k} → ${shapes}`;
 }
 
-export function edgeTitle(e: EdgeState): string {
+export function edgeTitle(e: DrawnEdge): string {
   const { src, dst } = e.real ?? e; // a wire to or from a folded run's box tells the edge it stands for
   return `(${JSON.stringify(src[0])}, node_index=${src[1]}, tensor_index=${src[2]}) → ${dst[0]} call ${dst[1]} slot ${dst[2]}`
     + (e.real ? " (into or out of a folded run)" : "");

@@ -3,7 +3,7 @@
 // it are pure (tested); Pointer turns events into calls on its host, the canvas, through the
 // PointerHost methods below, and the intents themselves come from gestures.ts.
 import { el, svg } from "./dom";
-import { type Point, type Port, type View, boxAt, boxesIn, edgePath, portAt, rectFrom, toWorld, zoomAt } from "./geometry";
+import { type Point, type Port, type View, boxAt, boxesIn, edgePath, portAt, rectFrom, slotKey, sourceKey, toWorld, zoomAt } from "./geometry";
 import { edgeAt } from "./edges";
 import { type Intent, dropRewire, dropWire } from "./gestures";
 import { miniGrab, miniView, miniWorld } from "./minimap";
@@ -32,7 +32,7 @@ export function classifyPress(under: Under, edges: EdgeState[], shift: boolean):
   const { port } = under;
   if (port?.kind === "out") return { kind: "wire", port };
   if (port?.kind === "in") {
-    const edge = edges.find((x) => `in:${x.dst.join(":")}` === port.key);
+    const edge = edges.find((x) => slotKey(x.dst) === port.key);
     if (edge) return { kind: "rewire", edge, port };
   }
   if (under.toggle !== null) return { kind: "toggle", name: under.toggle };
@@ -339,7 +339,7 @@ export class Pointer {
       if (!host.svg.classList.contains("kc-wiring")) { host.svg.classList.add("kc-wiring"); host.render(); }
       host.overlay.setAttribute("d", edgePath(g.port.at, w));
     } else if (g.kind === "dragging-wire-end") {
-      const src = host.portPoint(`out:${g.edge.src.join(":")}`);
+      const src = host.portPoint(sourceKey(g.edge.src));
       if (src) host.overlay.setAttribute("d", edgePath(src, w));
       host.liftEdge(g.edge);
     } else if (g.kind === "banding" && this.band) {
@@ -385,7 +385,7 @@ export class Pointer {
       if (!out || !("intent" in out)) { this.clearDrawn(g); return; }
       // the wire goes to its new end at once (or away, unplugged), not back to its old slot
       // while the kernel answers; the answer's state draws it routed
-      const src = host.portPoint(`out:${g.edge.src.join(":")}`);
+      const src = host.portPoint(sourceKey(g.edge.src));
       const to = out.intent.kind === "rewire" && out.intent.new ? out.at : null;
       host.overlay.setAttribute("d", src && to ? edgePath(src, to) : "");
       host.perform(out.intent, out.at).then(() => {

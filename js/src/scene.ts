@@ -2,7 +2,7 @@
 // source and slot), made once and changed in place, so an edit, an animation frame or a drag
 // touches only what it changes and elements under the pointer or the focus stay the same nodes.
 import { svg } from "./dom";
-import { type Point, type Port, type Rect, boxHeight, boxWidth, edgePath, ports } from "./geometry";
+import { type Point, type Port, type Rect, boxHeight, boxWidth, edgePath, ports, slotKey, sourceKey } from "./geometry";
 import { type Route, placeLabels, roundedPoints, route } from "./router";
 import { boxShape } from "./boxes";
 import { BoxIndex } from "./obstacles";
@@ -132,7 +132,7 @@ function keysOf(e: EdgeState): EdgeKeys {
   let k = edgeKeys.get(e);
   if (!k) {
     const lane = e.src.join(":"), dst = e.dst.join(":");
-    k = { key: `${lane}>${dst}`, lane, out: `out:${lane}`, in: `in:${dst}`, call: `${e.dst[0]}:${e.dst[1]}` };
+    k = { key: `${lane}>${dst}`, lane, out: sourceKey(e.src), in: slotKey(e.dst), call: `${e.dst[0]}:${e.dst[1]}` };
     edgeKeys.set(e, k);
   }
   return k;

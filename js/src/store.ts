@@ -4,13 +4,13 @@
 // kernel has no "state" trait, so nothing is ever sent back).
 import { DiffGap, applyDiff } from "./diffs";
 import type { Model } from "./protocol";
+import { noteNewBox } from "./geometry";
+import { emptyState } from "./shape";
 import type { GraphState, StateDiff } from "./types";
 
 /** The model as the store uses it: it also sets "state", locally. */
-export type StoreModel = Model & { set(name: string, value: unknown): void };
+export type StoreModel = Model & { set(name: string, value: unknown): void; save_changes?(): void };
 
-const EMPTY: GraphState = { version: 1, revision: 0, name: "model", layers: [], edges: [], problems: [], model: null,
-  can_undo: false, can_redo: false };
 
 export class StateStore {
   state: GraphState;
@@ -22,7 +22,7 @@ export class StateStore {
 
   constructor(private model: StoreModel) {
     // a model without a snapshot (an older kernel, a stand-in) starts empty and asks
-    this.state = model.get("snapshot") ?? model.get("state") ?? EMPTY;
+    this.state = model.get("snapshot") ?? model.get("state") ?? emptyState();
     model.set("state", this.state);
     model.on("msg:custom", this.onMessage);
     model.on("change:snapshot", this.onSnapshot);
@@ -44,6 +44,12 @@ export class StateStore {
       performance.clearMarks?.("kerascanvas:diff");
       performance.mark?.("kerascanvas:diff");
       this.applyOrAsk(msg.diff as StateDiff);
+      if (msg.edit === true && typeof msg.diff.revision === "number") {
+        // an edit made on the canvas: said to the host as a synced trait set from the front end,
+        // which is what re-runs the cells that read canvas.graph in marimo (the kernel ignores it)
+        this.model.set("edits", msg.diff.revision);
+        this.model.save_changes?.();
+      }
     } else if (this.asking !== null && msg.id === this.asking) {
       this.asking = null;
       if (msg.ok && msg.result) this.adopt(msg.result as GraphState);
@@ -79,6 +85,7 @@ export class StateStore {
   }
 
   private set(state: GraphState): void {
+    noteNewBox(state);
     this.state = state;
     this.model.set("state", state);
   }

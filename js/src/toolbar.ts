@@ -4,7 +4,7 @@ import { el } from "./dom";
 
 export type ToolAction =
   | "undo" | "redo" | "add-layer" | "find" | "arrange" | "fit" | "save" | "load"
-  | "depth-steps" | "forward-pass" | "export-svg" | "export-png";
+  | "depth-steps" | "forward-pass" | "outputs" | "node-view" | "export-svg" | "export-png";
 
 export interface ToolButton { label: string; title: string; action: ToolAction }
 
@@ -23,8 +23,10 @@ export function toolbarButtons(hasFile: boolean): ToolButton[][] {
       { label: "Load", title: "Load the saved drawing", action: "load" }]);
   }
   groups.push(
-    [{ label: "Depth steps", title: "Play the depth computation step by step", action: "depth-steps" },
-      { label: "Forward pass", title: "Run one sample through, node by node", action: "forward-pass" }],
+    [{ label: "Keras's walk", title: "Step through how keras.Model walks from the outputs and finds each node's depth", action: "depth-steps" },
+      { label: "Forward pass", title: "Run one sample through, node by node: the value on every edge", action: "forward-pass" },
+      { label: "Outputs", title: "Mark, unmark and order the model's outputs (the walk starts from them)", action: "outputs" },
+      { label: "Node view", title: "One box per call (per Keras Node); edges as KerasTensors", action: "node-view" }],
     [{ label: "Export SVG", title: "Save the drawing as SVG", action: "export-svg" },
       { label: "Export PNG", title: "Save the drawing as PNG", action: "export-png" }]);
   return groups;

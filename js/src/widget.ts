@@ -3,6 +3,7 @@ import { CanvasView } from "./canvas";
 import type { Model } from "./protocol";
 import { StateStore, type StoreModel } from "./store";
 import { CSS } from "./style";
+import { TEACH_CSS } from "./teachstyle";
 import { followTheme } from "./theme";
 import uplotCss from "uplot/dist/uPlot.min.css";
 
@@ -14,7 +15,7 @@ function ensureStyle(el: HTMLElement): void {
   if (host.querySelector("#kerascanvas-style")) return;
   const style = document.createElement("style");
   style.id = "kerascanvas-style";
-  style.textContent = uplotCss + CSS;
+  style.textContent = uplotCss + CSS + TEACH_CSS;
   host.append(style);
 }
 

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { DiffGap, applyDiff } from "../src/diffs";
 import { StateStore, type StoreModel } from "../src/store";
-import type { GraphState, StateDiff } from "../src/types";
+import { emptyState } from "../src/shape";
+import type { GraphState, StateDiff, ViewRow } from "../src/types";
+import { kernelLayer } from "./kernel";
 
 // Written by tests/test_diffs.py from what the kernel really sends (KC_WRITE_FIXTURES=1).
 import written from "./fixtures/diffs.json";
@@ -31,7 +33,7 @@ describe("applyDiff", () => {
   it("moves one box without touching the others", () => {
     const base = fixture.final;
     const name = base.layers[0].name;
-    const next = applyDiff(base, { base: base.revision!, revision: base.revision! + 1, view: { [name]: [7, 8, 180, 62, true, 0] } });
+    const next = applyDiff(base, { base: base.revision!, revision: base.revision! + 1, view: { [name]: [7, 8, 180, 62, true, 0, base.layers[0].ports] } });
     expect(next.layers[0]).toMatchObject({ x: 7, y: 8, pinned: true });
     expect(next.layers.slice(1)).toEqual(base.layers.slice(1));
     expect(next.layers.slice(1).every((l, i) => l === base.layers[i + 1])).toBe(true);
@@ -93,6 +95,20 @@ describe("StateStore", () => {
     store.destroy();
   });
 
+  it("tells the host of an edit made on the canvas by setting `edits` from the front end", () => {
+    const m = model(fixture.initial);
+    let saved = 0;
+    const store = new StateStore(Object.assign(m, { save_changes: () => { saved++; } }));
+    const [first, second] = fixture.diffs;
+    m.emit("msg:custom", { diff: first }); // a change made from Python
+    m.emit("msg:custom", { id: 8, ok: true, result: null });
+    expect([m.get("edits"), saved]).toEqual([undefined, 0]);
+    m.emit("msg:custom", { diff: second, edit: true }); // one made on the canvas
+    expect([m.get("edits"), saved]).toEqual([second.revision, 1]);
+    expect(m.get("state").revision).toBe(second.revision);
+    store.destroy();
+  });
+
   it("asks at once when the snapshot is older than the kernel's revision (a reloaded page)", () => {
     const m = model(fixture.initial, fixture.final.revision);
     new StateStore(m).destroy();
@@ -131,12 +147,12 @@ describe("StateStore", () => {
 
 describe("applyDiff and layer names that are also Object's", () => {
   it("a layer named constructor or toString keeps its own view row", () => {
-    const layer = (name: string, y: number) => ({ name, class_name: "Dense", group: "core", config: {}, is_input: false,
-      x: 0, y, w: 180, h: 62, pinned: false, slots: { kind: "single" as const, names: ["inputs"], min: 1, max: 1 },
+    const layer = (name: string, y: number) => kernelLayer({ name, class_name: "Dense", group: "core", config: {}, is_input: false,
+      x: 0, y, pinned: false, slots: { kind: "single" as const, names: ["inputs"], min: 1, max: 1 },
       n_outputs: 1, calls: [], params: 0, depth: 0, problems: [], inner_layers: null, expanded: false, inner: null });
-    const state: GraphState = { version: 1, revision: 1, name: "m", layers: [layer("constructor", 0), layer("toString", 100)],
-      edges: [], problems: [], model: null, can_undo: false, can_redo: false };
-    const next = applyDiff(state, { base: 1, revision: 2, view: { toString: [5, 200, 180, 62, true, 0] as [number, number, number, number, boolean, number | null] } });
+    const state: GraphState = { ...emptyState(), revision: 1, name: "m", layers: [layer("constructor", 0), layer("toString", 100)] };
+    const row: ViewRow = [5, 200, 180, 62, true, 0, state.layers[1].ports];
+    const next = applyDiff(state, { base: 1, revision: 2, view: { toString: row } });
     expect(next.layers[0]).toBe(state.layers[0]);
     expect(next.layers[1]).toMatchObject({ name: "toString", x: 5, y: 200, pinned: true, depth: 0 });
   });

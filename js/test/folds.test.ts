@@ -3,12 +3,13 @@ import { describe, expect, it } from "vitest";
 import { drawnEdges, foldAllMenu, foldMenu, foldOf, foldTexts, hiddenLayers, shownLayers } from "../src/folds";
 import { edgeTitle } from "../src/mirror";
 import type { EdgeState, LayerState } from "../src/types";
+import { type Drawn, kernelLayer } from "./kernel";
 
-function layer(name: string, over: Partial<LayerState> = {}): LayerState {
-  return { name, class_name: "Dense", group: "core", config: {}, is_input: false, x: 0, y: 0, pinned: false,
+function layer(name: string, over: Partial<Drawn> = {}, edges: EdgeState[] = []): LayerState {
+  return kernelLayer({ name, class_name: "Dense", group: "core", config: {}, is_input: false, x: 0, y: 0, pinned: false,
     slots: { kind: "single", names: ["inputs"], min: 1, max: 1 }, n_outputs: 1,
     calls: [{ index: 0, built: true, output_shapes: [[null, 8]], missing: null }], params: 0, depth: 0, problems: [],
-    inner_layers: null, expanded: false, inner: null, run: null, fold: null, ...over };
+    inner_layers: null, expanded: false, inner: null, run: null, fold: null, ...over }, edges);
 }
 
 function edge(src: string, dst: string, slot = 0): EdgeState {

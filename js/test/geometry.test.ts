@@ -1,12 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { BOX_WIDTH, boxAt, boxHeight, boxWidth, boxesIn, bounds, edgePath, fitText, fitView, fitsIn, inLabel, outLabel, portAt, ports, rectFrom, slotCount, toScreen, toWorld, zoomAt } from "../src/geometry";
+import { boxAt, boxHeight, boxWidth, boxesIn, bounds, edgePath, fitText, fitView, fitsIn, inLabel, outLabel, portAt, ports, portKey, rectFrom, slotKey, sourceKey, toScreen, toWorld, zoomAt } from "../src/geometry";
 import type { EdgeState, LayerState } from "../src/types";
+import { type Drawn, kernelLayer } from "./kernel";
 
-function layer(over: Partial<LayerState>): LayerState {
-  return { name: "dense", class_name: "Dense", group: "core", config: {}, is_input: false, x: 0, y: 0, pinned: false,
+function layer(over: Partial<Drawn>, edges: EdgeState[] = []): LayerState {
+  return kernelLayer({ name: "dense", class_name: "Dense", group: "core", config: {}, is_input: false, x: 0, y: 0, pinned: false,
     slots: { kind: "single", names: ["inputs"], min: 1, max: 1 }, n_outputs: 1,
     calls: [{ index: 0, built: true, output_shapes: [[null, 4]], missing: null }], params: 20, depth: 0, problems: [],
-    inner_layers: null, expanded: false, inner: null, ...over };
+    inner_layers: null, expanded: false, inner: null, ...over }, edges);
 }
 
 describe("ports", () => {
@@ -24,10 +25,11 @@ describe("ports", () => {
   it("offers a merge layer one free slot after its filled ones", () => {
     const add = layer({ name: "add", slots: { kind: "list", names: [], min: 2, max: null } });
     const edge: EdgeState = { src: ["a", 0, 0], dst: ["add", 0, 0], shape: [null, 4], dtype: "float32", built: true };
-    expect(slotCount(add, 0)).toBe(2);
-    expect(slotCount(add, 2)).toBe(3);
-    expect(ports(add, [edge]).filter((p) => p.kind === "in").map((p) => p.label)).toEqual(["add in 0.0", "add in 0.1"]);
-    expect(slotCount(layer({ slots: { kind: "list", names: [], min: 2, max: 2 } }), 2)).toBe(2);
+    const ins = (l: LayerState) => ports(l).filter((p) => p.kind === "in").map((p) => p.label);
+    expect(ins(add)).toEqual(["add in 0.0", "add in 0.1"]);
+    const two = [edge, { ...edge, dst: ["add", 0, 1] as [string, number, number] }];
+    expect(ins(layer({ name: "add", slots: add.slots }, two))).toEqual(["add in 0.0", "add in 0.1", "add in 0.2"]);
+    expect(ins(layer({ name: "add", slots: { kind: "list", names: [], min: 2, max: 2 } }, two))).toHaveLength(2);
   });
 
   it("puts no input slot on an Input and three on MultiHeadAttention", () => {
@@ -39,8 +41,8 @@ describe("ports", () => {
   it("places inputs on the top edge and outputs on the bottom edge", () => {
     const l = layer({ x: 100, y: 50 });
     const [inp, out] = ports(l, []);
-    expect(inp.at).toEqual({ x: 100 + BOX_WIDTH / 2, y: 50 });
-    expect(out.at).toEqual({ x: 100 + BOX_WIDTH / 2, y: 50 + boxHeight(l) });
+    expect(inp.at).toEqual({ x: 100 + boxWidth(l) / 2, y: 50 });
+    expect(out.at).toEqual({ x: 100 + boxWidth(l) / 2, y: 50 + boxHeight(l) });
   });
 });
 
@@ -48,7 +50,7 @@ describe("hit tests", () => {
   it("finds the nearest port within the radius and the topmost box", () => {
     const l = layer({ x: 0, y: 0 });
     const ps = ports(l, []);
-    expect(portAt(ps, { x: BOX_WIDTH / 2 + 3, y: 2 })?.kind).toBe("in");
+    expect(portAt(ps, { x: boxWidth(l) / 2 + 3, y: 2 })?.kind).toBe("in");
     expect(portAt(ps, { x: 5, y: 200 })).toBeNull();
     expect(boxAt([l], { x: 10, y: 10 })?.name).toBe("dense");
     expect(boxAt([l], { x: -1, y: 10 })).toBeNull();
@@ -136,18 +138,28 @@ describe("nested models", () => {
 
   it("keeps a collapsed one (or one whose inside is unknown) at the usual size", () => {
     const folded = layer({ class_name: "Functional", inner_layers: 3, expanded: false, inner });
-    expect(boxWidth(folded)).toBe(BOX_WIDTH);
+    expect(boxWidth(folded)).toBe(boxWidth(layer({})));
     expect(boxHeight(folded)).toBe(boxHeight(layer({})));
-    expect(boxWidth(layer({ expanded: true, inner: null }))).toBe(BOX_WIDTH);
+    expect(boxWidth(layer({ expanded: true, inner: null }))).toBe(boxWidth(layer({})));
     expect(boxAt([folded], { x: 390, y: 40 })).toBeNull();
   });
 });
 
-describe("box size", () => {
-  it("draws the size the kernel decided when the state carries one", () => {
-    const told = layer({ w: 252, h: 110, calls: [{ index: 0, built: true, output_shapes: null, missing: null }] });
+describe("box size and ports", () => {
+  it("are the kernel's: drawn and hit where the state says, not worked out here", () => {
+    const told = { ...layer({ x: 10, y: 20 }), w: 252, h: 110, ports: { in: [[0, 0, 30, 0]], out: [[0, 0, 200, 110]] } } as LayerState;
     expect([boxWidth(told), boxHeight(told)]).toEqual([252, 110]);
-    expect(ports(told, []).find((p) => p.kind === "out")!.at).toEqual({ x: 126, y: 110 });
-    expect(boxWidth(layer({}))).toBe(BOX_WIDTH); // an older state without sizes
+    expect(ports(told).map((p) => [p.key, p.at])).toEqual([["in:dense:0:0", { x: 40, y: 20 }], ["out:dense:0:0", { x: 210, y: 130 }]]);
+    expect(boxAt([told], { x: 250, y: 120 })?.name).toBe("dense");
+  });
+});
+
+describe("port keys", () => {
+  it("are made one way for ports, edge ends and slots", () => {
+    expect(portKey("in", "add", 0, 1)).toBe("in:add:0:1");
+    expect(slotKey(["add", 0, 1])).toBe("in:add:0:1");
+    expect(sourceKey(["lstm", 1, 2])).toBe("out:lstm:1:2");
+    const l = layer({ name: "add", slots: { kind: "list", names: [], min: 2, max: null } });
+    expect(ports(l).map((p) => p.key)).toEqual([slotKey(["add", 0, 0]), slotKey(["add", 0, 1]), sourceKey(["add", 0, 0])]);
   });
 });

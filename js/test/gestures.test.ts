@@ -2,12 +2,13 @@ import { describe, expect, it } from "vitest";
 import { connectIntent, dropRewire, dropWire, insertIntent, keyIntent } from "../src/gestures";
 import { boxAt, portAt, ports } from "../src/geometry";
 import type { EdgeState, LayerState } from "../src/types";
+import { type Drawn, kernelLayer } from "./kernel";
 
-function layer(over: Partial<LayerState>): LayerState {
-  return { name: "dense", class_name: "Dense", group: "core", config: {}, is_input: false, x: 0, y: 0, w: 180, h: 62, pinned: false,
+function layer(over: Partial<Drawn>, edges: EdgeState[] = []): LayerState {
+  return kernelLayer({ name: "dense", class_name: "Dense", group: "core", config: {}, is_input: false, x: 0, y: 0, pinned: false,
     slots: { kind: "single", names: ["inputs"], min: 1, max: 1 }, n_outputs: 1,
     calls: [{ index: 0, built: true, output_shapes: [[null, 4]], missing: null }], params: 20, depth: 0, problems: [],
-    inner_layers: null, expanded: false, inner: null, ...over };
+    inner_layers: null, expanded: false, inner: null, ...over }, edges);
 }
 
 // x at the top, an LSTM with 3 outputs (output, h, c) and two calls, MultiHeadAttention

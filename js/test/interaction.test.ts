@@ -1,6 +1,7 @@
 // Issue 18's pure parts: the camera following the work, quick-add's layers before functions,
 // the keys the canvas keeps from the host, the wire a press picks.
 import { describe, expect, it } from "vitest";
+import { kernelLayer } from "./kernel";
 import { cameraAt, keepInView } from "../src/camera";
 import { isFunction, offerKind, rank } from "../src/quickadd";
 import { hostKey, keyCommand } from "../src/keys";
@@ -141,7 +142,7 @@ describe("what the view follows", () => {
     const e = (a: string, b: string) => ({ src: [a, 0, 0] as [string, number, number], dst: [b, 0, 0] as [string, number, number], shape: null, dtype: null, built: true });
     expect(neighbours([e("x", "a"), e("a", "b"), e("x", "b")], "a").sort()).toEqual(["b", "x"]);
     const { workRect } = await import("../src/camera");
-    const layer = (name: string, y: number, over = {}) => ({ name, class_name: "Dense", group: "core", config: {}, is_input: false, x: 0, y, w: 180, h: 62,
+    const layer = (name: string, y: number, over = {}) => kernelLayer({ name, class_name: "Dense", group: "core", config: {}, is_input: false, x: 0, y,
       pinned: false, slots: { kind: "single" as const, names: ["inputs"], min: 1, max: 1 }, n_outputs: 1, calls: [], params: 0, depth: 0,
       problems: [], inner_layers: null, expanded: false, inner: null, ...over });
     const layers = [layer("a", 0), layer("b", 100), layer("c", 200)];
@@ -181,9 +182,9 @@ describe("a wire as hit tests see it", () => {
 describe("the view follows the keyboard focus", () => {
   it("a box off screen is brought to the middle, one in view leaves the view alone", async () => {
     const { revealView } = await import("../src/focus");
-    const layer = { name: "a", class_name: "Dense", group: "core", config: {}, is_input: false, x: 1000, y: 1000, w: 180, h: 62,
+    const layer = kernelLayer({ name: "a", class_name: "Dense", group: "core", config: {}, is_input: false, x: 1000, y: 1000,
       pinned: false, slots: { kind: "single" as const, names: ["inputs"], min: 1, max: 1 }, n_outputs: 1, calls: [], params: 0,
-      depth: 0, problems: [], inner_layers: null, expanded: false, inner: null };
+      depth: 0, problems: [], inner_layers: null, expanded: false, inner: null });
     const view = { x: 0, y: 0, k: 1 };
     const moved = revealView(view, layer, { width: 800, height: 500 });
     expect(moved.x + 1090 * moved.k).toBe(400);

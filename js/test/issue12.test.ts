@@ -7,13 +7,14 @@ import { usefulMessage } from "../src/words";
 import { fileName } from "../src/codepanel";
 import { activationText, family } from "../src/families";
 import { READABLE_SCALE, centreOn, readableFit } from "../src/geometry";
-import type { LayerState } from "../src/types";
+import type { EdgeState, LayerState } from "../src/types";
+import { type Drawn, kernelLayer } from "./kernel";
 
-function layer(over: Partial<LayerState>): LayerState {
-  return { name: "dense", class_name: "Dense", group: "core", config: {}, is_input: false, x: 0, y: 0, pinned: false,
+function layer(over: Partial<Drawn>, edges: EdgeState[] = []): LayerState {
+  return kernelLayer({ name: "dense", class_name: "Dense", group: "core", config: {}, is_input: false, x: 0, y: 0, pinned: false,
     slots: { kind: "single", names: ["inputs"], min: 1, max: 1 }, n_outputs: 1,
     calls: [{ index: 0, built: true, output_shapes: [[null, 4]], missing: null }], params: 20, depth: 0, problems: [],
-    inner_layers: null, expanded: false, inner: null, ...over };
+    inner_layers: null, expanded: false, inner: null, ...over }, edges);
 }
 
 describe("edge hit testing", () => {

@@ -1,13 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { callText, fieldText, grouped, paramsText, parseField, problemLines, search, shapeText, summary } from "../src/mirror";
 import { Client } from "../src/protocol";
+import { emptyState } from "../src/shape";
 import type { GraphState } from "../src/types";
+import { kernelLayer } from "./kernel";
 
 const state: GraphState = {
-  version: 1, name: "model", edges: [], problems: [], can_undo: false, can_redo: false,
-  layers: [{ name: "x", class_name: "InputLayer", group: "input", config: {}, is_input: true, x: 0, y: 0, pinned: false,
+  ...emptyState(),
+  layers: [kernelLayer({ name: "x", class_name: "InputLayer", group: "input", config: {}, is_input: true, x: 0, y: 0, pinned: false,
     slots: { kind: "none", names: [], min: 0, max: 0 }, n_outputs: 1, calls: [{ index: 0, built: true, output_shapes: [[null, 4]], missing: null }],
-    params: 0, depth: 1, problems: [], inner_layers: null, expanded: false, inner: null }],
+    params: 0, depth: 1, problems: [], inner_layers: null, expanded: false, inner: null })],
   model: { inputs: ["x"], outputs: [["d", 0, 0]], params: 1234 },
 };
 
@@ -60,7 +62,7 @@ describe("form fields", () => {
 
 describe("problems", () => {
   it("says why a call is pending and lists drawing-wide problems first", () => {
-    const pending = { ...state.layers[0], calls: [{ index: 0, built: false, output_shapes: null, missing: "its 'inputs' input is empty" }] };
+    const pending = { ...state.layers[0], calls: [{ index: 0, built: false, output_shapes: null, missing: "its 'inputs' input is empty", settings: {} }] };
     expect(callText(pending, 0)).toBe("call 0: pending (its 'inputs' input is empty)");
     const lines = problemLines({ ...state, problems: [
       { message: "conv call 0 is pending", layer: "conv", call: 0, slot: null },

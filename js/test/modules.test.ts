@@ -7,12 +7,13 @@ import { toastSpot } from "../src/toast";
 import { boxesKey, sameKey, viewportRect } from "../src/minimap";
 import type { Port } from "../src/geometry";
 import type { EdgeState, LayerState } from "../src/types";
+import { type Drawn, kernelLayer } from "./kernel";
 
-function layer(over: Partial<LayerState>): LayerState {
-  return { name: "dense", class_name: "Dense", group: "core", config: {}, is_input: false, x: 0, y: 0, pinned: false,
+function layer(over: Partial<Drawn>, edges: EdgeState[] = []): LayerState {
+  return kernelLayer({ name: "dense", class_name: "Dense", group: "core", config: {}, is_input: false, x: 0, y: 0, pinned: false,
     slots: { kind: "single", names: ["inputs"], min: 1, max: 1 }, n_outputs: 1,
     calls: [{ index: 0, built: true, output_shapes: [[null, 4]], missing: null }], params: 20, depth: 0, problems: [],
-    inner_layers: null, expanded: false, inner: null, ...over };
+    inner_layers: null, expanded: false, inner: null, ...over }, edges);
 }
 
 function edge(src: string, dst: string, slot = 0): EdgeState {
@@ -78,7 +79,7 @@ describe("context menus", () => {
   it("runs of repeated blocks fold from a box's menu and all at once from empty space", () => {
     const run = [layer({ name: "b0", run: "b0" }), layer({ name: "b1", run: "b0" })];
     expect(boxMenu(run[1], []).map((e) => e.action)).toContain("fold");
-    const folded = { copies: 2, layers: 1, last: "b1", classes: "Dense", members: 2 };
+    const folded = { copies: 2, layers: 1, last: "b1", classes: "Dense", members: 2, stack: 8 };
     expect(boxMenu(layer({ name: "b0", run: "b0", fold: folded }), []).map((e) => e.action)).toContain("unfold");
     expect(boxMenu(layer({}), []).map((e) => e.action)).not.toContain("fold");
     expect(blankMenu(false, run).map((e) => e.action)).toEqual(["add-here", "fit", "find", "fold-all"]);

@@ -2,15 +2,16 @@ import { describe, expect, it, vi } from "vitest";
 import { Client, type IntentFields, type IntentKind, type Model, intentFields, intentProblem, isIntentKind } from "../src/protocol";
 import { type Intent, connectIntent, insertIntent, keyIntent } from "../src/gestures";
 import { ports } from "../src/geometry";
-import type { LayerState } from "../src/types";
+import type { EdgeState, LayerState } from "../src/types";
 import description from "../../kerascanvas/intents.json";
 import cases from "./fixtures/intent_types.json";
+import { type Drawn, kernelLayer } from "./kernel";
 
-function layer(name: string, over: Partial<LayerState> = {}): LayerState {
-  return { name, class_name: "Dense", group: "core", config: {}, is_input: false, x: 0, y: 0, pinned: false,
+function layer(name: string, over: Partial<Drawn> = {}, edges: EdgeState[] = []): LayerState {
+  return kernelLayer({ name, class_name: "Dense", group: "core", config: {}, is_input: false, x: 0, y: 0, pinned: false,
     slots: { kind: "single", names: ["inputs"], min: 1, max: 1 }, n_outputs: 1,
     calls: [{ index: 0, built: true, output_shapes: [[null, 4]], missing: null }], params: 20, depth: 0, problems: [],
-    inner_layers: null, expanded: false, inner: null, ...over };
+    inner_layers: null, expanded: false, inner: null, ...over }, edges);
 }
 
 /** An intent as sent agrees with the description: every required field there, no other field,
@@ -38,7 +39,7 @@ describe("the intents' one description (kerascanvas/intents.json)", () => {
     expect(isIntentKind("__proto__")).toBe(false);
     expect(isIntentKind(7)).toBe(false);
     // the same list tests/test_intents.py checks against the kernel's handlers
-    expect(Object.keys(description.kinds).length).toBe(30); // fold, fold_all: issue 12 folds
+    expect(Object.keys(description.kinds).length).toBe(33); // fold, fold_all: issue 12 folds; internals, node_graph, set_outputs: issue 25
   });
 
   it("agrees with every intent a gesture makes", () => {

@@ -1,12 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { contentKey, edgeKey, portName } from "../src/scene";
-import type { LayerState } from "../src/types";
+import type { EdgeState, LayerState } from "../src/types";
+import { type Drawn, kernelLayer } from "./kernel";
 
-function layer(over: Partial<LayerState> = {}): LayerState {
-  return { name: "dense", class_name: "Dense", group: "core", config: { units: 4 }, is_input: false, x: 0, y: 0, pinned: false,
+function layer(over: Partial<Drawn> = {}, edges: EdgeState[] = []): LayerState {
+  return kernelLayer({ name: "dense", class_name: "Dense", group: "core", config: { units: 4 }, is_input: false, x: 0, y: 0, pinned: false,
     slots: { kind: "single", names: ["inputs"], min: 1, max: 1 }, n_outputs: 1,
     calls: [{ index: 0, built: true, output_shapes: [[null, 4]], missing: null }], params: 20, depth: 0, problems: [],
-    inner_layers: null, expanded: false, inner: null, ...over };
+    inner_layers: null, expanded: false, inner: null, ...over }, edges);
 }
 
 describe("what a box's drawing depends on", () => {
@@ -19,7 +20,7 @@ describe("what a box's drawing depends on", () => {
     expect(contentKey(layer({ config: { units: 5 } }))).not.toBe(base);
     expect(contentKey(layer({ calls: [...layer().calls, { index: 1, built: false, output_shapes: null, missing: "inputs" }] }))).not.toBe(base);
     expect(contentKey(layer({ problems: ["pending"] }))).not.toBe(base);
-    expect(contentKey(layer({ h: 80 }))).not.toBe(base);
+    expect(contentKey({ ...layer(), h: 80 })).not.toBe(base);
   });
 
   it("edges are keyed by source and slot; ports named for people", () => {

@@ -20,18 +20,6 @@ describe("training panel", () => {
   });
 });
 
-import { depthStepText, forwardStepText } from "../src/teach";
-
-describe("teaching steps", () => {
-  it("describes depth and forward steps", () => {
-    expect(depthStepText({ kind: "enter", node: ["dense", 1] })).toBe("enter dense node 1: in progress, visit its inputs");
-    expect(depthStepText({ kind: "depth", node: ["x", 0], depth: 2 })).toBe("depth of x node 0 = 2");
-    expect(forwardStepText({ node: ["conv", 0], depth: 1, picture: null,
-      outputs: [{ shape: [1, 6, 6, 2], mean: 0.5, std: 0.1, min: 0, max: 1 }] }))
-      .toBe("depth 1: conv node 0 → (1, 6, 6, 2) mean 0.500 std 0.100 min 0.000 max 1.000");
-  });
-});
-
 describe("deviceText", () => {
   it("names the Keras backend and the device", () => {
     expect(deviceText("jax", "GPU: NVIDIA H100")).toBe("Keras backend: jax · device: GPU: NVIDIA H100");

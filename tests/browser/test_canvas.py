@@ -217,26 +217,6 @@ def test_train_button_draws_curves_and_the_run_finishes_in_the_kernel(lab, page)
     kernel.close()
 
 
-def test_depth_and_forward_pass_step_through(lab, page):
-    kernel = open_canvas(page, lab, "teach.ipynb", TRAINABLE, "head")
-    page.locator('.kc-toolbar [aria-label="Depth steps"]').click()
-    step = page.locator('[aria-label="Depth (seed 000)"] .kc-step')
-    step.wait_for(timeout=20_000)
-    assert step.text_content().startswith("1/") and "enter head node 0" in step.text_content()
-    assert page.locator('.kc-svg .kc-highlight[data-name="head"]').count() == 1
-    while "layers_by_depth" not in step.text_content():
-        page.locator('[aria-label="Next step"]').click()
-    page.locator('[aria-label="Close"]').click()
-    page.locator('.kc-toolbar [aria-label="Forward pass"]').click()
-    step = page.locator('[aria-label="Forward pass"] .kc-step')
-    step.wait_for(timeout=20_000)
-    assert "flatten node 0 → (1, 64)" in step.text_content()  # the first digit, flattened
-    page.locator('[aria-label="Next step"]').click()
-    assert "head node 0 → (1, 10)" in step.text_content()
-    screenshot(page, "canvas-forward-pass")
-    kernel.close()
-
-
 def test_clicking_an_edge_shows_its_keras_tensor_and_producer(lab, page):
     kernel = open_canvas(page, lab, "edge.ipynb", SHARED, "shared")
     page.locator('.kc-svg [aria-label="edge right.0.0 to shared.1.0"]').focus()

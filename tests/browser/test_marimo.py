@@ -1,6 +1,7 @@
 """The canvas in a marimo notebook (marimo from PyPI on loopback, Debian's Chromium): it renders
 inside marimo's shadow DOM with its own styles, and gestures reach the kernel. The notebook's
-Python writes the graph to a file after every edit, which is what the test asserts on."""
+Python writes the graph to a file after every edit, which is what the test asserts on; a second
+cell that reads `canvas.graph` is run again by marimo after each edit made on the canvas."""
 
 import contextlib
 import json
@@ -30,6 +31,8 @@ def _():
     import json
     import os
 
+    import marimo as mo
+
     import kerascanvas as kc
     from kerascanvas.datasets import digits
 
@@ -49,10 +52,18 @@ def _():
                 json.dump(canvas.history, f)
 
     g.observe(record)
-    canvas = kc.Canvas(g)
+    canvas = mo.ui.anywidget(kc.Canvas(g))  # reactive: cells that read it run after each edit
     canvas.set_data(*digits())
     canvas.observe(finished, names="training")
     canvas
+    return (canvas, json, os)
+
+
+@app.cell
+def _(canvas, json, os):
+    # reads the canvas's graph: marimo runs this again after each edit made on the canvas
+    with open(os.environ["KC_MARIMO_LOG"] + ".reads", "a") as f:
+        f.write(json.dumps(len(canvas.graph.edges)) + "\\n")
     return
 
 
@@ -104,6 +115,19 @@ def _graph(tmp: Path, until, timeout: float = 30) -> dict:
     raise AssertionError(f"the kernel's graph never got there: {(tmp / 'graph.json').read_text()}")
 
 
+def _reads(tmp: Path, until, timeout: float = 30) -> list[int]:
+    """The edge counts the reading cell wrote, each time it ran, once `until` holds of them."""
+    end = time.time() + timeout
+    seen: list[int] = []
+    while time.time() < end:
+        with contextlib.suppress(OSError, ValueError):
+            seen = [json.loads(line) for line in (tmp / "graph.json.reads").read_text().split()]
+            if seen and until(seen):
+                return seen
+        time.sleep(0.2)
+    raise AssertionError(f"the cell that reads canvas.graph did not run again: it saw {seen}")
+
+
 def test_the_canvas_draws_and_edits_in_a_marimo_notebook(browser):
     tmp = Path(tempfile.mkdtemp(prefix="kc-marimo-"))
     with running_marimo(tmp) as url:
@@ -118,9 +142,11 @@ def test_the_canvas_draws_and_edits_in_a_marimo_notebook(browser):
             box(page, "flatten").wait_for(timeout=20_000)
             drag_edge(page, "image out 0.0", "flatten in 0.0")
             _graph(tmp, lambda g: len(g["edges"]) == 1)
+            _reads(tmp, lambda seen: seen[-1] == 1)  # the cell that reads the graph ran again
             port(page, "flatten out 0.0").wait_for(timeout=20_000)
             drag_edge(page, "flatten out 0.0", "head in 0.0")
             graph = _graph(tmp, lambda g: len(g["edges"]) == 2)
+            assert _reads(tmp, lambda seen: seen[-1] == 2)[0] == 0  # first run: no edges
             assert graph["layers"] == ["image", "head", "flatten"] and graph["model"]
             assert graph["edges"] == [[["image", 0, 0], ["flatten", 0, 0]],
                                       [["flatten", 0, 0], ["head", 0, 0]]]
