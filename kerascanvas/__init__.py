@@ -5,7 +5,7 @@
 
 __version__ = "0.1.0"
 
-__all__ = ["Canvas", "EditError", "Graph", "Problem", "register"]
+__all__ = ["Canvas", "EditError", "Graph", "Problem", "register", "unregister"]
 
 import sys as _sys
 
@@ -28,10 +28,10 @@ def __getattr__(name):
         from .drawing import EditError
 
         return EditError
-    if name == "register":
-        from .custom import register
+    if name in ("register", "unregister"):
+        from . import custom
 
-        return register
+        return getattr(custom, name)
     if name == "Canvas":
         from .quiet import quiet_tensorflow
 

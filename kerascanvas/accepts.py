@@ -2,27 +2,42 @@
 up) and when a wire is dropped in empty space (the quick-add list is filtered to these).
 
 Each check calls a fresh layer on a fresh KerasTensor of the same shape and dtype: nothing drawn
-is touched (no node is added to any live layer). Answers are cached by class/config and tensor.
+is touched (no node is added to any live layer). The fresh layer is made and called on the
+shape-only path (`limits.shapes_only`): its variables are counted against limits.LAYER_PARAMS
+and never get values, so a probe allocates no weights, and one over the cap "refuses" as the
+edit itself would. Answers are cached by class/config, tensor and cap.
 """
 
 from __future__ import annotations
 
 import json
-import logging
 
 import keras
 
-from . import catalog, kinds
+from . import catalog, kinds, limits
 
 MAX_NEW_PROBES = 300  # layers made to check slots in one answer (each check is cached after)
 _classes: dict[tuple, list[str]] = {}
 _configs: dict[tuple, bool] = {}
 _spec_keys: dict[int, tuple] = {}  # id(spec) -> (spec, its _config_key)
-_log = logging.getLogger(__name__)
 
 
 def _fresh(t) -> keras.KerasTensor:
     return keras.KerasTensor(tuple(t.shape), dtype=t.dtype)
+
+
+def _probe(make, args_of, base: list | None = None) -> bool:
+    """Whether `make()`'s layer takes `args_of()` (after a first call on `base`, which builds it
+    as the drawing's first call did), made and called on the shape-only path."""
+    try:
+        with limits.shapes_only("probe"):
+            layer = make()
+            if base is not None and not _calls(layer, base):
+                layer = make()  # the first call no longer builds it (it will be refused itself)
+            layer(*args_of())
+        return True
+    except Exception:  # noqa: BLE001 - any refusal (the parameter cap's too) means "does not accept"
+        return False
 
 
 def _calls(layer: keras.layers.Layer, args: list) -> bool:
@@ -36,20 +51,17 @@ def _calls(layer: keras.layers.Layer, args: list) -> bool:
 def classes_accepting(tensor) -> list[str]:
     """Catalog classes with one tensor slot or a list slot that accept `tensor` (their suggested
     config), sorted."""
-    key = (tuple(tensor.shape), str(tensor.dtype))
+    key = (tuple(tensor.shape), str(tensor.dtype), limits.LAYER_PARAMS)
     if key not in _classes:
         found = []
         for name in catalog.names():
             kind = catalog.get(name)
             if kind.slots.kind not in ("single", "list"):
                 continue
-            try:
-                layer = kind.build(**kind.suggested_args())
-            except Exception as e:  # noqa: BLE001 - a class Keras will not build is not offered
-                _log.debug("kerascanvas: %s is left out of quick-add: %s", name, e)
-                continue
-            t = _fresh(tensor)
-            if _calls(layer, [[t, _fresh(tensor)]] if kind.slots.kind == "list" else [t]):
+            listed = kind.slots.kind == "list"
+            if _probe(lambda kind=kind: kind.build(**kind.suggested_args()),
+                      lambda listed=listed: [[_fresh(tensor), _fresh(tensor)]] if listed
+                      else [_fresh(tensor)]):
                 found.append(name)
         _classes[key] = found
     return list(_classes[key])
@@ -149,20 +161,12 @@ def _config_accepts(spec, filled: dict, slot: int, tensor, base, probes: list[in
         return True  # the call stays pending, as connect leaves it
     base_args = None if base is None else _complete_args(spec, base)
     key = (_config_key(spec), _shapes(filled[i] for i in sorted(filled)), slot, tuple(tensor.shape),
-           str(tensor.dtype), None if base is None else _shapes(base[2]))
+           str(tensor.dtype), None if base is None else _shapes(base[2]), limits.LAYER_PARAMS)
     if key not in _configs:
         if probes[0] >= MAX_NEW_PROBES:
             return None
         probes[0] += 1
-        try:
-            layer = _create(spec)
-        except Exception:  # noqa: BLE001
-            _configs[key] = False
-            return False
-        if base_args is not None and not _calls(layer, base_args):
-            base_args = None  # the first call no longer builds it (it will be refused itself)
-            layer = _create(spec)
-        _configs[key] = _calls(layer, args)
+        _configs[key] = _probe(lambda: _create(spec), lambda: args, base_args)
     return _configs[key]
 
 

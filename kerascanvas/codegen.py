@@ -8,6 +8,7 @@ drawing can make the code do anything but build the model. The output is laid ou
 
 from __future__ import annotations
 
+import builtins
 import functools
 import inspect
 import json
@@ -23,7 +24,11 @@ from . import calls, kinds, nested, ops
 from .drawing import EditError
 
 WIDTH = 88
-RESERVED = {"keras", "layers", "model", "inputs", "outputs"}
+RESERVED = {"keras", "layers", "model", "inputs", "outputs", "np", "numpy", "math", "tf", "jax",
+            "torch"} | set(dir(builtins))
+"""Names the exported code uses or a reader's notebook likely holds, and every builtin (a box
+named `float` beside an inf constant would shadow the `float("inf")` the code writes); the
+names the code's own imports bind are added per export."""
 
 
 def to_code(g, op_names: bool = False) -> str:
@@ -39,7 +44,8 @@ def to_code(g, op_names: bool = False) -> str:
     if model is None:
         raise EditError("The drawing is not a model yet: " + "; ".join(map(str, g.problems)))
     specs = g.specs
-    names = _identifiers(g)
+    header = _header(specs.values(), g)
+    names = _identifiers(g, _bound_by(header))
     lines = []
     for name, spec in specs.items():  # models used as layers: built first, each a block
         if spec.class_name in nested.MODULES:
@@ -76,7 +82,6 @@ def to_code(g, op_names: bool = False) -> str:
     lines += _assign("model", "keras.Model", {"inputs": ins[0] if len(ins) == 1 else ins,
                                               "outputs": outs[0] if len(outs) == 1 else outs,
                                               "name": g.name})
-    header = _header(specs.values(), g)
     if not any(_USES_LAYERS.search(line) for line in lines):  # only operations: no import
         header.remove("from keras import layers")  # left unused (ruff's F401)
     return "\n".join(header + lines) + "\n"
@@ -215,12 +220,29 @@ class _Names(dict):
         return self[key]
 
 
-def _identifiers(g) -> _Names:
-    """A Python identifier for every layer, derived from its name when that is safe (tensors
-    get theirs, x, x_1, ..., in the order the code makes them)."""
+def _bound_by(header: list[str]) -> set[str]:
+    """The names import lines bind: `import keras` -> keras, `from m import A as B` -> B."""
+    bound = set()
+    for line in header:
+        words = line.replace(",", " ").split()
+        if words[:1] == ["import"]:
+            bound.add(words[1].split(".")[0])
+        elif words[:1] == ["from"] and "import" in words:
+            items, i = words[words.index("import") + 1:], 0
+            while i < len(items):  # A, or A as B
+                aliased = items[i + 1:i + 2] == ["as"]
+                bound.add(items[i + 2] if aliased else items[i])
+                i += 3 if aliased else 1
+    return bound
+
+
+def _identifiers(g, imported: set[str] = frozenset()) -> _Names:
+    """A Python identifier for every layer, derived from its name when that is safe and takes
+    no name the code uses (tensors get theirs, x, x_1, ..., in the order the code makes them)."""
     from . import custom
 
     found = _Names()
+    found.taken |= imported
     for spec in g.specs.values():  # the functions trusted Lambdas name keep their own names
         kind = custom.get(spec.class_name)
         if isinstance(kind, custom.TrustedLambda):

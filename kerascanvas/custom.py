@@ -32,6 +32,7 @@ _list_called: set[str] = {"CustomScaleLayer"}  # called on a list, `layer([a, b]
 _trusted: dict[str, Any] = {}  # drawing class name -> the one Lambda layer object trusted
 _outputs: dict[str, int] = {}  # drawing class name -> output tensors per call, where not 1
 _listeners: list = []  # weak references to callables told when what is offered changes
+_retired: dict[str, Any] = {}  # unregistered name -> its kind, for the boxes still drawn
 
 
 def register(cls: Any, name: str | None = None, list_input: bool = False,
@@ -72,6 +73,7 @@ def register(cls: Any, name: str | None = None, list_input: bool = False,
                         f"{cls.__module__}.{cls.__qualname__} under another name "
                         f"(kc.register(cls, name=...)).")
     _registered[name] = cls
+    _retired.pop(name, None)
     _noted(name, list_input, outputs)
     return name
 
@@ -143,6 +145,7 @@ def _trust_lambda(layer, name: str | None, list_input: bool, outputs: int | None
         raise EditError(f"The name {name!r} is already used by {_where(taken)}: trust Lambda "
                         f"{layer.name!r} under another name (kc.register(layer, name=...)).")
     _trusted[name] = layer
+    _retired.pop(name, None)
     _noted(name, list_input, outputs)
     return name
 
@@ -170,11 +173,24 @@ def gives_outputs(name: str, n: int) -> None:
 
 
 def unregister(name: str) -> None:
-    """Forget a registered class or trusted Lambda (drawings that use it stop loading)."""
+    """Forget a registered class or trusted Lambda: no new box of it comes from Python, the
+    browser, a file or an import (files that use it stop loading), as in a new session.
+
+    Boxes already drawn keep their kind (`retired`): their Keras objects live on in the
+    model the user built, so the canvas keeps drawing, exporting and saving them; refusing
+    the unregister instead would make it depend on every drawing and undo step in the kernel."""
+    kind = _kind(name) if name in _registered or name in _trusted else None
+    if kind is not None:
+        _retired[name] = kind
     _registered.pop(name, None)
     _trusted.pop(name, None)
     _outputs.pop(name, None)
     _changed()
+
+
+def retired(name: Any):
+    """The kind of an unregistered class, for the boxes drawn before it went; else None."""
+    return _retired.get(name) if isinstance(name, str) else None
 
 
 def registered() -> dict[str, type]:
@@ -274,6 +290,16 @@ def class_name_of(cls: type) -> str | None:
 def drawing_name(layer) -> str | None:
     """The drawing class name of a layer object: a trusted Lambda's, else its class's."""
     return trusted_name(layer) or class_name_of(type(layer))
+
+
+def name_of(module: Any, class_name: Any) -> str | None:
+    """The drawing name of the registered class that `module`.`class_name` is, or None: two classes
+    of one name from different modules (keras.io's TransformerEncoder and KerasHub's) are
+    registered under different names, and a model config names a class by module and name."""
+    for name, cls in _registered.items():
+        if cls.__name__ == class_name and cls.__module__ == module:
+            return name
+    return None
 
 
 def get(class_name: Any):

@@ -6,6 +6,8 @@ copied before every edit (shallow: specs and edges are immutable), so the old co
 
 from __future__ import annotations
 
+import sys
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
@@ -94,6 +96,7 @@ class Drawing:
         self._out: dict[CallKey, tuple[Edge, ...]] = {}  # src call -> edges it feeds
         self.touched: set[CallKey] = set()
         self.gone: set[str] = set()
+        self.cycles_later = False  # True: connect skips its cycle search; check_acyclic() after
 
     def copy(self, keep_marks: bool = False) -> Drawing:
         """A copy to edit (index values are tuples, so shallow copies suffice).
@@ -108,7 +111,15 @@ class Drawing:
         d.input_structure, d.output_structure = self.input_structure, self.output_structure
         d._into, d._out = dict(self._into), dict(self._out)
         d.touched, d.gone = (set(self.touched), set(self.gone)) if keep_marks else (set(), set())
+        d.cycles_later = False
         return d
+
+    def container_bytes(self) -> int:
+        """Bytes of this copy's own containers (their items are shared with other copies):
+        what one undo step's drawing holds beyond the drawings next to it."""
+        return sum(sys.getsizeof(c) for c in (self.layers, self.edges, self.pinned, self._into,
+                                             self._out, self.name_counts, self.touched,
+                                             self.gone)) + sys.getsizeof(self)
 
     # ----- names -----------------------------------------------------------------------------
 
@@ -285,7 +296,7 @@ class Drawing:
             dst_spec = self.layers[name]
         slot = self._check_slot(dst_spec, call, slot)
         edge = Edge(tuple(src), (name, call, slot))
-        cycle = self.path((src[0], n), (name, call))
+        cycle = None if self.cycles_later else self.path((src[0], n), (name, call))
         if cycle is not None:
             path = " -> ".join(f"{c[0]}({c[1]})" for c in cycle + [cycle[0]])
             error = EditError(f"This edge would close a cycle between calls: {path}.", layer=name,
@@ -344,7 +355,14 @@ class Drawing:
 
     def _check_slot(self, spec: LayerSpec, call: int, slot: Any) -> int:
         slots = spec.slots
-        taken = {e.dst[2] for e in self._into.get((spec.name, call), ())}
+        into = self._into.get((spec.name, call), ())
+        if slots.kind == "list":  # filled in order, gaps closed: slots 0..len - 1 are taken
+            from .limits import check_list_inputs  # (limits imports this module)
+
+            check_list_inputs(spec.name, call, len(into) + 1)
+            taken: Any = range(len(into))  # (a range answers `in` at once: no set per edge)
+        else:
+            taken = {e.dst[2] for e in into}
         limit = slots.max if slots.max is not None else float("inf")
         if slot is None:
             if slots.kind != "list":
@@ -438,6 +456,28 @@ class Drawing:
 
     def _rank(self, key: CallKey) -> tuple:
         return (key[1], key[0])
+
+    def check_acyclic(self) -> None:
+        """One pass over every call and edge (Kahn's order): what a batch of edits drawn with
+        `cycles_later` checks once, instead of one search per edge (quadratic on a long chain)."""
+        waiting = Counter(e.dst[:2] for e in self.edges)
+        todo = [(n, k) for n, s in self.layers.items() for k in range(s.calls)
+                if (n, k) not in waiting]
+        while todo:
+            for e in self._out.get(todo.pop(), ()):
+                waiting[e.dst[:2]] -= 1
+                if waiting[e.dst[:2]] == 0:
+                    todo.append(e.dst[:2])
+        left = {c for c, count in waiting.items() if count > 0}
+        if not left:
+            return
+        c, seen = min(left), []  # each call left has a feeding call left: walk back to a repeat
+        while c not in seen:
+            seen.append(c)
+            c = next(e.src[:2] for e in self._into[c] if e.src[:2] in left)
+        cycle = seen[seen.index(c):][::-1]
+        path = " -> ".join(f"{x[0]}({x[1]})" for x in cycle + [cycle[0]])
+        raise EditError(f"The drawing has a cycle between calls: {path}.", layer=cycle[0][0])
 
     def path(self, start: CallKey, goal: CallKey) -> list[CallKey] | None:
         """A path of calls from goal to start, if start depends on goal (used to name a cycle)."""

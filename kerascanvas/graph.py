@@ -55,7 +55,7 @@ class _Step:
     after: Drawing
     journal: Journal
     view: bool = False  # only positions, pins, expanded boxes or folds changed: Keras is not involved
-    held: int = 0  # bytes of weights only this step keeps alive (limits.HISTORY_BYTES)
+    held: int = 0  # bytes only this step keeps alive: weights, drawing copy (limits.HISTORY_BYTES)
 
 
 class Graph:
@@ -73,6 +73,7 @@ class Graph:
         self._placeholders: dict[str, tuple[Mapping, keras.layers.Layer]] = {}
         self._edit_lock: str | None = None  # a message: edits are refused while it is set
         self._batch: Drawing | None = None
+        self._batch_whole = False  # batch(all_or_nothing=True): edits change it in place
         self._batch_predecessors: dict = {}
         self.history_dropped = 0  # undo steps dropped to keep history under limits.HISTORY_BYTES
         self._batch_view = True  # no structural edit in the batch so far
@@ -102,7 +103,7 @@ class Graph:
         """Add a layer of a catalog class (see `kerascanvas.catalog.names()`), a keras.ops function
         (`kerascanvas.ops.names()`) or a registered class (`kc.register`); returns its name."""
         kind = catalog.get(class_name) if class_name in kinds.NESTED_MODEL_CLASSES else kinds.get(
-            class_name)
+            class_name, new=True)
         if isinstance(kind, ops.OpKind) and class_name not in ops.names():  # import-only
             raise catalog.UnknownLayerError(
                 f"{class_name!r} is not a layer the canvas offers: kerascanvas.ops.names() lists "
@@ -131,7 +132,7 @@ class Graph:
         if not isinstance(serialized, Mapping) or not isinstance(serialized.get("config"), Mapping):
             raise EditError(f"Expected {{'class_name': ..., 'config': {{...}}}}, got {serialized!r:.200}.")
         class_name, config = serialized.get("class_name"), dict(serialized["config"])
-        kind = kinds.get(class_name)  # a catalog layer or a nested model
+        kind = kinds.get(class_name, new=True)  # a catalog layer or a nested model
         check_strings(config, f"The config of {class_name}")
 
         def change(d: Drawing) -> str:
@@ -237,9 +238,13 @@ class Graph:
                 from .nested import with_trainable  # freezing a model freezes its layers
 
                 config = with_trainable(config, changes["trainable"])
-            config = _remade(kind, name, config)
-            d.replace_spec(self._spec(kind, name, config, calls=spec.calls,
-                                      keywords=spec.slots.named, call_args=spec.call_args))
+            layer = _made(lambda **c: kind.create(c), name, kind.class_name, config)
+            new = self._spec(kind, name, kinds.config_of(kind, layer, config), calls=spec.calls,
+                             keywords=spec.slots.named, call_args=spec.call_args)
+            # made once, called by the network (a second one cost a StringLookup's vocabulary
+            # table again, memory Keras never gives back)
+            self._net.prepared[name] = (new.config, layer)
+            d.replace_spec(new)
 
         self._edit(change)
 
@@ -368,6 +373,30 @@ class Graph:
             if (head in d.folded) != folded and self._batch is None:
                 self._make_room(d, [n for block in runs[head].blocks for n in block], folded)
             d.folded = d.folded | {head} if folded else d.folded - {head}
+
+        self._edit(change, network=False, view=True)
+
+    def show(self, expanded: Iterable[str] = (), folded: Iterable[str] = ()) -> None:
+        """Expand these nested-model boxes and fold the runs these layers belong to, as one view
+        edit (what a file's lists do): the runs are found once however long the lists are."""
+        expanded, folded = list(dict.fromkeys(expanded)), list(dict.fromkeys(folded))
+
+        def change(d: Drawing) -> None:
+            for name in expanded:
+                spec = d.spec(name)
+                if spec.class_name not in kinds.NESTED_MODEL_CLASSES:
+                    raise EditError(f"{name!r} ({spec.class_name}) is not a nested model: only a "
+                                    "model used as a layer (Functional, Sequential) expands.",
+                                    layer=name)
+            head_of = folds.index(self._repeats_for(d))[0] if folded else {}
+            for name in folded:
+                d.spec(name)
+                if name not in head_of:
+                    raise EditError(f"{name!r} is not part of a run of repeated blocks: only "
+                                    "copies of one block, one after another, fold into one box.",
+                                    layer=name)
+            d.expanded = d.expanded | set(expanded)
+            d.folded = d.folded | {head_of[n] for n in folded}
 
         self._edit(change, network=False, view=True)
 
@@ -856,6 +885,13 @@ class Graph:
 
         return graph_state(self)
 
+    def to_html(self, path) -> Any:
+        """Write a self-contained read-only interactive view of the drawing to `path` (one HTML
+        file: no kernel, no network; kerascanvas/standalone.py). Returns the path."""
+        from .standalone import to_html
+
+        return to_html(self, path)
+
     # ----- teaching views (teaching.py) ----------------------------------------------------
 
     def explain_node(self, layer: str, node_index: int = 0):
@@ -963,7 +999,9 @@ class Graph:
         if network:  # moving boxes stays allowed while training: it touches no Keras object
             self._check_unlocked()
         if self._batch is not None:  # inside batch(): collect, rebuild once at the end
-            drawing = self._batch.copy(keep_marks=True)
+            # all_or_nothing: a refusal ends the whole batch, so edits need no copy to fall
+            # back on (a file's thousands of edits cost O(layers + edges), not a copy each)
+            drawing = self._batch if self._batch_whole else self._batch.copy(keep_marks=True)
             result = change(drawing)
             self._batch = drawing
             self._batch_predecessors.update(predecessors or {})
@@ -1024,7 +1062,8 @@ class Graph:
         """A new undo step; the oldest ones go when history would keep more than
         limits.HISTORY_BYTES of old layers and weights alive (the user is warned)."""
         live = {id(layer) for layer in self._net.objects.values()}  # counted by no step
-        step.held = limits.held_bytes(step.journal.held(), live)
+        step.held = (limits.held_bytes(step.journal.held(), live)
+                     + limits.step_bytes(step.before, step.after))
         self._undo.append(step)
         self._redo.clear()
         total = sum(s.held for s in self._undo)
@@ -1034,32 +1073,41 @@ class Graph:
             dropped += 1
         if dropped:
             self.history_dropped += dropped
+            if self.history_dropped > dropped:  # said once per graph, not at every edit
+                return
             warnings.warn(f"Undo history went over its cap of {limits.HISTORY_BYTES:,} bytes of "
-                          f"old layers and weights (kerascanvas.limits.HISTORY_BYTES): the oldest "
-                          f"{dropped} step(s) were dropped; it now keeps {total:,} bytes and "
-                          f"{len(self._undo)} step(s) to undo.", RuntimeWarning, stacklevel=4)
+                          f"old layers, weights and drawings (kerascanvas.limits.HISTORY_BYTES): "
+                          f"the oldest {dropped} step(s) were dropped; it now keeps {total:,} "
+                          f"bytes and {len(self._undo)} step(s) to undo (older steps will go "
+                          "the same way, without another warning).", RuntimeWarning, stacklevel=4)
 
     def _check_unlocked(self) -> None:
         if self._edit_lock is not None:  # set while training runs on these layers
             raise EditError(self._edit_lock)
 
     @contextlib.contextmanager
-    def batch(self):
+    def batch(self, all_or_nothing: bool = False):
         """Several edits as one: Keras is called once at the end, and undo takes them back at once.
 
         Structural checks happen at each edit; Keras's checks at the end, where a refusal takes
         back the whole batch. Reads inside the block see the drawing as it was before it.
+        all_or_nothing=True (files, import): a refused edit must end the block (its error left to
+        propagate), which spares each edit a copy of the drawing to fall back on.
         """
         if self._batch is not None:
             yield self
             return
         self._batch, self._batch_predecessors = self._drawing.copy(), {}
-        self._batch_view = True
+        self._batch_view, self._batch_whole = True, all_or_nothing
+        self._batch.cycles_later = all_or_nothing  # one check at the end, not one per edge
         try:
             yield self
             drawing, predecessors, view = self._batch, self._batch_predecessors, self._batch_view
+            if all_or_nothing:
+                drawing.check_acyclic()
+                drawing.cycles_later = False
         finally:
-            self._batch = None
+            self._batch, self._batch_whole = None, False
         self._apply(drawing, not view, predecessors, view)
 
     def _commit(self, drawing: Drawing, view: bool = False) -> None:
@@ -1185,11 +1233,6 @@ def _made(make, name: str, class_name: str, args: Mapping[str, Any]):
     except Exception as e:
         raise EditError(f"Keras refused the config of {name} ({class_name}): {e}",
                         layer=name) from e
-
-
-def _remade(kind, name: str, config: Mapping[str, Any]) -> dict:
-    layer = _made(lambda **c: kind.create(c), name, kind.class_name, config)
-    return kinds.config_of(kind, layer, config)
 
 
 def _triple(src: Any) -> Triple:

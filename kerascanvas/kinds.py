@@ -7,8 +7,9 @@ from __future__ import annotations
 NESTED_MODEL_CLASSES = ("Functional", "Sequential")
 
 
-def get(class_name: str):
-    """The kind (slots, n_outputs, create) for a class name found in a drawing."""
+def get(class_name: str, new: bool = False):
+    """The kind (slots, n_outputs, create) for a class name found in a drawing. new=True: for
+    a new box, which a class unregistered since (custom.retired) may no longer make."""
     if class_name in NESTED_MODEL_CLASSES:
         from . import nested
 
@@ -19,6 +20,8 @@ def get(class_name: str):
         return catalog.get(class_name)
     except catalog.UnknownLayerError as e:
         found = ops.get(class_name) or custom.get(class_name)
+        if found is None and not new:
+            found = custom.retired(class_name)
         if found is None:
             if class_name == "Lambda":  # the class is never trusted; one object may be
                 raise catalog.UnknownLayerError(LAMBDA_REFUSED) from e

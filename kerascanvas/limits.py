@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import sys
 import weakref
 from collections.abc import Iterator
 from typing import Any
@@ -58,6 +59,10 @@ DOCUMENT_BYTES = 256 << 20
 CALLS = 10_000
 """Calls of one layer (shared uses): what a file may hold, and so what an edit may make."""
 
+LIST_INPUTS = 1_000
+"""Tensors one call of a merge layer (a list slot: Add, Concatenate) may take. Keras's
+Concatenate compares its inputs' shapes pairwise when it builds: 8,000 inputs took 10 s."""
+
 STATE_BYTES = 64 << 20
 """Bytes of one state push to the browser (the JSON of `Graph.state()`)."""
 
@@ -66,7 +71,8 @@ CONFIG_SHOWN_BYTES = 64 << 10
 (the Graph keeps it whole)."""
 
 HISTORY_BYTES = 512 << 20
-"""Bytes the undo history may keep alive (old layer objects and weights); beyond it the oldest
+"""Bytes the undo history may keep alive: old layer objects and weights, each step's copy of the
+drawing, the configs and positions only old steps hold (`step_bytes`); beyond it the oldest
 steps are dropped, with a warning."""
 
 # ----- training insights (insights.py) --------------------------------------------------------
@@ -81,7 +87,7 @@ _NAMES = {"layer_params": "LAYER_PARAMS", "total_params": "TOTAL_PARAMS",
           "file_bytes": "FILE_BYTES", "file_entries": "FILE_ENTRIES",
           "state_bytes": "STATE_BYTES", "history_bytes": "HISTORY_BYTES",
           "config_shown_bytes": "CONFIG_SHOWN_BYTES", "weight_arrays": "WEIGHT_ARRAYS",
-          "document_bytes": "DOCUMENT_BYTES", "calls": "CALLS",
+          "document_bytes": "DOCUMENT_BYTES", "calls": "CALLS", "list_inputs": "LIST_INPUTS",
           "pending_weight_bytes": "PENDING_WEIGHT_BYTES"}
 
 
@@ -173,6 +179,27 @@ def counted(name: str) -> Iterator[None]:
         global_state.set_global_attribute(key, before)
 
 
+@contextlib.contextmanager
+def shapes_only(name: str) -> Iterator[None]:
+    """A probe: layers made and called inside the block get variables that are shapes only and
+    never values (they are thrown away after); over LAYER_PARAMS the block raises LimitError,
+    counted before anything was allocated. What `accepts` uses to ask Keras "would this call
+    work?" without building a real layer."""
+    import keras
+    from keras.src.backend.common import global_state
+
+    key = "uninitialized_variables"
+    before = list(global_state.get_global_attribute(key) or [])
+    global_state.set_global_attribute(key, [])
+    try:
+        with keras.StatelessScope(initialize_variables=False):
+            yield
+        created = global_state.get_global_attribute(key) or []
+        check_layer_params(name, sum(math.prod(v.shape) for v in created))
+    finally:
+        global_state.set_global_attribute(key, before)
+
+
 # ----- activations -----------------------------------------------------------------------------
 
 def per_sample(shape: Any) -> int:
@@ -232,6 +259,27 @@ def check_array(header_shape: tuple, dtype: Any, stored: int, where: str) -> Non
         raise LimitError(f"{where} claims {size:,} bytes of values in {stored:,} stored bytes.")
 
 
+def check_inflated(where: str, entry: str, size: int, budget: int) -> None:
+    """An entry of a weights archive, by the size its header says it inflates to (zipfile
+    inflates no further): at most what the weight it is for takes."""
+    if size > budget:
+        raise LimitError(f"{where}: {entry!r} inflates to {size:,} bytes, but the weight it is "
+                         f"for takes {budget:,} bytes: refused unread.")
+
+
+def check_pending(where: str, size: int) -> None:
+    """Weights held for pending boxes, entry by entry as their sizes add up."""
+    if size > PENDING_WEIGHT_BYTES:
+        raise _over("pending_weight_bytes",
+                    f"{where}'s weights for pending boxes inflate to {size:,} bytes")
+
+
+def check_list_inputs(name: str, call: int, count: int) -> None:
+    if count > LIST_INPUTS:
+        raise _over("list_inputs", f"{name} call {call} would take {count:,} tensors",
+                    "per call ", layer=name)
+
+
 def check_calls(name: str, calls: int) -> None:
     if calls > CALLS:
         raise _over("calls", f"{name} would have {calls:,} calls", layer=name)
@@ -267,6 +315,44 @@ def held_bytes(value: Any, seen: set | None = None) -> int:
     if isinstance(value, (list, tuple)):
         return sum(held_bytes(v, seen) for v in value)
     return 0
+
+
+STEP_BYTES = 2_048
+"""What one undo step holds besides its drawing, configs and weights: the step, its journal and
+their small containers (measured: about 1.3 KB)."""
+
+
+def step_bytes(before: Any, after: Any) -> int:
+    """Bytes an undo step keeps alive beyond the drawing after it (which the next step or the
+    live graph holds anyway): its own copy of the drawing, the configs and positions only
+    that copy holds (replaced, renamed or removed boxes, moved points). Weights are counted by
+    `held_bytes`."""
+    if before is after:  # a weights-only step (training) shares the drawing
+        return STEP_BYTES
+    total = STEP_BYTES + before.container_bytes()
+    kept = {id(spec) for spec in after.layers.values()}
+    for spec in before.layers.values():
+        if id(spec) not in kept:
+            total += config_bytes(spec.config) + 512  # the spec and its slots
+    moved = after.pinned
+    for name, point in before.pinned.items():
+        if moved.get(name) is not point:
+            total += sys.getsizeof(point) + 2 * 24  # the tuple and its two floats
+    return total
+
+
+def config_bytes(value: Any, depth: int = 0) -> int:
+    """Bytes of a config (dicts, lists, strings, numbers at any depth): a rough count, on the
+    high side."""
+    size = sys.getsizeof(value)
+    if depth > 50:
+        return size
+    if isinstance(value, dict):
+        return size + sum(config_bytes(k, depth + 1) + config_bytes(v, depth + 1)
+                          for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return size + sum(config_bytes(v, depth + 1) for v in value)
+    return size
 
 
 def itemsize(dtype: Any) -> int:

@@ -211,7 +211,8 @@ def _other_kind(entry: dict, where: str) -> bool:
         return False  # a catalog layer: checked by the caller
     except ValueError:
         pass
-    kind = custom.get(cls)
+    drawing_name = custom.name_of(module, cls) or cls  # the class itself, where its name is taken
+    kind = custom.get(drawing_name)
     if cls == "Lambda":  # even a trusted one: its entry here would carry the function as code
         raise EditError(f"{where} is a 'Lambda': inside a nested model it cannot come in, even "
                         "trusted (the model's config would carry its function as code); call it "
@@ -221,7 +222,7 @@ def _other_kind(entry: dict, where: str) -> bool:
         raise EditError(f"{where} is a {cls!r:.80}, which the canvas does not offer and no "
                         f"class of that name is registered: {custom.HOW_TO_REGISTER}")
     entry["config"] = kind._checked(entry["config"])
-    entry.update(module=kind.cls.__module__, class_name=cls, registered_name=cls)
+    entry.update(module=kind.cls.__module__, class_name=cls, registered_name=drawing_name)
     return True
 
 

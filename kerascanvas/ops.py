@@ -264,6 +264,9 @@ def _check_constant(where: str, value: Any) -> None:
         elif isinstance(v, str):
             if len(v) > 200:
                 raise EditError(f"{where} is a string of more than 200 characters.")
+        elif isinstance(v, int) and not isinstance(v, bool) and not -2**63 <= v < 2**63:
+            raise EditError(f"{where} is an integer of {len(str(abs(v)))} digits: a constant "
+                            "must fit a 64-bit integer (-2**63 to 2**63 - 1), as a tensor's does.")
         elif isinstance(v, dict) and len(v) == 1 and next(iter(v)) in CODED:
             todo.append((next(iter(v.values())), depth + 1))
         elif not (v is None or isinstance(v, (bool, int, float))):

@@ -24,6 +24,7 @@ target and renames it over the target: an interrupted save leaves the previous f
 
 from __future__ import annotations
 
+import glob
 import io
 import json
 import os
@@ -41,6 +42,11 @@ VERSION = 1
 MAX_LAYERS = 100_000
 MAX_WEIGHTS = 100_000  # arrays per layer (a nested model holds all of its layers')
 INSIGHTS_ENTRY = "insights.json"  # the training insight records (insights.py), optional
+
+
+class SaveError(EditError, OSError):
+    """A save the system refused (a full disk, a read-only folder), said as a refusal: the
+    canvas answers it with its message; still an OSError for code that catches those."""
 
 
 def save(g, path) -> None:
@@ -62,7 +68,10 @@ def save(g, path) -> None:
                 "input_structure": g.input_structure, "output_structure": g.output_structure}
     buffer = io.BytesIO()
     np.savez(buffer, **arrays)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=_tmp_prefix(path), suffix=".tmp", dir=path.parent or ".")
+    except OSError as e:
+        raise SaveError(f"Could not save {str(path)!r}: {e.strerror or e}.") from None
     try:
         os.chmod(tmp, _mode(path))  # mkstemp makes 0600: keep the file's own (or umask's) mode
         with os.fdopen(fd, "wb") as f:
@@ -75,9 +84,28 @@ def save(g, path) -> None:
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as e:
         Path(tmp).unlink(missing_ok=True)
+        if isinstance(e, OSError):  # a full disk, a read-only folder: said as a refusal
+            raise SaveError(f"Could not save {str(path)!r}: {e.strerror or e}; the file on disk "
+                            "is as it was.") from None
         raise
+    _remove_leftovers(path)
+
+
+def _tmp_prefix(path: Path) -> str:
+    return f".{path.name}."
+
+
+def _remove_leftovers(path: Path) -> None:
+    """Temporary files an earlier save of this path left when its process was killed (kill -9
+    runs no cleanup): this save finished, so they hold nothing anyone needs."""
+    prefix = _tmp_prefix(path)
+    try:
+        for leftover in (path.parent or Path(".")).glob(glob.escape(prefix) + "*.tmp"):
+            leftover.unlink(missing_ok=True)
+    except OSError:  # a leftover we may not remove stays; the save itself succeeded
+        pass
 
 
 def _mode(path: Path) -> int:
@@ -112,7 +140,7 @@ def load(path, graph_class):
                 document = json.loads(z.read("kerascanvas.json"))
                 _check(document, path)
                 g = _drawing(graph_class, document, where)
-                arrays = _arrays(z, _weight_bytes(g, document), where)
+                arrays = _arrays(z, g, document, where)
                 if INSIGHTS_ENTRY in z.namelist():  # (optional: files before it have none)
                     if z.getinfo(INSIGHTS_ENTRY).file_size > limits.INSIGHT_BYTES:
                         raise limits.LimitError(f"{where}'s training insights are over "
@@ -148,33 +176,49 @@ def _drawing(graph_class, document: dict, where: str):
         raise EditError(f"{where} describes an invalid drawing: {e}") from None
 
 
-def _weight_bytes(g, document: dict) -> int:
-    """Bytes that the drawing's weights take, as a saved archive holds them (with headers).
-    Boxes still pending have no shapes to size them by: they share limits.PENDING_WEIGHT_BYTES."""
-    total = 0
+def _budgets(g, document: dict) -> tuple[dict[str, int], set[str]]:
+    """({entry: bytes} for the weights of live layers: each variable's size plus room for its
+    header, {entries} of boxes still pending, which have no shapes to size them by: together
+    they share limits.PENDING_WEIGHT_BYTES). An entry named by neither is no weight at all."""
+    budgets, pending = {}, set()
     live = set(g.live_names)
-    for name in live:
-        for v in getattr(g.keras_layer(name), "weights", ()):  # (an operation has none)
-            total += int(np.prod(v.shape)) * limits.itemsize(v.dtype) + 1024
-    if any(layer["weights"] and layer["name"] not in live for layer in document["layers"]):
-        total += limits.PENDING_WEIGHT_BYTES
-    return total + 1024
+    for i, layer in enumerate(document["layers"]):
+        if layer["name"] in live:
+            variables = getattr(g.keras_layer(layer["name"]), "weights", ())  # (an op has none)
+            for j, v in enumerate(variables):
+                budgets[f"l{i}_{j}.npy"] = int(np.prod(v.shape)) * limits.itemsize(v.dtype) + 1024
+        else:
+            pending.update(f"l{i}_{j}.npy" for j in range(layer["weights"]))
+    return budgets, pending
 
 
-def _arrays(z: zipfile.ZipFile, expected: int, where: str) -> dict:
-    """The weights archive's arrays. It is read only if it is no bigger than the drawing's
-    weights (`expected` bytes); each array's header is checked against the bytes stored for it
-    before numpy allocates the array."""
+def _arrays(z: zipfile.ZipFile, g, document: dict, where: str) -> dict:
+    """The weights archive's arrays, each counted before it is inflated: the archive no bigger
+    than the drawing's weights, each entry one the drawing has and no bigger than its weight
+    (pending boxes' entries adding up to at most limits.PENDING_WEIGHT_BYTES), each array's
+    header checked against the bytes stored for it before numpy allocates it. zipfile inflates
+    an entry no further than the size its header gives, so no count here is taken on trust."""
+    budgets, pending = _budgets(g, document)
+    expected = sum(budgets.values()) + (limits.PENDING_WEIGHT_BYTES if pending else 0) + 1024
     size = z.getinfo("weights.npz").file_size
     if size > expected:
         raise limits.LimitError(f"{where} holds {size:,} bytes of weights, but its layers take "
                                 f"{expected:,} bytes: refused unread.")
     buffer = io.BytesIO(z.read("weights.npz"))
     limits.check_entries(buffer, f"{where}'s weights", "weight_arrays")
-    arrays = {}
+    arrays, pending_bytes = {}, 0
     with zipfile.ZipFile(buffer) as w:
-        limits.check_archive(w.infolist(), f"{where}'s weights")
-        for info in w.infolist():
+        infos = w.infolist()
+        for info in infos:  # every entry counted before any is inflated
+            if info.filename in pending:
+                pending_bytes += info.file_size
+                limits.check_pending(where, pending_bytes)
+            elif info.filename in budgets:
+                limits.check_inflated(where, info.filename, info.file_size, budgets[info.filename])
+            else:
+                raise limits.LimitError(f"{where}'s weights hold {info.filename!r}, which is no "
+                                        "weight of its drawing: refused unread.")
+        for info in infos:
             with w.open(info) as f:
                 version = np.lib.format.read_magic(f)
                 read = (np.lib.format.read_array_header_1_0 if version == (1, 0)
@@ -221,7 +265,14 @@ def _check(doc, path) -> None:
 def replay(g, doc, as_given: bool = False) -> None:
     """`Graph.replay`: the layers, then every call, then the edges, in one batch. as_given: the
     configs are live layers' own get_config() (import), kept as they are."""
-    with g.batch():
+    names = {layer["name"] for layer in doc["layers"]}
+    expanded = _listed(doc, "expanded", names)  # checked before any work
+    folded = _listed(doc, "folded", names)
+    pinned = doc.get("pinned", {})
+    for name, point in pinned.items():
+        if not (isinstance(point, list) and len(point) == 2):
+            raise EditError(f"A malformed position for {name!r}: {point!r:.80}.")
+    with g.batch(all_or_nothing=True):  # one copy of the drawing, not one per edit
         for layer in doc["layers"]:
             config = dict(layer["config"], name=layer["name"])
             if layer["class_name"] == "InputLayer":
@@ -238,14 +289,10 @@ def replay(g, doc, as_given: bool = False) -> None:
                 g.add_call(layer["name"])
         for src, dst in _in_slot_order(doc["edges"]):
             g.connect(tuple(src), dst[0], call=dst[1], slot=dst[2])
-        for name, point in doc.get("pinned", {}).items():
-            if not (isinstance(point, list) and len(point) == 2):
-                raise EditError(f"A malformed position for {name!r}: {point!r:.80}.")
-            g.move(name, *point)
-        for name in doc.get("expanded", []):  # optional: files from before it existed lack it
-            g.expand(name)
-        for name in doc.get("folded", []):  # optional, as "expanded"
-            g.fold(name)
+        if pinned:
+            g.move_many({name: tuple(point) for name, point in pinned.items()})
+        if expanded or folded:
+            g.show(expanded=expanded, folded=folded)
         keys = doc.get("output_keys") or []  # optional: older files lack it
         if keys and not (isinstance(keys, list) and len(keys) == len(doc.get("outputs") or [])
                          and len(set(map(str, keys))) == len(keys)):
@@ -287,6 +334,20 @@ def call_model(layer: dict) -> dict:
                         f"{call_args!r:.80}.")
     return {"keywords": tuple(keywords),
             "call_args": tuple(calls.CallArgs.from_json(a, where) for a in call_args)}
+
+
+def _listed(doc: dict, key: str, names: set) -> list[str]:
+    """A file's list of layer names (optional: older files lack it), deduplicated and checked
+    against the drawing's layers before any work: a name repeated a million times costs one
+    look-up each, not an edit each."""
+    listed = doc.get(key, [])
+    if not (isinstance(listed, list) and all(isinstance(n, str) for n in listed)):
+        raise EditError(f"{key!r} must be a list of layer names, got {listed!r:.80}.")
+    unique = list(dict.fromkeys(listed))
+    for name in unique:
+        if name not in names:
+            raise EditError(f"{key!r} names {name!r:.100}, which is not a layer of the drawing.")
+    return unique
 
 
 def _in_slot_order(edges: list) -> list:

@@ -2,7 +2,8 @@
 
 A lone surrogate ("x\\ud800" is valid JSON) cannot be encoded as UTF-8: once inside a name, every
 later state push fails to encode and the browser freezes on an old state. Control characters in
-names break the code export and the display. Both are refused where strings enter: the Graph's
+names break the code export and the display; U+FFFE and U+FFFF are valid JSON that no XML
+document can hold (the static SVG). All are refused where strings enter: the Graph's
 edits (Python and browser alike) and the widget's message checks.
 """
 
@@ -13,8 +14,10 @@ from typing import Any
 
 from .drawing import EditError
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")  # C0 and C1 control characters
-_CONTROL_IN_VALUES = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")  # tab, CR, LF allowed
+# C0 and C1 control characters, and U+FFFE / U+FFFF: valid JSON, but no XML document (the
+# static SVG of a saved notebook) may hold them
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\ufffe\uffff]")
+_CONTROL_IN_VALUES = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ufffe\uffff]")  # tab, CR, LF
 
 
 def check_text(value: str, what: str, allow_whitespace: bool = False) -> str:
@@ -27,8 +30,9 @@ def check_text(value: str, what: str, allow_whitespace: bool = False) -> str:
                         f"{e.start}: text must be valid Unicode; got {value!r:.80}.") from None
     found = (_CONTROL_IN_VALUES if allow_whitespace else _CONTROL).search(value)
     if found:
-        raise EditError(f"{what} holds the control character U+{ord(found.group()):04X} at "
-                        f"position {found.start()}; got {value!r:.80}.")
+        kind = "the non-character" if found.group() in "\ufffe\uffff" else "the control character"
+        raise EditError(f"{what} holds {kind} U+{ord(found.group()):04X} at position "
+                        f"{found.start()}; got {value!r:.80}.")
     return value
 
 

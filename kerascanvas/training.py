@@ -26,6 +26,7 @@ from typing import Any
 import keras
 
 from . import insights as insight_store
+from . import run_gate
 from .devices import Engine, choose_engine, device_description
 from .graph import Graph
 from .training_data import (
@@ -181,6 +182,8 @@ class Trainer:
         self._detachable: list | None = None  # see _detachable_copies
         self._started = time.monotonic()
         self.run: int | None = None  # the id of the last run started (insights.Insights.run)
+        self._gate = run_gate.RunGate()  # who ends a run: fit, its thread, or Stop (see run_gate)
+        self._batches: Any = None  # the checked PyDataset a run reads (told when it is abandoned)
 
     # ----- public ---------------------------------------------------------------------------
 
@@ -274,8 +277,20 @@ class Trainer:
                          callbacks=[self._history, *([recorder] if recorder else []),
                                     _Progress(self), *callbacks])
         first_epoch = int(arguments.get("initial_epoch", 0) or 0)
+        self._batches = x if hasattr(x, "abandon") else None  # (a checked PyDataset)
+        token = self._gate.open()
+        try:  # an interrupt anywhere from here to the thread's start leaves nothing locked
+            self._start(token, model, fitting, engine, arguments, epochs - first_epoch,
+                        loss_names, note, first_epoch)
+        except BaseException:
+            self._not_started(token)
+            raise
+        return self.wait() if block else self._history
+
+    def _start(self, token, model, fitting, engine, arguments, epochs, loss_names, note,
+               first_epoch) -> None:
         with self._lock:
-            self._status = self._fresh_status("running", epochs - first_epoch)
+            self._status = self._fresh_status("running", epochs)
             self._status.update(device=engine.description, loss=", ".join(loss_names),
                                 message=f"Training on {engine.description}.{note}")
             self._epochs, self._curve = {}, []
@@ -286,15 +301,28 @@ class Trainer:
             self._started = time.monotonic()
         self.graph.lock(LOCK_MESSAGE)
         self._weights_before = self.graph.remember_weights()  # the run becomes one undo step
-        self.run = store.begin_run(self._weights_before)  # its records too
+        self.run = insight_store.of(self.graph).begin_run(self._weights_before)  # its records too
         self._epoch_weights = None
         self._detachable = None
         self._done.clear()
         self._emit(force=True)  # "running", before any update from the thread
-        self._thread = threading.Thread(target=self._run, args=(model, fitting, engine, arguments),
-                                        name="kerascanvas-fit", daemon=True)
+        self._thread = threading.Thread(target=self._run, name="kerascanvas-fit", daemon=True,
+                                        args=(model, fitting, engine, arguments, token))
         self._thread.start()
-        return self.wait() if block else self._history
+
+    def _not_started(self, token) -> None:
+        """fit was interrupted (or failed) before its thread began: undo what it had done. If
+        the thread had begun, the run goes on until Stop ends it, and unlocks as it ends."""
+        if not self._gate.cancel(token):
+            self.stop()
+            return
+        with self._lock:
+            self._status.update(state="stopped", eta_s=None,
+                                message="Interrupted before training began: nothing was trained.")
+            self._fitting = None
+        if self.graph.lock_reason is LOCK_MESSAGE:  # (not a lock someone else holds)
+            self.graph.unlock()
+        self._done.set()
 
     def wait(self, timeout: float | None = None) -> keras.callbacks.History:
         """Block until training ends; returns the History, or raises what fit raised.
@@ -318,6 +346,47 @@ class Trainer:
         fitting = self._fitting
         if self.running and fitting is not None:
             fitting.stop_training = True
+            if self._batches is not None:  # (arrays never hang; a PyDataset's read may)
+                self._check_hang(self._gate.current, run_gate.STOP_GRACE_S)
+
+    def _check_hang(self, token, after: float) -> None:
+        later = threading.Timer(after, self._abandon, (token,))
+        later.daemon = True
+        later.start()
+
+    def _abandon(self, token) -> None:
+        """After Stop, a read of the data source has waited run_gate.STOP_GRACE_S: it hangs. The
+        run is left waiting on it (a batch it returns later is refused, never used) and the
+        canvas is unlocked now. A run still computing (no read waiting) is checked again later."""
+        if self._done.is_set() or self._gate.current is not token:
+            return  # it ended
+        waited = self._batches.waiting_s() if self._batches is not None else 0.0
+        if waited < run_gate.STOP_GRACE_S:
+            self._check_hang(token, run_gate.STOP_GRACE_S - waited)
+            return
+        if not self._gate.abandon(token):
+            return  # it ended in time
+        if self._batches is not None:
+            self._batches.abandon()
+        _reattach(self._fitting, self._detachable)
+        try:
+            self.graph.weights_changed(self._weights_before)
+        except Exception:  # noqa: BLE001 - an observer's failure must not keep the lock
+            warnings.warn(f"Recording the training run for undo failed: "
+                          f"{traceback.format_exc()}", RuntimeWarning, stacklevel=1)
+        with self._lock:
+            self._status.update(state="stopped", eta_s=None,
+                                elapsed_s=time.monotonic() - self._started, message=(
+                                    f"Stopped: the data source did not return within "
+                                    f"{run_gate.STOP_GRACE_S:g} s of Stop, so the run was left "
+                                    "waiting on it; the canvas is unlocked and the weights "
+                                    "trained so far are kept."))
+            self._fitting = None
+        self.graph.unlock()
+        try:
+            self._emit(force=True)
+        finally:
+            self._done.set()
 
     @property
     def data(self) -> tuple[Any, Any, Any] | None:
@@ -433,7 +502,9 @@ class Trainer:
     # ----- running (in the training thread) -------------------------------------------------
 
     def _run(self, model: keras.Model, fitting: keras.Model, engine: Engine,
-             arguments: dict) -> None:
+             arguments: dict, token: object) -> None:
+        if not self._gate.begin(token):
+            return  # fit was interrupted before this thread began: it cleaned up
         state, message, trace = "finished", "Training finished.", None
         try:
             with engine.scope():
@@ -453,7 +524,12 @@ class Trainer:
                            f"about {where[1]}): training stopped before that batch, so the "
                            "weights from before it are kept. Clean the data first.")
                 self._error = DataError(message)
+            source = getattr(self._batches, "error", None)
+            if source is not None:  # the data source's own error, not the backend's wrapping
+                self._error, message = source, f"The data source raised {type(source).__name__}: {source}"
         finally:
+            if not self._gate.end(token):  # abandoned after Stop: the canvas was unlocked then
+                return  # noqa: B012 - (and may be in use); nobody waits for this thread's error
             _reattach(fitting, self._detachable)
             if fitting is not model:
                 try:

@@ -6,6 +6,8 @@ starts so that a mistake gets a message that names the array and the model input
 from __future__ import annotations
 
 import math
+import threading
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -362,6 +364,19 @@ class _FiniteBatches(keras.utils.PyDataset):
                          use_multiprocessing=getattr(inner, "_use_multiprocessing", False),
                          max_queue_size=getattr(inner, "_max_queue_size", 10))
         self.inner = inner
+        self.error: Exception | None = None  # the source's own error, as it raised it
+        self._abandoned = threading.Event()
+        self._reads: dict[int, float] = {}  # index -> when its read began, while it runs
+
+    def waiting_s(self) -> float:
+        """How long the oldest read still running has waited on the source (0 if none)."""
+        started = list(self._reads.values())
+        return time.monotonic() - min(started) if started else 0.0
+
+    def abandon(self) -> None:
+        """The run reading these batches was abandoned (Stop, a hanging source): a batch read
+        from now on is refused, so no training step uses it."""
+        self._abandoned.set()
 
     def __len__(self):
         return len(self.inner)
@@ -371,7 +386,16 @@ class _FiniteBatches(keras.utils.PyDataset):
         return self.inner.num_batches
 
     def __getitem__(self, index):
-        batch = self.inner[index]
+        self._reads[index] = time.monotonic()
+        try:
+            batch = self.inner[index]
+        except Exception as e:
+            self.error = e  # a backend may wrap it (TensorFlow: UnknownError): kept to show it
+            raise
+        finally:
+            self._reads.pop(index, None)
+        if self._abandoned.is_set():
+            raise DataError("Training was stopped while this batch was read: it is not used.")
         try:
             check_finite(batch[0], batch[1] if len(batch) > 1 else None, "x")
         except DataError as e:

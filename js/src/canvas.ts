@@ -22,7 +22,7 @@ import { usefulMessage } from "./words";
 import { byName, summary } from "./mirror";
 import { type Explanation, INPUT_PRESETS, renderPalette } from "./panels";
 import { Client, type FieldsArg, type IntentArgs, type IntentFields, type IntentKind, type Model } from "./protocol";
-import { exportPng, exportSvg } from "./exporting";
+import { exportHtml, exportPng, exportSvg } from "./exporting";
 import { Teacher, sideColumn } from "./teacher";
 import { TrainingPanel } from "./training";
 import { Toast } from "./toast";
@@ -289,7 +289,7 @@ export class CanvasView {
     this.applyView();
     this.scene.update(this.sceneInput());
     this.teacher.decorate();
-    this.training.showInsights((n) => this.scene.decor(n), new Set(this.ui.state.selected), this.state.layers.map((l) => l.name));
+    this.training.showInsights((n) => this.scene.decor(n), this.ui.state.selected, this.state.layers.map((l) => l.name));
     this.catchUpSoon();
     // the panels under the drawing change with the state, not with the selection or a gesture
     if (this.panelsFor !== this.state) {
@@ -858,6 +858,7 @@ export class CanvasView {
       "node-view": () => this.teacher.toggleNodeView(),
       "export-svg": () => { this.scene.catchUp(() => Infinity); exportSvg(this.svgEl, this.placed(), this.state.name); },
       "export-png": () => { this.scene.catchUp(() => Infinity); exportPng(this.svgEl, this.placed(), this.state.name); },
+      "export-html": () => exportHtml(this.client, (m) => this.showError(m)),
     }, this.abort.signal);
   }
 

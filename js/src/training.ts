@@ -142,7 +142,7 @@ export class TrainingPanel {
 
   /** Called after the canvas draws: each drawn box gets its live strip and problem mark, and the
    * one selected box's histograms are asked for. */
-  showInsights(decor: Decor | null = this.decor, selected?: Set<string>, names?: string[]): void {
+  showInsights(decor: Decor | null = this.decor, selected?: ReadonlySet<string>, names?: string[]): void {
     this.decor = decor;
     if (names) this.boxes = names;
     const summary: InsightSummary = this.model.get("insight_summary") ?? {};
