@@ -885,6 +885,13 @@ class Graph:
 
         return graph_state(self)
 
+    def to_html(self, path) -> Any:
+        """Write a self-contained read-only interactive view of the drawing to `path` (one HTML
+        file: no kernel, no network; kerascanvas/standalone.py). Returns the path."""
+        from .standalone import to_html
+
+        return to_html(self, path)
+
     # ----- teaching views (teaching.py) ----------------------------------------------------
 
     def explain_node(self, layer: str, node_index: int = 0):

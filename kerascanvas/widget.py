@@ -26,6 +26,7 @@ from . import catalog, custom, insights, intents, kinds, later, limits, placemen
 from .diffs import Tracker
 from .drawing import MAX_NAME_LENGTH, EditError
 from .graph import Graph
+from .picture_output import PictureOutput, plain_text
 from .text import check_text
 from .words import canvas_words
 
@@ -103,6 +104,7 @@ class Canvas(anywidget.AnyWidget):
         self._graph: Graph | None = None
         self._stop: Callable[[], None] = lambda: None
         self._oversize: str | None = None  # why the last state push was too big to send
+        self._picture = PictureOutput(self._picture_bundle)  # its picture in a notebook
         self._answering = False  # an intent from the browser is being applied
         self.graph = graph if graph is not None else Graph()
         self.on_msg(self._on_message)
@@ -135,6 +137,7 @@ class Canvas(anywidget.AnyWidget):
         self._check_waits = False  # a _check_model is waiting (later.when_drawn)
         self.snapshot = self._full_state()
         self.revision = self._tracker.revision
+        self._picture.changed()
         self._show_insights()  # a loaded file's records
 
     def close(self) -> None:
@@ -302,6 +305,7 @@ class Canvas(anywidget.AnyWidget):
         if why is None:  # the diff first: the revision tells late views to catch up
             # an edit made on the canvas is marked: the front end tells the host (`edits`)
             self.send({"diff": change, "edit": True} if self._answering else {"diff": change})
+        self._picture.changed()
         self._oversize = self._oversize or why
         self.revision = change["revision"]  # a diff not sent: the browser asks for the state
 
@@ -325,12 +329,28 @@ class Canvas(anywidget.AnyWidget):
         return shape.too_big(state, why)
 
     def _repr_mimebundle_(self, **kwargs):
-        """The live view, and beside it a static SVG of the drawing as it is now: where no kernel
-        runs (GitHub, nbviewer, `jupyter nbconvert --to html`) the saved notebook shows that."""
+        """The live view and a static SVG of the drawing as it is now, in one bundle (hosts
+        that ask for a bundle: marimo, `IPython.display.display(..., raw=False)` elsewhere)."""
         from . import picture
 
         data, metadata = super()._repr_mimebundle_(**kwargs)
         return {**data, "image/svg+xml": picture.svg(self.graph.state())}, metadata
+
+    def _ipython_display_(self) -> None:
+        """In IPython: the live view, then the picture as an output of its own that follows
+        the drawing (kerascanvas/picture_output.py)."""
+        from IPython.display import display
+
+        data, metadata = super()._repr_mimebundle_()
+        shown = plain_text({"name": self.graph.name, "layers": self.graph.layers})
+        display({**data, "text/plain": shown + " (live view)"}, metadata=metadata, raw=True)
+        self._picture.display()
+
+    def _picture_bundle(self) -> dict:
+        from . import picture
+
+        state = self.graph.state()  # checked: Keras's answer and the runs found, as drawn
+        return {"image/svg+xml": picture.svg(state), "text/plain": plain_text(state)}
 
     def save(self) -> None:
         """Save the drawing and its weights to `path` (what the Save button does)."""
@@ -708,7 +728,7 @@ def _node_graph(g: Graph, m: dict) -> dict:
     return node_graph(g)
 
 
-_READS = {"explain", "explain_edge", "depth_steps", "internals", "node_graph"}  # intents that change nothing
+_READS = {"explain", "explain_edge", "depth_steps", "internals", "node_graph", "export_html"}  # intents that change nothing
 
 
 def _code(g: Graph, m: dict) -> dict:
@@ -717,6 +737,13 @@ def _code(g: Graph, m: dict) -> dict:
         return {"code": g.to_code(), "error": None}
     except (EditError, ValueError, TypeError, RuntimeError) as e:
         return {"code": None, "error": canvas_words(str(e))}
+
+
+def _export_html(g: Graph, m: dict) -> dict:
+    """The Export HTML button's file: the standalone read-only view (kerascanvas/standalone.py)."""
+    from .standalone import html
+
+    return {"html": html(g), "name": g.name}
 
 
 def _stable(g: Graph, edit: Callable[[], Any]) -> Any:
@@ -751,6 +778,7 @@ _HANDLERS: dict[str, Callable[[Graph, dict], Any]] = {
     "rewire": _rewire,
     "accepts": _accepts,
     "code": _code,
+    "export_html": _export_html,
     "undo": lambda g, m: g.undo(),
     "redo": lambda g, m: g.redo(),
 }

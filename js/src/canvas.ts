@@ -22,7 +22,7 @@ import { usefulMessage } from "./words";
 import { byName, summary } from "./mirror";
 import { type Explanation, INPUT_PRESETS, renderPalette } from "./panels";
 import { Client, type FieldsArg, type IntentArgs, type IntentFields, type IntentKind, type Model } from "./protocol";
-import { exportPng, exportSvg } from "./exporting";
+import { exportHtml, exportPng, exportSvg } from "./exporting";
 import { Teacher, sideColumn } from "./teacher";
 import { TrainingPanel } from "./training";
 import { Toast } from "./toast";
@@ -858,6 +858,7 @@ export class CanvasView {
       "node-view": () => this.teacher.toggleNodeView(),
       "export-svg": () => { this.scene.catchUp(() => Infinity); exportSvg(this.svgEl, this.placed(), this.state.name); },
       "export-png": () => { this.scene.catchUp(() => Infinity); exportPng(this.svgEl, this.placed(), this.state.name); },
+      "export-html": () => exportHtml(this.client, (m) => this.showError(m)),
     }, this.abort.signal);
   }
 

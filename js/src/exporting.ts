@@ -1,27 +1,34 @@
-// Export the drawing as an SVG or PNG file: a copy of the SVG framed around every box.
 import { bounds } from "./geometry";
+import type { Client } from "./protocol";
 import type { LayerState } from "./types";
 
+// Export the drawing as an SVG or PNG file: a copy of the SVG framed around every box, each
+// element carrying the style it is drawn with (the theme's colours, the families' bands, fonts)
+// so the file looks as the canvas does anywhere; text stays text. PNG: rasterized at 2x.
 function standalone(svgEl: SVGSVGElement, layers: LayerState[]): { text: string; width: number; height: number } {
   const b = bounds(layers) ?? { x: 0, y: 0, w: 100, h: 100 };
   const pad = 20;
   const copy = svgEl.cloneNode(true) as SVGSVGElement;
+  inlineStyles(svgEl, copy);
   copy.setAttribute("xmlns", "http://www.w3.org/2000/svg");
   copy.setAttribute("viewBox", `${b.x - pad} ${b.y - pad} ${b.w + 2 * pad} ${b.h + 2 * pad}`);
   copy.setAttribute("width", String(b.w + 2 * pad));
   copy.setAttribute("height", String(b.h + 2 * pad));
   copy.querySelector(".kc-world")?.removeAttribute("transform");
-  const style = document.createElementNS("http://www.w3.org/2000/svg", "style");
-  style.textContent = EXPORT_CSS;
-  copy.insertBefore(style, copy.firstChild);
+  copy.querySelectorAll("[tabindex]").forEach((e) => e.removeAttribute("tabindex"));
   return { text: new XMLSerializer().serializeToString(copy), width: b.w + 2 * pad, height: b.h + 2 * pad };
 }
 
-const EXPORT_CSS = `
-.kc-box rect { fill: #fff; stroke: #555; } .kc-name { font: bold 12px sans-serif; }
-.kc-class, .kc-call, .kc-edge-label { font: 10px sans-serif; fill: #444; }
-.kc-edge path { fill: none; stroke: #777; stroke-width: 1.5; } .kc-port { fill: #888; }
-.kc-pending path, .kc-call-pending { stroke-dasharray: 4 3; fill: #999; }`;
+/** What a drawn element's look depends on (CSS rules and variables in the page, not in a file). */
+export const STYLED = ["fill", "fill-opacity", "stroke", "stroke-width", "stroke-opacity", "stroke-dasharray",
+  "opacity", "font-family", "font-size", "font-weight", "font-style", "text-anchor", "visibility", "display"];
+
+/** Each element of `copy` (a clone of `from`) given the computed style of its original. */
+function inlineStyles(from: Element, copy: Element): void {
+  const style = getComputedStyle(from);
+  copy.setAttribute("style", STYLED.map((p) => `${p}:${style.getPropertyValue(p)}`).join(";"));
+  for (let i = 0; i < from.children.length && i < copy.children.length; i++) inlineStyles(from.children[i], copy.children[i]);
+}
 
 function download(blob: Blob, filename: string): void {
   const a = document.createElement("a");
@@ -54,6 +61,14 @@ export function exportPng(svgEl: SVGSVGElement, layers: LayerState[], name: stri
     canvas.toBlob((blob) => blob && download(blob, `${safe(name)}.png`), "image/png");
   };
   img.src = "data:image/svg+xml;charset=utf-8," + encodeURIComponent(text);
+}
+
+/** Export HTML: the kernel writes the standalone read-only view (g.to_html's file); it is saved here. */
+export async function exportHtml(client: Client, refused: (message: string) => void): Promise<void> {
+  const reply = await client.send("export_html");
+  const result = reply.result as { html?: unknown; name?: unknown } | undefined;
+  if (!reply.ok || typeof result?.html !== "string") { refused(reply.error ?? "The HTML view could not be made."); return; }
+  download(new Blob([result.html], { type: "text/html" }), `${safe(String(result.name ?? "model"))}.html`);
 }
 
 function safe(name: string): string {

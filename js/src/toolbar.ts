@@ -4,7 +4,7 @@ import { el } from "./dom";
 
 export type ToolAction =
   | "undo" | "redo" | "add-layer" | "find" | "arrange" | "fit" | "save" | "load"
-  | "depth-steps" | "forward-pass" | "outputs" | "node-view" | "export-svg" | "export-png";
+  | "depth-steps" | "forward-pass" | "outputs" | "node-view" | "export-svg" | "export-png" | "export-html";
 
 export interface ToolButton { label: string; title: string; action: ToolAction }
 
@@ -28,7 +28,8 @@ export function toolbarButtons(hasFile: boolean): ToolButton[][] {
       { label: "Outputs", title: "Mark, unmark and order the model's outputs (the walk starts from them)", action: "outputs" },
       { label: "Node view", title: "One box per call (per Keras Node); edges as KerasTensors", action: "node-view" }],
     [{ label: "Export SVG", title: "Save the drawing as SVG", action: "export-svg" },
-      { label: "Export PNG", title: "Save the drawing as PNG", action: "export-png" }]);
+      { label: "Export PNG", title: "Save the drawing as PNG", action: "export-png" },
+      { label: "Export HTML", title: "Save a read-only interactive view as one HTML file (opens without Jupyter)", action: "export-html" }]);
   return groups;
 }
 
@@ -37,7 +38,7 @@ export function toolbar(hasFile: boolean, run: Record<ToolAction, () => void>, s
   toolbarButtons(hasFile).forEach((group, i) => {
     if (i) bar.append(el("span", { class: "kc-toolbar-gap" }));
     for (const { label, title, action } of group) {
-      const b = el("button", { class: "kc-button jp-ToolbarButtonComponent", "aria-label": label, title }, label);
+      const b = el("button", { class: "kc-button jp-ToolbarButtonComponent", "aria-label": label, title, "data-action": action }, label);
       b.addEventListener("click", () => run[action](), { signal });
       bar.append(b);
     }

@@ -1,5 +1,6 @@
 // anywidget entry point: a state store per model (diffs -> `state`), a canvas per view.
 import { CanvasView } from "./canvas";
+import { FALLBACK_CSS } from "./fallback";
 import type { Model } from "./protocol";
 import { StateStore, type StoreModel } from "./store";
 import { CSS } from "./style";
@@ -15,7 +16,7 @@ function ensureStyle(el: HTMLElement): void {
   if (host.querySelector("#kerascanvas-style")) return;
   const style = document.createElement("style");
   style.id = "kerascanvas-style";
-  style.textContent = uplotCss + CSS + TEACH_CSS;
+  style.textContent = uplotCss + CSS + TEACH_CSS + FALLBACK_CSS;
   host.append(style);
 }
 
