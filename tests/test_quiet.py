@@ -6,6 +6,7 @@ line on stderr still does. Checked in real kernels (jupyter_client) on their str
 import json
 import os
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -57,12 +58,14 @@ def kernel_env(**set_: str) -> dict:
 
 
 def test_a_process_that_only_imports_ipykernel_is_not_a_kernel():
-    """A test runner that imports ipykernel keeps its own stderr: the filter is for kernels."""
-    import ipykernel.kernelapp  # noqa: F401
-
-    from kerascanvas import quiet
-
-    assert not quiet.in_kernel()
+    """A test runner that imports ipykernel keeps its own stderr: the filter is for kernels.
+    (In a process of its own: ipykernel imported here would change how ipywidgets' comms behave
+    for the tests after this one.)"""
+    code = ("import ipykernel.kernelapp\nfrom kerascanvas import quiet\n"
+            "print('kernel' if quiet.in_kernel() else 'not a kernel')")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                         env=kernel_env(), check=True).stdout
+    assert out.strip() == "not a kernel"
 
 
 def stderr_of_cells(cells: list[str], env: dict, site: Path | None) -> tuple[list[str], list[str]]:
