@@ -27,12 +27,13 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import kerascanvas as kc  # noqa: E402
-from bench_training import drawn_graph as digits_graph  # noqa: E402
-from bench_training import plain_model as digits_plain  # noqa: E402
-from kerascanvas import insights, recording  # noqa: E402
-from kerascanvas.datasets import digits  # noqa: E402
-from kerascanvas.training import Trainer, device_description  # noqa: E402
+from bench_training import drawn_graph as digits_graph
+from bench_training import plain_model as digits_plain
+
+import kerascanvas as kc
+from kerascanvas import insights, recording
+from kerascanvas.datasets import digits
+from kerascanvas.training import Trainer, device_description
 
 BLOCKS = 24  # 24 x (Dense, Add) + Flatten, stem and head: 51 layers
 

@@ -26,6 +26,7 @@ import weakref
 from typing import Any
 
 from . import limits
+from .drawing import EditError
 
 KINDS = ("dead_units", "vanishing_gradients", "exploding_gradients", "non_finite")
 DEAD_LAYER_SHARE = 0.5  # a layer is named when at least half its units are dead (a few dead
@@ -117,11 +118,11 @@ class Insights:
         document = json.loads(text)
         if not isinstance(document, dict) or document.get("version") != 1 or \
                 not isinstance(document.get("records"), dict):
-            raise ValueError(f"{where}'s insights.json is not insight records of version 1.")
+            raise EditError(f"{where}'s insights.json is not insight records of version 1.")
         records = {}
         for name, rs in document["records"].items():
             if not isinstance(rs, list):
-                raise ValueError(f"{where}: the insight records of {name!r:.80} are not a list.")
+                raise EditError(f"{where}: the insight records of {name!r:.80} are not a list.")
             records[str(name)] = tuple(_checked_record(r, where) for r in rs)
         self.cell["records"] = records
 
@@ -154,32 +155,32 @@ def problems(records: dict[str, tuple]) -> list[tuple[str, str, float, str]]:
         if a and a.get("non_finite"):
             bad.append("output")
         if bad:
-            found.append((name, "non_finite", epoch, f"NaN or infinite values in {', '.join(bad)} "
-                          f"{when}: the learning rate is probably too high, or the data holds "
-                          "NaN."))
+            found.append((name, "non_finite", epoch, (f"NaN or infinite values in {', '.join(bad)} "
+                           f"{when}: the learning rate is probably too high, or the data holds "
+                           "NaN.")))
         if a and a.get("relu_like") and a.get("units"):
             dead, units = a["dead_units"], a["units"]
             if dead and dead >= DEAD_LAYER_SHARE * units:
                 found.append((name, "dead_units", epoch,
-                              f"{dead} of {units} units are dead {when}: their output is zero "
-                              f"on at least 99% of the probe batch, so they no longer learn. "
-                              "Start the bias at zero, lower the learning rate, or try "
-                              "LeakyReLU."))
+                              (f"{dead} of {units} units are dead {when}: their output is zero "
+                               "on at least 99% of the probe batch, so they no longer learn. "
+                               "Start the bias at zero, lower the learning rate, or try "
+                               "LeakyReLU.")))
         g = gradient.get(name)
         if g is None:
             continue
         if not math.isfinite(g) or g > EXPLODING_NORM:
             found.append((name, "exploding_gradients", epoch,
-                          f"Exploding gradients {when}: the gradient norm is {g:.3g} (above "
-                          f"{EXPLODING_NORM:g}). Lower the learning rate, clip gradients "
-                          "(clipnorm) or add normalization."))
+                          (f"Exploding gradients {when}: the gradient norm is {g:.3g} (above "
+                           f"{EXPLODING_NORM:g}). Lower the learning rate, clip gradients "
+                           "(clipnorm) or add normalization.")))
         elif typical > 0 and g < VANISHING_RATIO * typical:
             size = ("zero: no signal reaches its weights" if g == 0 else
                     f"{g:.3g}, {typical / g:.3g} times smaller than the median layer's")
             found.append((name, "vanishing_gradients", epoch,
-                          f"Vanishing gradients {when}: the gradient norm is {size}. "
-                          "Layers above may be dead or saturated; try ReLU-like activations, "
-                          "residual connections or normalization."))
+                          (f"Vanishing gradients {when}: the gradient norm is {size}. "
+                           "Layers above may be dead or saturated; try ReLU-like activations, "
+                           "residual connections or normalization.")))
     return found
 
 
@@ -246,18 +247,18 @@ def _number(value: Any, where: str) -> float | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ValueError(f"{where}: an insight value is {value!r:.40}, not a number.")
+        raise EditError(f"{where}: an insight value is {value!r:.40}, not a number.")
     return value
 
 
 def _stats(s: Any, where: str, extra: tuple = ()) -> dict:
     if not isinstance(s, dict) or not isinstance(s.get("histogram"), dict):
-        raise ValueError(f"{where}: an insight statistic is not a record of numbers.")
+        raise EditError(f"{where}: an insight statistic is not a record of numbers.")
     h = s["histogram"]
     counts, span = h.get("counts"), h.get("range")
     if not isinstance(counts, list) or len(counts) > 256 or not isinstance(span, list) or \
             len(span) != 2:
-        raise ValueError(f"{where}: an insight histogram is malformed.")
+        raise EditError(f"{where}: an insight histogram is malformed.")
     out = {k: _number(s.get(k), where) for k in _STAT_FIELDS}
     out["non_finite"] = int(_number(s.get("non_finite"), where) or 0)
     out["histogram"] = {"counts": [int(_number(c, where) or 0) for c in counts],
@@ -270,14 +271,14 @@ def _stats(s: Any, where: str, extra: tuple = ()) -> dict:
 def _checked_record(r: Any, where: str) -> dict:
     if not isinstance(r, dict) or not isinstance(r.get("weights"), dict) or \
             not isinstance(r.get("gradients"), dict):
-        raise ValueError(f"{where}: an insight record is not a record.")
+        raise EditError(f"{where}: an insight record is not a record.")
     epoch = _number(r.get("epoch"), where)
     if epoch is None:
-        raise ValueError(f"{where}: an insight record has no epoch.")
+        raise EditError(f"{where}: an insight record has no epoch.")
     gradients = {}
     for w, g in r["gradients"].items():
         if not isinstance(g, dict):
-            raise ValueError(f"{where}: an insight gradient is not a record.")
+            raise EditError(f"{where}: an insight gradient is not a record.")
         gradients[str(w)] = {"norm": _number(g.get("norm"), where),
                              "update_ratio": _number(g.get("update_ratio"), where),
                              "non_finite": bool(g.get("non_finite"))}

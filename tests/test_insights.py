@@ -75,7 +75,7 @@ def test_a_relu_layer_whose_bias_starts_far_below_zero_has_dead_units(data):
     canvas = trained(data, epochs=2, bias=-50.0)
     problems = [p for p in canvas.insight_problems if p[:2] == ("dense", "dead_units")]
     assert len(problems) == 1
-    layer, kind, epoch, message = problems[0]
+    _, _, epoch, message = problems[0]
     assert epoch == 2 and "16 of 16 units are dead" in message
     assert canvas.insights["dense"][-1]["activations"]["dead_units"] == 16
     assert canvas.insights["dense"][-1]["gradients"]["kernel"]["norm"] == 0  # nothing reaches it
