@@ -601,6 +601,18 @@ def _configure(g: Graph, m: dict) -> None:
     g.configure(name, **config)
 
 
+def _configure_call(g: Graph, m: dict) -> None:
+    """A call's settings edited in the inspector (call_intent.py checks them): one undo step."""
+    from .call_intent import checked_settings
+
+    name, call = _name(m), _index(m, "call")
+    if name not in g.layers:
+        raise IntentError(f"There is no layer named {name!r:.80}.")
+    if call >= g.calls(name):
+        raise IntentError(f"{name} has calls 0..{g.calls(name) - 1}; there is no call {call}.")
+    g.configure_call(name, call, **checked_settings(m["settings"]))
+
+
 def _add_input(g: Graph, m: dict) -> str:
     dtype = _input_dtype(m.get("dtype", "float32"))
     with g.batch():
@@ -768,6 +780,7 @@ _HANDLERS: dict[str, Callable[[Graph, dict], Any]] = {
     "configure": _configure,
     "add_call": lambda g, m: g.add_call(_name(m)),
     "remove_call": lambda g, m: g.remove_call(_name(m), _index(m, "call")),
+    "configure_call": _configure_call,
     "move": lambda g, m: g.move(_name(m), _number(m, "x"), _number(m, "y")),
     "arrange": lambda g, m: g.arrange(),
     "expand": lambda g, m: g.expand(_name(m), m["open"]),
