@@ -317,7 +317,8 @@ export class CanvasView {
     this.panel.show({ layer: current, entry: this.palette.find((p) => p.class_name === current?.class_name),
       error: inspectorError, refusals: this.ui.state.refusals, edge, edgeCount: this.state.edges.length,
       onChange: (config) => current && this.act("configure", { name: current.name, config }),
-      onRename: (name) => current && name !== current.name && this.act("rename", { name: current.name, new_name: name }) });
+      onRename: (name) => current && name !== current.name && this.act("rename", { name: current.name, new_name: name }),
+      onCallSettings: (call, settings) => current && this.act("configure_call", { name: current.name, call, settings }) });
   }
 
   /** What the scene draws: the state, the boxes on the move, the selection, the gesture. */
@@ -414,7 +415,7 @@ export class CanvasView {
     const reply = await this.client.send(kind, ...([fields] as FieldsArg<K>));
     if (!reply.ok) {
       this.showError(reply.error ?? "refused", at);
-      if (kind === "configure" || kind === "rename") this.refused(usefulMessage(reply.error ?? "").short);
+      if (kind === "configure" || kind === "rename" || kind === "configure_call") this.refused(usefulMessage(reply.error ?? "").short);
       return FAILED;
     }
     this.ui.refuse(null);

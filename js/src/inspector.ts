@@ -2,8 +2,9 @@
 // selected edge's tensor. The form is made again only when the selection, that layer's name,
 // class or config, or the refusal shown with it changes: a redraw of the drawing leaves it (and
 // what is being typed into it) alone.
+import { renderCallSettings, settingsKey } from "./callsettings";
 import type { Client } from "./protocol";
-import { type Explanation, renderExplanation, renderInspector, renderNodes } from "./panels";
+import { type Explanation, onError, renderExplanation, renderInspector, renderNodes } from "./panels";
 import type { LayerState, PaletteEntry } from "./types";
 
 export interface Shown {
@@ -15,6 +16,7 @@ export interface Shown {
   edgeCount: number;                         // the nodes shown change with the edges
   onChange: (config: Record<string, unknown>) => void;
   onRename: (name: string) => void;
+  onCallSettings?: (call: number, settings: Record<string, unknown>) => void; // configure_call
 }
 
 export class Inspector {
@@ -46,13 +48,16 @@ export class Inspector {
     this.current = s;
     const { layer, edge } = s;
     const key = edge && !layer ? `edge ${edge.key}` : layer
-      ? JSON.stringify([layer.name, layer.class_name, layer.config, s.error, s.refusals ?? 0, s.entry !== undefined]) : "none";
+      ? JSON.stringify([layer.name, layer.class_name, layer.config, s.error, s.refusals ?? 0, s.entry !== undefined, settingsKey(layer.calls)]) : "none";
     if (key !== this.formKey || (edge && !layer)) {
       if (edge && !layer) {
         if (key !== this.formKey || this.edgeShown !== edge.explanation) renderExplanation(this.root, edge.explanation);
         this.edgeShown = edge.explanation;
       } else {
         renderInspector(this.root, layer, s.entry, s.error, s.onChange, s.onRename);
+        if (layer && !layer.is_input && s.onCallSettings) {
+          renderCallSettings(this.root, layer.calls, s.onCallSettings, (message) => onError(this.root, message));
+        }
         this.builds++;
       }
       this.formKey = key;

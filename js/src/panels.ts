@@ -105,7 +105,8 @@ function row(label: string, input: HTMLElement): HTMLElement {
   return r;
 }
 
-function onError(host: HTMLElement, message: string): void {
+/** A mistake caught before anything is sent, shown where the kernel's refusals are. */
+export function onError(host: HTMLElement, message: string): void {
   host.querySelector(".kc-error")?.remove();
   host.insertBefore(el("div", { class: "kc-error", role: "alert" }, message), host.children[2] ?? null);
 }
