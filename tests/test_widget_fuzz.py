@@ -54,7 +54,7 @@ GARBAGE = ["not a dict", ["list"], {"kind": "exec"}, {"kind": None}, {}, {"kind"
            {"kind": "remove", "names": ["x"] * 500}, {"kind": "duplicate", "names": []},
            {"kind": "train"}, {"kind": "expand", "name": "x", "open": "yes"}]
 MUTATING = {"add_layer", "add_input", "connect", "disconnect", "remove", "rename", "configure",
-            "add_call", "remove_call", "move", "arrange", "expand", "duplicate", "undo", "redo"}
+            "configure_call", "add_call", "remove_call", "move", "arrange", "expand", "duplicate", "undo", "redo"}
 
 
 class WidgetIntents(DrawsFromGraph, RuleBasedStateMachine):
@@ -186,6 +186,14 @@ class WidgetIntents(DrawsFromGraph, RuleBasedStateMachine):
         if layers:
             self.send({"kind": "configure", "name": data.draw(st.sampled_from(layers)),
                        "config": {"dtype": dtype}})
+
+    @rule(data=st.data(), settings=st.sampled_from([{"training": True}, {"training": None},
+                                                    {"use_causal_mask": True}, {"bogus": 1},
+                                                    {"training": {"nested": 1}}]))
+    def configure_call(self, data, settings):
+        if self.names():
+            self.send({"kind": "configure_call", "name": self.pick(data),
+                       "call": data.draw(st.sampled_from([0, 1])), "settings": settings})
 
     @rule(data=st.data())
     def add_call(self, data):
