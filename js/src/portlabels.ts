@@ -28,30 +28,23 @@ function label(x: number, y: number, anchor: PortLabel["anchor"], text: string):
  * The names written by a box's ports (`found`: its ports in world coordinates, the box at `at`).
  * A slot on the top edge is named above it, one on a side (a later call's) beside it outside the
  * box; an output below it. Outputs of a box called more than once with several outputs each are
- * written short, their tensor_index under each port and the call once under each call's group,
- * so that the names fit between ports 18 px apart. Ports only the call tells apart say "call k".
+ * written short, "node_index.tensor_index" (as "out 1.2" elsewhere), so that the names fit
+ * between ports 18 px apart. Ports only the call tells apart say "call k".
  */
 export function portLabels(l: LayerState, found: Port[], at: { x: number; y: number }): PortLabel[] {
   const out: PortLabel[] = [];
-  const grouped = l.calls.length > 1 && l.n_outputs > 1;
-  const groups = new Map<number, number[]>();
+  const short = l.calls.length > 1 && l.n_outputs > 1;
   for (const port of found) {
     const x = port.at.x - at.x, y = port.at.y - at.y;
     const plain = port.kind === "in" ? l.slots.kind === "single" : l.n_outputs === 1;
     if (plain && l.calls.length <= 1) continue;
     const text = plain ? `call ${port.call}` : portName(l, port);
     if (port.kind === "out") {
-      if (grouped) {
-        out.push(label(x, y + 17, "middle", String(port.index)));
-        groups.set(port.call, [...(groups.get(port.call) ?? []), x]);
-      } else out.push(label(x, y + 17, "middle", text));
+      out.push(label(x, y + 17, "middle", short ? `${port.call}.${port.index}` : text));
     } else if (y > 1) { // on a side: outside the box, on the port's row
       const left = x <= 1;
       out.push(label(left ? x - 9 : x + 9, y - 8, left ? "end" : "start", text));
     } else out.push(label(x, y - 9, "middle", text));
-  }
-  for (const [call, xs] of groups) {
-    out.push(label((Math.min(...xs) + Math.max(...xs)) / 2, (found.find((p) => p.kind === "out")?.at.y ?? 0) - at.y + 29, "middle", `call ${call}`));
   }
   return out;
 }
