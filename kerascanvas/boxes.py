@@ -52,7 +52,8 @@ def layout() -> dict:
 
 def port_layout(spec, filled: list[int], size: tuple[float, float]) -> dict:
     """Where a box of `size` shows its ports, relative to its top left corner: input slots spread
-    evenly along the top edge, call by call ([call, slot, x, y]), output ports along the bottom
+    evenly along the top edge, call by call ([call, slot, x, y]), but a later call's (one or two
+    slots) on the left (slot 0) and right (slot 1) sides at its row; output ports along the bottom
     edge ([node_index, tensor_index, x, y]). The state sends this (its view row's "ports"); the
     front end draws and hit-tests ports there."""
     w, h = size
@@ -60,7 +61,14 @@ def port_layout(spec, filled: list[int], size: tuple[float, float]) -> dict:
     ins = [(k, s) for k in range(calls)
            for s in range(in_ports(spec.slots, spec.is_input, filled[k] if k < len(filled) else 0))]
     outs = [(n, t) for n in range(calls) for t in range(spec.n_outputs)]
-    return {"in": [[k, s, _spread(i, len(ins), w), 0.0] for i, (k, s) in enumerate(ins)],
+    # a later call's slots (at most two: one a side) sit on the box's sides at that call's row,
+    # so a wire into them (its own output fed back, d(d(x))) comes in from beside the box
+    # instead of looping over it to the top edge
+    side = {(k, s): [k, s, w * s, HEADER + CALL_ROW * (k + 0.5)] for k, s in ins
+            if k > 0 and sum(1 for c, _ in ins if c == k) <= 2}
+    top = [ks for ks in ins if ks not in side]
+    placed = {ks: [*ks, _spread(i, len(top), w), 0.0] for i, ks in enumerate(top)}
+    return {"in": [side.get(ks) or placed[ks] for ks in ins],
             "out": [[n, t, _spread(i, len(outs), w), h] for i, (n, t) in enumerate(outs)]}
 
 

@@ -1,7 +1,7 @@
 // Gestures to intents, pure: where a drag ended (or which key was pressed, with what selected)
 // in, the kernel intent it means out. The canvas turns pointer and key events into these calls
 // and sends what they return; no DOM here, so vitest checks every mapping.
-import { type Point, type Port, boxAt, newBoxSize, portAt } from "./geometry";
+import { type Point, type Port, boxAt, newBoxSize, portAt, slotKey } from "./geometry";
 import { insertPlacement } from "./edges";
 import type { IntentFields, IntentKind } from "./protocol";
 import type { EdgeState, LayerState, Triple } from "./types";
@@ -43,7 +43,7 @@ export function dropWire(from: Port, w: Point, ports: Port[], layers: LayerState
   if (target) return { intent: connectIntent(from, target, layers), at: target.at };
   const box = boxAt(layers, w);
   if (box && box.name !== from.layer) {
-    const taken = new Set(edges.map((e) => `in:${e.dst.join(":")}`));
+    const taken = new Set(edges.map((e) => slotKey(e.dst)));
     const free = ports.find((q) => q.kind === "in" && q.layer === box.name && !taken.has(q.key));
     return free ? { intent: connectIntent(from, free, layers), at: free.at } : null;
   }

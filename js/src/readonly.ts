@@ -34,12 +34,13 @@ type Result = { ok: true; result: unknown; state?: GraphState } | { ok: false; e
 const sizeOf = (l: LayerState): [number, number] => [l.w ?? 180, l.h ?? 62];
 
 /** Where the state carries a box's port layout (kerascanvas/boxes.py port_layout: ports spread
- * evenly along the top and bottom edges), the same layout for a box of another size. */
+ * evenly along the top and bottom edges, a later call's slots on the sides at its row), the same
+ * layout for a box of another size. */
 function scaledPorts(layer: LayerState, w: number, h: number): { ports?: PortLayout } {
   const ports = layer.ports as PortLayout | undefined;
   if (!ports || !Array.isArray(ports.in) || !Array.isArray(ports.out)) return {};
   const k = w / sizeOf(layer)[0];
-  return { ports: { in: ports.in.map(([c, s, x]) => [c, s, x * k, 0]), out: ports.out.map(([n, t, x]) => [n, t, x * k, h]) } };
+  return { ports: { in: ports.in.map(([c, s, x, y]) => [c, s, x * k, y]), out: ports.out.map(([n, t, x]) => [n, t, x * k, h]) } };
 }
 
 /** `layers` with box `name` given height `h` (and width `w`): boxes below its top move by the change

@@ -107,7 +107,11 @@ export function roundedPoints(points: Point[], radius = RADIUS): Point[] {
  * rows: boxes side by side) leaves its port downward, runs up in a lane beside every box in its
  * span, its own two included, and comes into its port from above: never behind a box.
  */
-export function route(a: Point, b: Point, obstacles: Rect[], lane = 0, ends: Rect[] = [], stagger: Stagger = NO_STAGGER): Route {
+export function route(a: Point, b: Point, obstacles: Rect[], lane = 0, ends: Rect[] = [], stagger: Stagger = NO_STAGGER, into: Rect | null = null): Route {
+  const side = into ? sideOf(b, into) : 0;
+  // the lane keeps clear of the source's box too (not of the slot's own: it ends on it)
+  const others = [...obstacles, ...ends.filter((r) => into && !(r.x === into.x && r.y === into.y))];
+  if (into && side) return sideRoute(a, b, into, others.map((r) => inflate(r, MARGIN)), side, lane, stagger);
   const curve = curvePoints(a, b);
   const grown = obstacles.map((r) => inflate(r, MARGIN));
   const down = b.y - a.y >= 2 * BEND + 4;
@@ -123,6 +127,31 @@ export function route(a: Point, b: Point, obstacles: Rect[], lane = 0, ends: Rec
   const span = walls.filter((r) => r.y < hi && r.y + r.h > lo);
   const best = detour(a, b, walls, span.filter((r) => r.x < Math.max(a.x, b.x) && r.x + r.w > Math.min(a.x, b.x)), lane, stagger);
   return best ? { d: roundedPath(best), points: best } : { d: curvePath(a, b), points: curve };
+}
+
+/** -1 or 1 when slot `b` is on the left or right side of its box `into` (a later call's slot,
+ * kerascanvas/boxes.py port_layout), 0 when on its top edge. */
+export function sideOf(b: Point, into: Rect): -1 | 0 | 1 {
+  if (b.y <= into.y + 1) return 0;
+  return b.x <= into.x + 1 ? -1 : b.x >= into.x + into.w - 1 ? 1 : 0;
+}
+
+/**
+ * The route into a slot on a box's side: out of `a` downward, across to a lane beside that side
+ * of the box (moved out past any box in its way), along it to the slot's row, then straight in:
+ * it enters the call's row from outside, never looping over its own box.
+ */
+function sideRoute(a: Point, b: Point, into: Rect, walls: Rect[], side: -1 | 1, lane: number, stagger: Stagger): Route {
+  const y1 = a.y + BEND + (stagger.out % 3) * STAGGER;
+  let x = (side < 0 ? into.x : into.x + into.w) + side * (BEND + lane * LANE_GAP);
+  let pts: Point[] = [];
+  for (let i = 0; i < 12; i++) {
+    pts = [a, { x: a.x, y: y1 }, { x, y: y1 }, { x, y: b.y }, b];
+    const lanes = walls.filter((r) => segmentHits(pts[2], pts[3], r) || segmentHits(pts[3], pts[4], r));
+    if (!lanes.length) break;
+    x = side < 0 ? Math.min(x, ...lanes.map((r) => r.x - 1)) : Math.max(x, ...lanes.map((r) => r.x + r.w + 1));
+  }
+  return { d: roundedPath(pts), points: pts };
 }
 
 /**

@@ -8,6 +8,9 @@ import { boxShape } from "./boxes";
 import { BoxIndex } from "./obstacles";
 import { edgeTitle, shapeText } from "./mirror";
 import type { EdgeState, LayerState } from "./types";
+import { portLabels, portName } from "./portlabels";
+
+export { portName };
 
 export const ROUTE_LIMIT = 600; // edges: beyond this, plain curves (routing costs a little per edge)
 export const LABEL_SCALE = 1.2; // zoomed in at least this far: slot and port names are written by the ports
@@ -34,17 +37,6 @@ export interface SceneInput {
    * by catchUp() (an edit at the end of a chain changes every box's depth text, and the user
    * waits only for the boxes in view); null or absent: every change at once. */
   urgent?: Rect | null;
-}
-
-/** A port's name for people: the slot's argument name (query, value, key), its list position,
- * or the output's number, and the call when there is more than one. */
-export function portName(layer: LayerState, port: { kind: "in" | "out"; call: number; index: number }): string {
-  const call = layer.calls.length > 1 || port.call > 0 ? ` · call ${port.call}` : "";
-  if (port.kind === "out") return (layer.n_outputs > 1 ? `output ${port.index}` : "output") + call;
-  const s = layer.slots;
-  if (s.kind === "args") return (s.names[port.index] ?? `argument ${port.index}`) + call;
-  if (s.kind === "list") return `${s.names[0] ?? "inputs"}[${port.index}]` + call;
-  return (s.names[0] ?? "inputs") + call;
 }
 
 export function edgeKey(e: EdgeState): string {
@@ -397,16 +389,9 @@ export class Scene {
     entry.labels.replaceChildren();
     entry.labelRects = [];
     if (!written) return;
-    for (const port of found) {
-      // written short where only the call tells ports apart ("call 1"); the tooltip says it all
-      const plain = port.kind === "in" ? l.slots.kind === "single" : l.n_outputs === 1;
-      if (plain && l.calls.length <= 1) continue;
-      const x = port.at.x - at.x;
-      const y = port.kind === "in" ? port.at.y - at.y - 9 : port.at.y - at.y + 17;
-      const text = plain ? `call ${port.call}` : portName(l, port);
-      entry.labels.append(svg("text", { x, y, "text-anchor": "middle", class: "kc-port-label" }, text));
-      const w = text.length * 5; // edge labels keep clear of it
-      entry.labelRects.push({ x: x - w / 2, y: y - 9, w, h: 11 });
+    for (const t of portLabels(l, found, at)) {
+      entry.labels.append(svg("text", { x: t.x, y: t.y, "text-anchor": t.anchor, class: "kc-port-label" }, t.text));
+      entry.labelRects.push(t.rect); // edge labels keep clear of it
     }
   }
 
@@ -463,7 +448,7 @@ export class Scene {
       if (cached && cached.lane === lane && cached.out === out && cached.in === into && cached.a.x === a.x && cached.a.y === a.y && cached.b.x === b.x && cached.b.y === b.y) r = cached.r;
       else if (routing) {
         boxIndex ??= new BoxIndex(rects); // every box in the edge's span, however far aside
-        r = route(a, b, boxIndex.obstacles(a, b, e.src[0], e.dst[0]), lane, [rects.get(e.src[0]), rects.get(e.dst[0])].filter((q): q is Rect => !!q), stagger);
+        r = route(a, b, boxIndex.obstacles(a, b, e.src[0], e.dst[0]), lane, [rects.get(e.src[0]), rects.get(e.dst[0])].filter((q): q is Rect => !!q), stagger, rects.get(e.dst[0]) ?? null);
       } else r = { d: edgePath(a, b), points: [a, b] };
       if (input.shown.size === 0) this.routeCache.set(key, { a, b, lane, out, in: into, r });
       // hit tests follow the wire as drawn: a detour's corners are rounded (a curve's points are already)

@@ -2,7 +2,7 @@
 // shape labels collide with no box and no other label.
 import { describe, expect, it } from "vitest";
 import type { Point, Rect } from "../src/geometry";
-import { placeLabels, polylineHits, route } from "../src/router";
+import { placeLabels, polylineHits, route, segmentHits, sideOf } from "../src/router";
 
 const W = 180, H = 62; // a plain box
 
@@ -148,5 +148,34 @@ describe("router: every box in the way counts", () => {
     const want = [...rects].filter(([n, q]) => n !== "b0" && n !== "b120" && q.y + q.h >= 62 && q.y <= 300);
     expect(found.length).toBe(want.length);
     expect(found.some((q) => q.x > 5000)).toBe(true);
+  });
+});
+
+describe("a wire into a later call's slot, on its box's side", () => {
+  const box = { x: 100, y: 100, w: 180, h: 78 };
+  const slot = { x: 100, y: 164 }; // call 1's slot: the left side, at call 1's row
+
+  it("its own output fed back (d(d(x))) comes in from beside the box, never over its top", () => {
+    const out = { x: 160, y: 178 }; // call 0's output port, on the bottom edge
+    const r = route(out, slot, [], 0, [box, box], undefined, box);
+    expect(Math.min(...r.points.map((p) => p.y))).toBeGreaterThan(box.y + 16); // never near the top edge
+    const [p, q] = r.points.slice(-2);
+    expect(p.y).toBe(slot.y); // the last stretch runs level, at the call's row
+    expect(p.x).toBeLessThan(box.x); // from outside the box
+    expect(sideOf(slot, box)).toBe(-1);
+    expect(q).toEqual(slot);
+  });
+
+  it("from a box above, it keeps clear of a box in the lane's way", () => {
+    const src = { x: 100, y: 0, w: 180, h: 62 };
+    const inWay = { x: 40, y: 90, w: 40, h: 50 }; // beside the box, above the slot's row
+    const r = route({ x: 190, y: 62 }, slot, [inWay], 0, [src, box], undefined, box);
+    const grown = { x: inWay.x - 10, y: inWay.y - 10, w: inWay.w + 20, h: inWay.h + 20 };
+    for (let i = 1; i < r.points.length; i++) expect(segmentHits(r.points[i - 1], r.points[i], grown)).toBe(false);
+    expect(r.points[r.points.length - 2].y).toBe(slot.y);
+  });
+
+  it("a slot on the top edge is routed as before", () => {
+    expect(sideOf({ x: 190, y: 100 }, box)).toBe(0);
   });
 });

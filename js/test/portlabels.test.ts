@@ -1,0 +1,55 @@
+import { describe, expect, it } from "vitest";
+import { ports } from "../src/geometry";
+import { portLabels } from "../src/portlabels";
+import type { LayerState, Slots } from "../src/types";
+import written from "./fixtures/boxes.json";
+
+type Box = { w: number; h: number; ports: LayerState["ports"] };
+
+/** Every box of the kernel's geometry fixture (kerascanvas/boxes.py), as a layer at (100, 50). */
+function fixtureLayers(): LayerState[] {
+  return Object.entries(written as unknown as Record<string, Box>).map(([key, box], i) => {
+    const [isInput, [kind, names, min, max], nOutputs, filled] = JSON.parse(key) as [boolean, [Slots["kind"], string[], number, number | null], number, number[]];
+    return {
+      name: `l${i}`, class_name: "Dense", group: "core", config: {}, is_input: isInput,
+      slots: { kind, names, min, max }, n_outputs: nOutputs, made_from: "config", params: null, problems: [],
+      calls: filled.map((_, index) => ({ index, built: true, output_shapes: null, missing: null, settings: {} })),
+      inner_layers: null, expanded: false, inner: null, run: null, fold: null,
+      x: 100, y: 50, w: box.w, h: box.h, pinned: false, depth: 0, ports: box.ports,
+    } as LayerState;
+  });
+}
+
+const overlap = (a: { x: number; y: number; w: number; h: number }, b: typeof a) =>
+  a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+
+describe("port labels", () => {
+  it("no two of a box's port names overlap, on every box of the kernel's geometry", () => {
+    const layers = fixtureLayers();
+    expect(layers.some((l) => l.calls.length > 1 && l.n_outputs > 1)).toBe(true); // a shared LSTM(return_state=True)
+    for (const l of layers) {
+      const labels = portLabels(l, ports(l), { x: l.x, y: l.y });
+      for (let i = 0; i < labels.length; i++) {
+        for (let j = i + 1; j < labels.length; j++) {
+          expect(overlap(labels[i].rect, labels[j].rect), `${JSON.stringify(l.slots)} ${l.n_outputs} outputs ${l.calls.length} calls: "${labels[i].text}" and "${labels[j].text}"`).toBe(false);
+        }
+      }
+    }
+  });
+
+  it("a shared multi-output box writes node_index.tensor_index under each output port", () => {
+    const lstm = fixtureLayers().find((l) => l.calls.length === 2 && l.n_outputs === 3 && l.ports.in.length === 2)!;
+    const texts = portLabels(lstm, ports(lstm), { x: lstm.x, y: lstm.y }).map((t) => t.text);
+    expect(texts.filter((t) => /^\d\.\d$/.test(t))).toEqual(["0.0", "0.1", "0.2", "1.0", "1.1", "1.2"]);
+    expect(texts.filter((t) => t === "call 0" || t === "call 1")).toEqual(["call 0", "call 1"]); // the two slots
+  });
+
+  it("a later call's slot on the box's side is named beside it, outside the box", () => {
+    const shared = fixtureLayers().find((l) => l.calls.length === 2 && l.n_outputs === 1 && l.slots.kind === "single" && l.ports.in.length === 2)!;
+    const side = shared.ports.in.find(([k]) => k === 1)!;
+    expect(side[2]).toBe(0); // left edge
+    expect(side[3]).toBeGreaterThan(0);
+    const label = portLabels(shared, ports(shared), { x: shared.x, y: shared.y }).find((t) => t.text === "call 1")!;
+    expect(label.rect.x + label.rect.w).toBeLessThanOrEqual(0);
+  });
+});
