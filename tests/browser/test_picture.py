@@ -22,9 +22,21 @@ def _texts(svg: str) -> set[str]:
     return {t.text or "" for t in ET.fromstring(svg).iter(f"{SVG}text")}
 
 
+def _read(path):
+    """The notebook file as saved, waiting out a save under way (JupyterLab writes the file in
+    place: read mid-write it is empty or cut short)."""
+    deadline = time.time() + 30
+    while True:
+        try:
+            return nbformat.read(path, as_version=4)
+        except (nbformat.reader.NotJSONError, ValueError):
+            assert time.time() < deadline, f"{path} never held a whole notebook"
+            time.sleep(0.2)
+
+
 def _saved_picture(path) -> str:
     """The picture in the notebook file as last saved ("" before the first save with it)."""
-    outputs = nbformat.read(path, as_version=4).cells[0].outputs
+    outputs = _read(path).cells[0].outputs
     return outputs[1].data["image/svg+xml"] if len(outputs) == 2 else "<svg/>"
 
 
@@ -70,15 +82,15 @@ def test_drawn_with_the_mouse_saved_and_converted_the_picture_shows_it(lab, page
         assert time.time() < deadline, "the saved notebook's picture never showed the drawing"
         time.sleep(0.3)
     saved = _saved_picture(path)
-    widgets = nbformat.read(path, as_version=4).metadata["widgets"]
-    model_id = nbformat.read(path, as_version=4).cells[0].outputs[0].data[
+    widgets = _read(path).metadata["widgets"]
+    model_id = _read(path).cells[0].outputs[0].data[
         "application/vnd.jupyter.widget-view+json"]["model_id"]
     assert model_id in widgets["application/vnd.jupyter.widget-state+json"]["state"]
     assert {"input_layer", "flatten"} <= _texts(saved)
     assert len(ET.fromstring(saved).findall(f"{SVG}path")) == 1  # the edge drawn with the mouse
     from nbconvert import HTMLExporter
 
-    html, _ = HTMLExporter().from_notebook_node(nbformat.read(path, as_version=4))
+    html, _ = HTMLExporter().from_notebook_node(_read(path))
     assert f'"model_id": "{model_id}"' in html  # the live view, for a page that can load it
     pictures = [base64.b64decode(b).decode() for b in
                 re.findall(r'src="data:image/svg\+xml;base64,([^"]+)"', html)]

@@ -94,9 +94,9 @@ def test_resnet50_html_opens_offline_and_its_view_works(tmp_path, offline):
     box(page, HEAD).locator("[data-toggle]").click()
     box(page, MEMBER).wait_for(timeout=10_000)
     assert "kc-folded" not in (box(page, HEAD).get_attribute("class") or "")
+    _standing(page, "conv3_block1_1_conv")  # (the boxes glide to their places)
     below = box(page, "conv3_block1_1_conv").bounding_box()["y"]
     assert below > box(page, MEMBER).bounding_box()["y"]  # the boxes below made room
-    page.wait_for_timeout(600)  # (the boxes glide to their places)
     box(page, HEAD).click(button="right")
     page.locator(".kc-menu.kc-show .kc-menu-item", has_text="Fold repeated blocks").click()
     page.wait_for_function(f"() => !document.querySelector('.kc-svg [data-name=\"{MEMBER}\"]')", timeout=10_000)
@@ -180,6 +180,18 @@ def test_svg_and_png_exports_are_print_quality(tmp_path, offline):
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
     assert struct.unpack(">II", png[16:24]) == (round(width * 2), round(height * 2))
     assert page.left == [] and page.errors == []
+
+
+def _standing(page, name: str) -> None:
+    """Wait until box `name` has stopped gliding (its place the same over 150 ms)."""
+    last = None
+    for _ in range(60):
+        place = box(page, name).bounding_box()
+        if place is not None and place == last:
+            return
+        last = place
+        page.wait_for_timeout(150)
+    raise AssertionError(f"box {name} never stood still")
 
 
 def _pixels(data: bytes) -> list[tuple[int, int, int]]:
