@@ -143,7 +143,7 @@ def bench_chain(n):
             prev = name
     build = time.perf_counter() - start
     t_model, model = timed(lambda: g.model)
-    g._forget()
+    g.forget()
     t_depth, depth = timed(lambda: g.depth)
     return build, t_model, t_depth, model is not None, max(depth.nodes_by_depth)
 

@@ -1,12 +1,13 @@
 """The drawing as data: layers, calls, edges and pinned positions, with structural checks.
 
-Pure Python (no keras): the live Keras objects are made from a Drawing by network.py. A Drawing is
-copied before every edit (shallow: specs and edges are immutable), so the old copy is the undo state.
+Pure Python (no keras): the live Keras objects are made from a Drawing by network.py. An edit
+changes the drawing in place while a change log records what it changed (`begin` / `end`): the log
+is how a refused edit is taken back and how undo and redo step, so one edit costs what it changes,
+not the size of the drawing. Specs and edges are immutable, so a log only holds references.
 """
 
 from __future__ import annotations
 
-import sys
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
@@ -18,9 +19,11 @@ CallKey = tuple[str, int]  # (layer, call); call k is node_index k once the call
 
 INPUT_CLASS = "InputLayer"
 MAX_NAME_LENGTH = 100
-# Characters a layer name may not hold, and why. graph.py adds "." under the torch backend (it
-# knows the backend; this module does not import keras).
+# Characters a layer name may not hold, and why; a Drawing adds those its `forbidden` names (graph.py
+# adds "." under the torch backend: it knows the backend, this module does not import keras).
 FORBIDDEN_IN_NAMES = {"/": "Keras uses '/' in weight paths"}
+_MISSING = object()  # a key a change log saw absent
+_SCRATCH = frozenset({"touched", "gone", "cycles_later", "forbidden", "_log"})  # never logged
 
 
 class EditError(ValueError):
@@ -78,7 +81,8 @@ class Drawing:
     visits only those and what lies downstream of them.
     """
 
-    def __init__(self):
+    def __init__(self, forbidden: Mapping[str, str] | None = None):
+        """forbidden: characters layer names may not hold here, beyond FORBIDDEN_IN_NAMES, and why."""
         self.layers: dict[str, LayerSpec] = {}
         self.edges: list[Edge] = []
         self.pinned: dict[str, tuple[float, float]] = {}
@@ -97,6 +101,137 @@ class Drawing:
         self.touched: set[CallKey] = set()
         self.gone: set[str] = set()
         self.cycles_later = False  # True: connect skips its cycle search; check_acyclic() after
+        self.forbidden: Mapping[str, str] = dict(forbidden or {})
+        self._log: list | None = None  # the change log of the edit under way (None: no edit)
+
+    # ----- the change log: what an edit changed, to take it back or do it again ----------------
+
+    def __setattr__(self, attr: str, value: Any) -> None:
+        log = self.__dict__.get("_log")
+        if log is not None and attr not in _SCRATCH:  # a field replaced whole: keep the old one
+            log.append(("attr", attr, self.__dict__.get(attr, _MISSING), value))
+        object.__setattr__(self, attr, value)
+
+    def begin(self) -> None:
+        """Start recording an edit: the marks of the last rebuild are cleared."""
+        if self._log is not None:
+            raise RuntimeError("An edit is already under way on this drawing.")
+        self.touched, self.gone, self._log = set(), set(), []
+
+    def end(self) -> tuple:
+        """Stop recording; returns the edit's changes (for `undo_changes` / `redo_changes`)."""
+        log, self._log = self._log, None
+        return tuple(log or ())
+
+    def mark(self) -> int:
+        """Where the change log stands (`rollback(mark)` takes back what came after)."""
+        return len(self._log) if self._log is not None else 0
+
+    def rollback(self, mark: int = 0) -> None:
+        """Take back the changes recorded after `mark`; recording goes on."""
+        log = self._log
+        if log is None:
+            return
+        later, log[mark:] = log[mark:], []
+        self._log = None
+        try:
+            self.undo_changes(later)
+        finally:
+            self._log = log
+
+    def adopt(self, copy: Drawing) -> None:
+        """Take over the edit under way on `copy`, a copy of this drawing made as it began (a
+        batch): its changes are made here too and recorded in this drawing's own edit."""
+        changes = copy.end()
+        self.redo_changes(changes)
+        self._log.extend(changes)
+        self.touched, self.gone = copy.touched, copy.gone
+
+    def undo_changes(self, changes) -> None:
+        for entry in reversed(changes):
+            self._replay(entry, forward=False)
+
+    def redo_changes(self, changes) -> None:
+        """Apply `changes` (from `end`): on this drawing again, or on another one equal to the
+        drawing they were recorded on (a batch's copy's changes, replayed on the original)."""
+        for entry in changes:
+            self._replay(entry, forward=True)
+
+    def _replay(self, entry: tuple, forward: bool) -> None:
+        kind = entry[0]
+        if kind == "attr":
+            _, attr, before, after = entry
+            object.__setattr__(self, attr, after if forward else before)
+        elif kind == "set":
+            _, attr, key, before, after = entry
+            container, value = getattr(self, attr), after if forward else before
+            if value is _MISSING:
+                del container[key]
+            else:
+                container[key] = value
+        elif kind == "pop":
+            _, attr, key, before, at = entry
+            container = getattr(self, attr)
+            if forward:
+                del container[key]
+            elif at >= len(container):
+                container[key] = before
+            else:  # back in its place: a dict's order is the drawing's order
+                items = list(container.items())
+                items.insert(at, (key, before))
+                container.clear()
+                container.update(items)
+        else:  # "insert" / "delete" of an edge at an index
+            _, at, edge = entry
+            if (kind == "insert") == forward:
+                self.edges.insert(at, edge)
+            else:
+                del self.edges[at]
+
+    def _set(self, attr: str, key: Any, value: Any) -> None:
+        """`self.<attr>[key] = value` (_MISSING: `del`, where order does not matter), recorded."""
+        container = getattr(self, attr)
+        if self._log is not None:
+            self._log.append(("set", attr, key, container.get(key, _MISSING), value))
+        if value is _MISSING:  # taken out
+            del container[key]
+        else:
+            container[key] = value
+
+    def _pop(self, attr: str, key: Any) -> None:
+        """`del self.<attr>[key]` if there, recorded with its place (undo puts it back there)."""
+        container = getattr(self, attr)
+        if key not in container:
+            return
+        if self._log is not None:
+            at = len(container) - 1 if next(reversed(container)) == key else list(container).index(key)
+            self._log.append(("pop", attr, key, container[key], at))
+        del container[key]
+
+    def _insert_edge(self, at: int, edge: Edge) -> None:
+        if self._log is not None:
+            self._log.append(("insert", at, edge))
+        self.edges.insert(at, edge)
+
+    def _delete_edge(self, at: int) -> Edge:
+        edge = self.edges[at]
+        if self._log is not None:
+            self._log.append(("delete", at, edge))
+        del self.edges[at]
+        return edge
+
+    # ----- view fields the graph changes ------------------------------------------------------
+
+    def pin(self, name: str, point: tuple[float, float]) -> None:
+        """Pin a box at a point (the layout leaves it there)."""
+        self._set("pinned", name, point)
+
+    def pin_many(self, points: Mapping[str, tuple[float, float]]) -> None:
+        for name, point in points.items():
+            self._set("pinned", name, point)
+
+    def unpin_all(self) -> None:
+        self.pinned = {}
 
     def copy(self, keep_marks: bool = False) -> Drawing:
         """A copy to edit (index values are tuples, so shallow copies suffice).
@@ -111,15 +246,8 @@ class Drawing:
         d.input_structure, d.output_structure = self.input_structure, self.output_structure
         d._into, d._out = dict(self._into), dict(self._out)
         d.touched, d.gone = (set(self.touched), set(self.gone)) if keep_marks else (set(), set())
-        d.cycles_later = False
+        d.cycles_later, d.forbidden, d._log = False, self.forbidden, None
         return d
-
-    def container_bytes(self) -> int:
-        """Bytes of this copy's own containers (their items are shared with other copies):
-        what one undo step's drawing holds beyond the drawings next to it."""
-        return sum(sys.getsizeof(c) for c in (self.layers, self.edges, self.pinned, self._into,
-                                             self._out, self.name_counts, self.touched,
-                                             self.gone)) + sys.getsizeof(self)
 
     # ----- names -----------------------------------------------------------------------------
 
@@ -133,7 +261,7 @@ class Drawing:
         check_text(name, "A layer name")
         if not name.strip():  # a box with an invisible name could not be told apart or found
             raise EditError(f"A layer name needs a visible character, got {name!r}.")
-        for char, why in FORBIDDEN_IN_NAMES.items():
+        for char, why in {**FORBIDDEN_IN_NAMES, **self.forbidden}.items():
             if char in name:
                 raise EditError(f"A layer name may not contain {char!r} ({why}), got {name!r}.")
         if name in self.layers:
@@ -145,7 +273,7 @@ class Drawing:
         """Keras's naming (dense, dense_1, ...), counted per drawing instead of per session."""
         while True:
             count = self.name_counts.get(prefix, 0)
-            self.name_counts[prefix] = count + 1
+            self._set("name_counts", prefix, count + 1)
             name = prefix if count == 0 else f"{prefix}_{count}"
             if name not in self.layers:
                 return name
@@ -160,7 +288,7 @@ class Drawing:
 
     def add(self, spec: LayerSpec) -> None:
         self.check_new_name(spec.name)
-        self.layers[spec.name] = spec
+        self._set("layers", spec.name, spec)
         self.touched.update((spec.name, k) for k in range(spec.calls))
 
     def remove(self, name: str) -> None:
@@ -172,8 +300,8 @@ class Drawing:
                 self._drop_edge(self._out[(name, k)][0])
         if self.layers[name].is_input:
             self.input_structure = None  # its positions no longer say which Input is which
-        del self.layers[name]
-        self.pinned.pop(name, None)
+        self._pop("layers", name)
+        self._pop("pinned", name)
         self.expanded = self.expanded - {name}
         self._keep_outputs(lambda t: t[0] != name)
         self.gone.add(name)
@@ -202,7 +330,7 @@ class Drawing:
         self.edges = [Edge(swap(e.src), swap(e.dst)) for e in self.edges]
         self._reindex()
         if old in self.pinned:
-            self.pinned[new] = self.pinned.pop(old)
+            self.pinned = {(new if n == old else n): p for n, p in self.pinned.items()}
         if old in self.expanded:
             self.expanded = self.expanded - {old} | {new}
         if old in self.folded:
@@ -220,7 +348,7 @@ class Drawing:
                         f"With this config {spec.name} has {spec.n_outputs} output(s), but the edge "
                         f"{_fmt_edge(e)} uses output {e.src[2]}: disconnect it first.",
                         layer=spec.name)
-        self.layers[spec.name] = spec
+        self._set("layers", spec.name, spec)
         self.touched.add((spec.name, 0))
 
     def add_call(self, name: str) -> int:
@@ -230,7 +358,7 @@ class Drawing:
         from .limits import check_calls  # (limits imports this module)
 
         check_calls(name, spec.calls + 1)
-        self.layers[name] = replace(spec, calls=spec.calls + 1)
+        self._set("layers", name, replace(spec, calls=spec.calls + 1))
         self.touched.add((name, spec.calls))
         return spec.calls
 
@@ -253,8 +381,8 @@ class Drawing:
             kept.append(Edge(src, dst))
         self.edges = kept
         self._reindex()
-        self.layers[name] = replace(spec, calls=spec.calls - 1, call_args=tuple(
-            a for j, a in enumerate(spec.call_args) if j != call))
+        self._set("layers", name, replace(spec, calls=spec.calls - 1, call_args=tuple(
+            a for j, a in enumerate(spec.call_args) if j != call)))
         self._keep_outputs(lambda t: not (t[0] == name and t[1] == call))
         self.output_order = tuple(
             (t[0], t[1] - (t[0] == name and t[1] > call), t[2]) for t in self.output_order)
@@ -272,7 +400,7 @@ class Drawing:
         found = [default if a is None else a for a in found]
         while found and found[-1] == default:
             found.pop()
-        self.layers[name] = replace(spec, call_args=tuple(found))
+        self._set("layers", name, replace(spec, call_args=tuple(found)))
         self.touched.add((name, call))
 
     def connect(self, src: Triple, dst: tuple[str, int, int | None]) -> Edge:
@@ -319,25 +447,27 @@ class Drawing:
     # ----- edge bookkeeping: every change of self.edges keeps both indexes right ---------------
 
     def _link(self, edge: Edge, at: int | None = None) -> None:
-        if at is None:
-            self.edges.append(edge)
-        else:
-            self.edges.insert(at, edge)
-        self._into[edge.dst[:2]] = self._into.get(edge.dst[:2], ()) + (edge,)
-        self._out[edge.src[:2]] = self._out.get(edge.src[:2], ()) + (edge,)
+        self._insert_edge(len(self.edges) if at is None else at, edge)
+        self._set("_into", edge.dst[:2], self._into.get(edge.dst[:2], ()) + (edge,))
+        self._set("_out", edge.src[:2], self._out.get(edge.src[:2], ()) + (edge,))
         self.touched.add(edge.dst[:2])
 
     def _unlink(self, edge: Edge) -> int:
-        at = self.edges.index(edge)
-        del self.edges[at]
-        for index, key in ((self._into, edge.dst[:2]), (self._out, edge.src[:2])):
-            rest = tuple(e for e in index[key] if e != edge)
-            if rest:
-                index[key] = rest
-            else:
-                del index[key]
+        at = self._edge_index(edge)
+        self._delete_edge(at)
+        for attr, key in (("_into", edge.dst[:2]), ("_out", edge.src[:2])):
+            rest = tuple(e for e in getattr(self, attr)[key] if e != edge)
+            self._set(attr, key, rest if rest else _MISSING)  # (an index's order means nothing)
         self.touched.add(edge.dst[:2])
         return at
+
+    def _edge_index(self, edge: Edge) -> int:
+        """Where `edge` is in `edges`: searched from the end, where a recent edge is."""
+        edges = self.edges
+        for at in range(len(edges) - 1, max(len(edges) - 8, 0) - 1, -1):
+            if edges[at] == edge:
+                return at
+        return edges.index(edge)
 
     def _drop_edge(self, edge: Edge) -> None:
         self._unlink(edge)
@@ -348,10 +478,12 @@ class Drawing:
                     self._link(Edge(e.src, (name, call, e.dst[2] - 1)), at=self._unlink(e))
 
     def _reindex(self) -> None:
-        self._into, self._out = {}, {}
+        into: dict[CallKey, tuple[Edge, ...]] = {}
+        out: dict[CallKey, tuple[Edge, ...]] = {}
         for e in self.edges:
-            self._into[e.dst[:2]] = self._into.get(e.dst[:2], ()) + (e,)
-            self._out[e.src[:2]] = self._out.get(e.src[:2], ()) + (e,)
+            into[e.dst[:2]] = into.get(e.dst[:2], ()) + (e,)
+            out[e.src[:2]] = out.get(e.src[:2], ()) + (e,)
+        self._into, self._out = into, out
 
     def _check_slot(self, spec: LayerSpec, call: int, slot: Any) -> int:
         slots = spec.slots
