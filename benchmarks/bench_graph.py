@@ -5,7 +5,9 @@
 (a) a 200-layer residual graph built through kc.Graph vs the same model in plain Keras;
 (b) edits on it (append after the last layer, reconfigure the last, reconfigure one ~100 layers
     from the end) as a fraction of its full build through kc.Graph;
-(c) a 5,000-layer chain: it builds, and the time of its depth map.
+(c) a 5,000-layer chain: it builds, and the time of its depth map;
+(d) a 3,000-layer chain drawn edit by edit (an undo step per edit) vs the same chain in plain
+    Keras (issue 22: the cost of an edit must not grow with the drawing).
 Layers are named alike in both builds, one warm-up round runs first, the garbage collector is
 paused while timing, and medians are reported (DESIGN.md: TensorFlow caches ops by name).
 """
@@ -148,12 +150,62 @@ def bench_chain(n):
     return build, t_model, t_depth, model is not None, max(depth.nodes_by_depth)
 
 
+def plain_chain(n):
+    x = keras.Input((4,), name="x")
+    h = x
+    for i in range(n):
+        h = keras.layers.Identity(name=f"identity_{i}")(h)
+    limit = sys.getrecursionlimit()  # as kc.Graph does: Keras's map_graph recurses per node
+    sys.setrecursionlimit(max(limit, 20 * n + 2000))
+    try:
+        return keras.Model(x, h, name="model")
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+def graph_chain(n):
+    """Edit by edit: add a layer, connect it (2n undoable edits), then the model."""
+    g = kc.Graph()
+    g.add_input((4,), name="x")
+    prev = "x"
+    for i in range(n):
+        name = g.add_layer("Identity", name=f"identity_{i}")
+        g.connect(prev, name)
+        prev = name
+    assert g.model is not None
+    return g
+
+
+def bench_chain_edits(n, rounds):
+    """Medians of interleaved rounds of plain Keras and kc.Graph edit by edit."""
+    builds = {"plain": lambda: plain_chain(n), "graph": lambda: graph_chain(n)}
+    for fn in builds.values():
+        fn()  # warm-up
+    times = {label: [] for label in builds}
+    for _ in range(rounds):
+        for label, fn in builds.items():
+            times[label].append(timed(fn)[0])
+    return {label: statistics.median(t) for label, t in times.items()}
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--chain", type=int, default=5000)
+    parser.add_argument("--edit-chain", type=int, default=3000)
+    parser.add_argument("--only", choices=["a", "d"], help="run only (a)+(b) or only (d)")
     args = parser.parse_args(argv)
     print(f"keras {keras.__version__}, backend {keras.backend.backend()}, python {sys.version.split()[0]}")
+    if args.only != "d":
+        bench_residual(args)
+    if args.only != "a":
+        t = bench_chain_edits(args.edit_chain, args.rounds)
+        print(f"(d) {args.edit_chain}-layer chain edit by edit ({2 * args.edit_chain} undoable "
+              f"edits): plain Keras {t['plain']:.2f} s, kc.Graph {t['graph']:.2f} s, ratio "
+              f"{t['graph'] / t['plain']:.2f} (target <= 1.2)")
+
+
+def bench_residual(args):
     t = bench_build(args.rounds)
     print(f"(a) 200-layer residual build: plain Keras {t['plain'] * 1e3:.0f} ms; kc.Graph in one "
           f"batch {t['batch'] * 1e3:.0f} ms, ratio {t['batch'] / t['plain']:.2f} (target <= 1.2); "

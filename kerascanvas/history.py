@@ -191,7 +191,7 @@ class History:
     def _push(self, step: Step) -> None:
         """A new undo step; the oldest ones go when history would keep more than
         limits.HISTORY_BYTES of old layers, weights, configs and points alive (with a warning)."""
-        kept = [v for v in step.journal.held() if not self.network.is_live(v)]
+        kept = [v for v in step.journal.held() if _may_hold_weights(v) and not self.network.is_live(v)]
         step.held = limits.held_bytes(kept) + changes_bytes(step.changes)
         self.undo_steps.append(step)
         self.redo_steps.clear()
@@ -224,6 +224,16 @@ class History:
     def check_unlocked(self) -> None:
         if self.lock_reason is not None:  # set while training runs on these layers
             raise EditError(self.lock_reason)
+
+
+def _may_hold_weights(value: Any) -> bool:
+    """Whether a journal value may keep weights alive: not a call record (tensors and shapes),
+    a layer's node list, a status or a count (what most of an edit's journal holds)."""
+    if isinstance(value, (tuple, str, int, float, type(None))):
+        return False
+    if isinstance(value, list):  # a layer's node list, or its weight arrays
+        return not value or hasattr(value[0], "nbytes")
+    return True
 
 
 def changes_bytes(changes: tuple) -> int:
