@@ -6,8 +6,10 @@
 (b) edits on it (append after the last layer, reconfigure the last, reconfigure one ~100 layers
     from the end) as a fraction of its full build through kc.Graph;
 (c) a 5,000-layer chain: it builds, and the time of its depth map;
-(d) a 3,000-layer chain drawn edit by edit (an undo step per edit) vs the same chain in plain
-    Keras (issue 22: the cost of an edit must not grow with the drawing).
+(d) a 3,000-layer chain of Dense layers drawn edit by edit (an undo step per edit) vs the same
+    chain in plain Keras (issue 22: the cost of an edit must not grow with the drawing);
+    --chain-class Identity draws layers without weights (Keras's own cost per layer is smallest
+    there, so kerascanvas's per-edit cost weighs most).
 Layers are named alike in both builds, one warm-up round runs first, the garbage collector is
 paused while timing, and medians are reported (DESIGN.md: TensorFlow caches ops by name).
 """
@@ -150,11 +152,15 @@ def bench_chain(n):
     return build, t_model, t_depth, model is not None, max(depth.nodes_by_depth)
 
 
-def plain_chain(n):
-    x = keras.Input((4,), name="x")
+CHAIN_LAYERS = {"Dense": {"units": WIDTH}, "Identity": {}}
+
+
+def plain_chain(n, class_name="Dense"):
+    x = keras.Input((WIDTH,), name="x")
     h = x
+    cls, config = getattr(keras.layers, class_name), CHAIN_LAYERS[class_name]
     for i in range(n):
-        h = keras.layers.Identity(name=f"identity_{i}")(h)
+        h = cls(name=f"layer_{i}", **config)(h)
     limit = sys.getrecursionlimit()  # as kc.Graph does: Keras's map_graph recurses per node
     sys.setrecursionlimit(max(limit, 20 * n + 2000))
     try:
@@ -163,22 +169,22 @@ def plain_chain(n):
         sys.setrecursionlimit(limit)
 
 
-def graph_chain(n):
+def graph_chain(n, class_name="Dense"):
     """Edit by edit: add a layer, connect it (2n undoable edits), then the model."""
     g = kc.Graph()
-    g.add_input((4,), name="x")
+    g.add_input((WIDTH,), name="x")
     prev = "x"
     for i in range(n):
-        name = g.add_layer("Identity", name=f"identity_{i}")
+        name = g.add_layer(class_name, name=f"layer_{i}", **CHAIN_LAYERS[class_name])
         g.connect(prev, name)
         prev = name
     assert g.model is not None
     return g
 
 
-def bench_chain_edits(n, rounds):
+def bench_chain_edits(n, rounds, class_name="Dense"):
     """Medians of interleaved rounds of plain Keras and kc.Graph edit by edit."""
-    builds = {"plain": lambda: plain_chain(n), "graph": lambda: graph_chain(n)}
+    builds = {"plain": lambda: plain_chain(n, class_name), "graph": lambda: graph_chain(n, class_name)}
     for fn in builds.values():
         fn()  # warm-up
     times = {label: [] for label in builds}
@@ -193,14 +199,15 @@ def main(argv=None):
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--chain", type=int, default=5000)
     parser.add_argument("--edit-chain", type=int, default=3000)
+    parser.add_argument("--chain-class", choices=sorted(CHAIN_LAYERS), default="Dense")
     parser.add_argument("--only", choices=["a", "d"], help="run only (a)+(b) or only (d)")
     args = parser.parse_args(argv)
     print(f"keras {keras.__version__}, backend {keras.backend.backend()}, python {sys.version.split()[0]}")
     if args.only != "d":
         bench_residual(args)
     if args.only != "a":
-        t = bench_chain_edits(args.edit_chain, args.rounds)
-        print(f"(d) {args.edit_chain}-layer chain edit by edit ({2 * args.edit_chain} undoable "
+        t = bench_chain_edits(args.edit_chain, args.rounds, args.chain_class)
+        print(f"(d) {args.edit_chain}-layer {args.chain_class} chain edit by edit ({2 * args.edit_chain} undoable "
               f"edits): plain Keras {t['plain']:.2f} s, kc.Graph {t['graph']:.2f} s, ratio "
               f"{t['graph'] / t['plain']:.2f} (target <= 1.2)")
 

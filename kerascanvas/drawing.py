@@ -13,6 +13,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
+from .changelog import MISSING, Logged
+
 Triple = tuple[str, int, int]  # (layer, node_index, tensor_index): KerasTensor._keras_history
 Target = tuple[str, int, int]  # (layer, call, slot)
 CallKey = tuple[str, int]  # (layer, call); call k is node_index k once the call is complete
@@ -22,8 +24,6 @@ MAX_NAME_LENGTH = 100
 # Characters a layer name may not hold, and why; a Drawing adds those its `forbidden` names (graph.py
 # adds "." under the torch backend: it knows the backend, this module does not import keras).
 FORBIDDEN_IN_NAMES = {"/": "Keras uses '/' in weight paths"}
-_MISSING = object()  # a key a change log saw absent
-_SCRATCH = frozenset({"touched", "gone", "cycles_later", "forbidden", "_log"})  # never logged
 
 
 class EditError(ValueError):
@@ -72,14 +72,16 @@ class LayerSpec:
         return self.class_name == INPUT_CLASS
 
 
-class Drawing:
+class Drawing(Logged):
     """Layers (creation order), edges (creation order), pinned positions, expanded boxes, folded
-    runs.
+    runs. Every change is recorded in the change log of the edit under way (changelog.py).
 
     Two indexes (edges into a call, edges out of a call) are kept up to date by every edit, and
     each edit notes the calls it touched and the layers it took away, so that the network rebuild
     visits only those and what lies downstream of them.
     """
+
+    UNLOGGED = frozenset({"touched", "gone", "cycles_later", "forbidden"})  # marks, not state
 
     def __init__(self, forbidden: Mapping[str, str] | None = None):
         """forbidden: characters layer names may not hold here, beyond FORBIDDEN_IN_NAMES, and why."""
@@ -102,123 +104,6 @@ class Drawing:
         self.gone: set[str] = set()
         self.cycles_later = False  # True: connect skips its cycle search; check_acyclic() after
         self.forbidden: Mapping[str, str] = dict(forbidden or {})
-        self._log: list | None = None  # the change log of the edit under way (None: no edit)
-
-    # ----- the change log: what an edit changed, to take it back or do it again ----------------
-
-    def __setattr__(self, attr: str, value: Any) -> None:
-        log = self.__dict__.get("_log")
-        if log is not None and attr not in _SCRATCH:  # a field replaced whole: keep the old one
-            log.append(("attr", attr, self.__dict__.get(attr, _MISSING), value))
-        object.__setattr__(self, attr, value)
-
-    def begin(self) -> None:
-        """Start recording an edit: the marks of the last rebuild are cleared."""
-        if self._log is not None:
-            raise RuntimeError("An edit is already under way on this drawing.")
-        self.touched, self.gone, self._log = set(), set(), []
-
-    def end(self) -> tuple:
-        """Stop recording; returns the edit's changes (for `undo_changes` / `redo_changes`)."""
-        log, self._log = self._log, None
-        return tuple(log or ())
-
-    def mark(self) -> int:
-        """Where the change log stands (`rollback(mark)` takes back what came after)."""
-        return len(self._log) if self._log is not None else 0
-
-    def rollback(self, mark: int = 0) -> None:
-        """Take back the changes recorded after `mark`; recording goes on."""
-        log = self._log
-        if log is None:
-            return
-        later, log[mark:] = log[mark:], []
-        self._log = None
-        try:
-            self.undo_changes(later)
-        finally:
-            self._log = log
-
-    def adopt(self, copy: Drawing) -> None:
-        """Take over the edit under way on `copy`, a copy of this drawing made as it began (a
-        batch): its changes are made here too and recorded in this drawing's own edit."""
-        changes = copy.end()
-        self.redo_changes(changes)
-        self._log.extend(changes)
-        self.touched, self.gone = copy.touched, copy.gone
-
-    def undo_changes(self, changes) -> None:
-        for entry in reversed(changes):
-            self._replay(entry, forward=False)
-
-    def redo_changes(self, changes) -> None:
-        """Apply `changes` (from `end`): on this drawing again, or on another one equal to the
-        drawing they were recorded on (a batch's copy's changes, replayed on the original)."""
-        for entry in changes:
-            self._replay(entry, forward=True)
-
-    def _replay(self, entry: tuple, forward: bool) -> None:
-        kind = entry[0]
-        if kind == "attr":
-            _, attr, before, after = entry
-            object.__setattr__(self, attr, after if forward else before)
-        elif kind == "set":
-            _, attr, key, before, after = entry
-            container, value = getattr(self, attr), after if forward else before
-            if value is _MISSING:
-                del container[key]
-            else:
-                container[key] = value
-        elif kind == "pop":
-            _, attr, key, before, at = entry
-            container = getattr(self, attr)
-            if forward:
-                del container[key]
-            elif at >= len(container):
-                container[key] = before
-            else:  # back in its place: a dict's order is the drawing's order
-                items = list(container.items())
-                items.insert(at, (key, before))
-                container.clear()
-                container.update(items)
-        else:  # "insert" / "delete" of an edge at an index
-            _, at, edge = entry
-            if (kind == "insert") == forward:
-                self.edges.insert(at, edge)
-            else:
-                del self.edges[at]
-
-    def _set(self, attr: str, key: Any, value: Any) -> None:
-        """`self.<attr>[key] = value` (_MISSING: `del`, where order does not matter), recorded."""
-        container = getattr(self, attr)
-        if self._log is not None:
-            self._log.append(("set", attr, key, container.get(key, _MISSING), value))
-        if value is _MISSING:  # taken out
-            del container[key]
-        else:
-            container[key] = value
-
-    def _pop(self, attr: str, key: Any) -> None:
-        """`del self.<attr>[key]` if there, recorded with its place (undo puts it back there)."""
-        container = getattr(self, attr)
-        if key not in container:
-            return
-        if self._log is not None:
-            at = len(container) - 1 if next(reversed(container)) == key else list(container).index(key)
-            self._log.append(("pop", attr, key, container[key], at))
-        del container[key]
-
-    def _insert_edge(self, at: int, edge: Edge) -> None:
-        if self._log is not None:
-            self._log.append(("insert", at, edge))
-        self.edges.insert(at, edge)
-
-    def _delete_edge(self, at: int) -> Edge:
-        edge = self.edges[at]
-        if self._log is not None:
-            self._log.append(("delete", at, edge))
-        del self.edges[at]
-        return edge
 
     # ----- view fields the graph changes ------------------------------------------------------
 
@@ -233,6 +118,17 @@ class Drawing:
     def unpin_all(self) -> None:
         self.pinned = {}
 
+    def begin(self) -> None:
+        """Start recording an edit (changelog.Logged); the marks of the last rebuild go."""
+        self.touched, self.gone = set(), set()
+        super().begin()
+
+    def adopt(self, copy: Drawing) -> None:
+        """Take over the edit under way on `copy`, a copy of this drawing made as it began (a
+        batch): its changes are made here too, as part of this drawing's edit."""
+        self.take_over(copy)
+        self.touched, self.gone = copy.touched, copy.gone
+
     def copy(self, keep_marks: bool = False) -> Drawing:
         """A copy to edit (index values are tuples, so shallow copies suffice).
 
@@ -246,7 +142,7 @@ class Drawing:
         d.input_structure, d.output_structure = self.input_structure, self.output_structure
         d._into, d._out = dict(self._into), dict(self._out)
         d.touched, d.gone = (set(self.touched), set(self.gone)) if keep_marks else (set(), set())
-        d.cycles_later, d.forbidden, d._log = False, self.forbidden, None
+        d.cycles_later, d.forbidden = False, self.forbidden
         return d
 
     # ----- names -----------------------------------------------------------------------------
@@ -447,17 +343,17 @@ class Drawing:
     # ----- edge bookkeeping: every change of self.edges keeps both indexes right ---------------
 
     def _link(self, edge: Edge, at: int | None = None) -> None:
-        self._insert_edge(len(self.edges) if at is None else at, edge)
+        self._insert("edges", len(self.edges) if at is None else at, edge)
         self._set("_into", edge.dst[:2], self._into.get(edge.dst[:2], ()) + (edge,))
         self._set("_out", edge.src[:2], self._out.get(edge.src[:2], ()) + (edge,))
         self.touched.add(edge.dst[:2])
 
     def _unlink(self, edge: Edge) -> int:
         at = self._edge_index(edge)
-        self._delete_edge(at)
+        self._delete("edges", at)
         for attr, key in (("_into", edge.dst[:2]), ("_out", edge.src[:2])):
             rest = tuple(e for e in getattr(self, attr)[key] if e != edge)
-            self._set(attr, key, rest if rest else _MISSING)  # (an index's order means nothing)
+            self._set(attr, key, rest if rest else MISSING)  # (an index's order means nothing)
         self.touched.add(edge.dst[:2])
         return at
 

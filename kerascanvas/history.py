@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import limits
+from .changelog import replaced
 from .drawing import Drawing, EditError, LayerSpec
 from .network import Journal, Network
 
@@ -237,20 +238,17 @@ def _may_hold_weights(value: Any) -> bool:
 
 
 def changes_bytes(changes: tuple) -> int:
-    """Bytes a step's change log keeps alive beyond the drawing: the entries, and the old values
-    only they hold (a replaced or removed box's config, a moved point, a replaced container)."""
-    total = limits.STEP_BYTES
-    for entry in changes:
-        total += sys.getsizeof(entry)
-        old = entry[2] if entry[0] == "attr" else entry[3] if entry[0] in ("set", "pop") else None
+    """Bytes a step's change log keeps alive beyond the drawing: its entries, and the old values
+    only it holds (a replaced or removed box's config, a moved point, a replaced container)."""
+    total = limits.STEP_BYTES + sum(map(sys.getsizeof, changes))
+    for field, old, new in replaced(changes):
         if isinstance(old, LayerSpec):
             total += limits.config_bytes(old.config) + 512  # the spec and its slots
-        elif isinstance(old, tuple) and entry[1] == "pinned":
+        elif isinstance(old, tuple) and field == "pinned":
             total += sys.getsizeof(old) + 2 * 24  # the point and its two floats
         elif isinstance(old, (dict, list)):  # a container replaced whole (rename, arrange, ...)
             total += sys.getsizeof(old)
-            if entry[1] == "layers":  # the specs it alone holds (a renamed box's old one)
-                new = entry[3]
+            if field == "layers":  # the specs it alone holds (a renamed box's old one)
                 total += sum(limits.config_bytes(s.config) + 512 for n, s in old.items()
                              if new.get(n) is not s)
     return total
