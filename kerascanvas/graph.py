@@ -12,20 +12,18 @@ from __future__ import annotations
 
 import contextlib
 import functools
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any
 
 import keras
 
-from .depth import DepthMap
 from .drawing import Drawing, EditError, LayerSpec, Triple
 from .edits import Edits
 from .edits import as_triple as _triple
 from .history import STRUCTURE, VIEW, History
 from .network import Journal, Network
 from .reads import Problem, Reads
-from .repeats import Repeat
 from .text import check_text
 from .view import View
 
@@ -45,7 +43,13 @@ def _to(part: str, method: Callable) -> Callable:
     def forward(self, *args, **kwargs):
         return method(getattr(self, part), *args, **kwargs)
 
+    forward.__qualname__ = f"Graph.{method.__name__}"
     return forward
+
+
+def _read(part: str, cls: type, name: str) -> property:
+    """Property `name` of one of the graph's parts as a read-only property of the graph."""
+    return property(lambda self: getattr(getattr(self, part), name), doc=getattr(cls, name).__doc__)
 
 
 class Graph:
@@ -88,41 +92,13 @@ class Graph:
 
     # ----- the view (view.py) -----------------------------------------------------------------
 
-    def move(self, name: str, x: float, y: float) -> None:
-        """Put a box at (x, y) and pin it there (the layout leaves pinned boxes alone)."""
-        self._view.move(name, x, y)
-
-    def move_many(self, points: Mapping[str, tuple[float, float]]) -> None:
-        """`move` for several boxes at once: one edit and one undo step."""
-        self._view.move_many(points)
-
-    def arrange(self) -> None:
-        """Unpin every box and lay the drawing out again from its depth map."""
-        self._view.arrange()
-
-    def expand(self, name: str, open: bool = True) -> None:
-        """Show a nested model's box with its own graph inside (open=False: as one box again).
-        A view change, like `move`: it is saved with the drawing and undone by `undo`."""
-        self._view.expand(name, open)
-
-    def fold(self, name: str, folded: bool = True) -> None:
-        """Show a run of repeated blocks (one of `g.repeats`: ResNet's identity blocks in a
-        stage, Dense-Dropout pairs) as one box labelled with its block's classes and "×N";
-        folded=False shows its layers again. `name` is any layer of the run; `g.folded` names
-        the run by its first layer. Edges into and out of the run attach to that box and the
-        layout places it as one box. A view change, like `expand`: `g.model`, the depth map and
-        every Keras object stay as they are, `undo` takes it back and files keep it. An edit that
-        breaks the run (a copy changed or removed) drops its fold: its layers show again."""
-        self._view.fold(name, folded)
-
-    def show(self, expanded: Iterable[str] = (), folded: Iterable[str] = ()) -> None:
-        """Expand these nested-model boxes and fold the runs these layers belong to, as one view
-        edit (what a file's lists do): the runs are found once however long the lists are."""
-        self._view.show(expanded, folded)
-
-    def fold_all(self, folded: bool = True) -> None:
-        """`fold` every run of repeated blocks (folded=False: unfold them all), as one undo step."""
-        self._view.fold_all(folded)
+    move = _to("_view", View.move)
+    move_many = _to("_view", View.move_many)
+    arrange = _to("_view", View.arrange)
+    expand = _to("_view", View.expand)
+    fold = _to("_view", View.fold)
+    show = _to("_view", View.show)
+    fold_all = _to("_view", View.fold_all)
 
     @property
     def expanded(self) -> frozenset[str]:
@@ -138,41 +114,13 @@ class Graph:
     def pinned(self) -> frozenset[str]:
         return frozenset(self._drawing.pinned)
 
-    @property
-    def repeats(self) -> tuple[Repeat, ...]:
-        """The runs of repeated blocks the drawing holds (kerascanvas/repeats.py), in graph
-        order: what `fold` can fold. Found again after each structural change."""
-        return self._view.repeats
-
-    @property
-    def repeats_found(self) -> bool:
-        """Whether `repeats` is known for this structure (it is found once per structural edit:
-        about 20 ms at 2,000 layers, which the canvas leaves until an edit's diff has gone)."""
-        return self._view.repeats_found
-
-    def run_head(self, name: str) -> str | None:
-        """The first layer of the run of repeated blocks that `name` belongs to, or None."""
-        return self._view.run_head(name)
-
-    @property
-    def folded_layers(self) -> Mapping[str, str]:
-        """The layers folded runs hide, each with the first layer of its run (whose box they
-        are drawn as); their positions are that box's."""
-        return self._view.folded_layers
-
-    @property
-    def positions(self) -> dict[str, tuple[float, float]]:
-        """Box positions: pinned ones as the user put them, the rest from the depth layout."""
-        return self._view.positions
-
-    @property
-    def box_sizes(self) -> dict[str, tuple[float, float]]:
-        """(width, height) of every box, as the layout places it and the canvas draws it."""
-        return self._view.box_sizes
-
-    def inner(self, name: str) -> dict | None:
-        """The laid-out inside of an expanded nested-model box, else None."""
-        return self._view.inner(name)
+    repeats = _read("_view", View, "repeats")
+    repeats_found = _read("_view", View, "repeats_found")
+    run_head = _to("_view", View.run_head)
+    folded_layers = _read("_view", View, "folded_layers")
+    positions = _read("_view", View, "positions")
+    box_sizes = _read("_view", View, "box_sizes")
+    inner = _to("_view", View.inner)
 
     # ----- outputs and structures -------------------------------------------------------------
 
@@ -342,14 +290,8 @@ class Graph:
     def outputs_only(self) -> bool:
         return self._drawing.outputs_only
 
-    def live_layer(self, name: str) -> keras.layers.Layer | None:
-        """The Keras layer behind a box once a call of it is complete, else None (no placeholder)."""
-        return self._reads.live_layer(name)
-
-    def saved_weights(self, name: str) -> list:
-        """The weights a box holds, as arrays: its live layer's, or for a box still pending since
-        a file was loaded, the file's (its first call takes them when their shapes fit)."""
-        return self._reads.saved_weights(name)
+    live_layer = _to("_reads", Reads.live_layer)
+    saved_weights = _to("_reads", Reads.saved_weights)
 
     def park_weights(self, name: str, arrays: list) -> None:
         """Give a pending box the weights a file holds for it (storage.load; not an undo step)."""
@@ -365,26 +307,11 @@ class Graph:
         again (an input removed) keeps its object, and its weights, among them."""
         return tuple(self._net.objects)
 
-    def call_record(self, name: str, call: int):
-        """(inputs, outputs, shapes) of a complete call (network.CallRecord), or None if pending."""
-        return self._reads.call_record(name, call)
-
-    def pending_reason(self, name: str, call: int) -> str | None:
-        """Why a call is pending ("its 'inputs' input is empty", ...), None once it is complete."""
-        return self._reads.pending_reason(name, call)
-
-    def call_inputs(self, name: str, call: int) -> list[Triple] | None:
-        """The sources of a call in slot order, or None while required slots are empty."""
-        return self._reads.call_inputs(name, call)
-
-    def call_slots(self, name: str, call: int = 0) -> dict[int, Triple]:
-        """{slot: source triple} of a call (named slots may stay empty)."""
-        return self._reads.call_slots(name, call)
-
-    def node_inputs(self) -> dict[tuple[str, int], list[Triple]]:
-        """{(layer, call): its sources in Keras's order (`node.input_tensors`: positional ones,
-        then keyword tensors sorted by name)} for every complete call."""
-        return self._reads.node_inputs()
+    call_record = _to("_reads", Reads.call_record)
+    pending_reason = _to("_reads", Reads.pending_reason)
+    call_inputs = _to("_reads", Reads.call_inputs)
+    call_slots = _to("_reads", Reads.call_slots)
+    node_inputs = _to("_reads", Reads.node_inputs)
 
     def call_path(self, start: tuple[str, int], goal: tuple[str, int]) -> list | None:
         """The calls on a path of edges from call `start` to call `goal`, or None."""
@@ -394,14 +321,8 @@ class Graph:
         """How many calls of the layer are drawn (complete or pending)."""
         return self._drawing.spec(name).calls
 
-    def is_built(self, name: str, call: int = 0) -> bool:
-        """Whether that call exists as a Keras Node (else it is pending)."""
-        return self._reads.is_built(name, call)
-
-    def keras_layer(self, name: str) -> keras.layers.Layer:
-        """The live Keras layer behind a box. A layer none of whose calls is complete yet gets an
-        unbuilt layer made from its config, replaced by a fresh one when its first call is made."""
-        return self._reads.keras_layer(name)
+    is_built = _to("_reads", Reads.is_built)
+    keras_layer = _to("_reads", Reads.keras_layer)
 
     def tensor(self, src: str | Triple):
         """The KerasTensor of an output port, or None while its call is pending."""
@@ -417,31 +338,11 @@ class Graph:
         """A keras.Model over every Input and every unconsumed output, or None (see problems)."""
         return self._reads.model(self.name)
 
-    @property
-    def model_checked(self) -> bool:
-        """Whether Keras has been asked for this structure's model (it is built or refused), so
-        `problems` is final; false after a structural edit until `model` or `problems` is read."""
-        return self._reads.model_checked
-
-    def problems_before_keras(self) -> tuple[Problem, ...]:
-        """`problems` as kerascanvas's own checks find them, without building the model (about
-        90 ms at 2,000 layers): Keras may still refuse a model these pass, which `problems` says.
-        The canvas shows these first and Keras's answer just after."""
-        return self._reads.problems_before_keras()
-
-    @property
-    def inputs(self) -> list[str]:
-        return self._reads.inputs
-
-    @property
-    def outputs(self) -> list[Triple]:
-        """The unconsumed output ports of complete calls, in the model's output order."""
-        return self._reads.outputs
-
-    @property
-    def depth(self) -> DepthMap:
-        """Seed 000's depth map of the model, or of the complete calls of a partial drawing."""
-        return self._reads.depth
+    model_checked = _read("_reads", Reads, "model_checked")
+    problems_before_keras = _to("_reads", Reads.problems_before_keras)
+    inputs = _read("_reads", Reads, "inputs")
+    outputs = _read("_reads", Reads, "outputs")
+    depth = _read("_reads", Reads, "depth")
 
     @property
     def nodes_by_depth(self) -> dict[int, list[tuple[str, int]]]:

@@ -228,9 +228,10 @@ class History:
 
 
 def _may_hold_weights(value: Any) -> bool:
-    """Whether a journal value may keep weights alive: not a call record (tensors and shapes),
-    a layer's node list, a status or a count (what most of an edit's journal holds)."""
-    if isinstance(value, (tuple, str, int, float, type(None))):
+    """Whether a journal value may keep weights alive that nothing else does: a layer or a list
+    of weight arrays; not a call record, a layer's node list, a status, a count or a config (a
+    config only the step keeps is weighed with the drawing's changes)."""
+    if isinstance(value, (tuple, dict, str, int, float, type(None))):
         return False
     if isinstance(value, list):  # a layer's node list, or its weight arrays
         return not value or hasattr(value[0], "nbytes")

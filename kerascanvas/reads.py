@@ -49,9 +49,12 @@ class Reads:
     # ----- calls, nodes and tensors -----------------------------------------------------------
 
     def live_layer(self, name: str):
+        """The Keras layer behind a box once a call of it is complete, else None (no placeholder)."""
         return self.network.objects.get(name)
 
     def keras_layer(self, name: str):
+        """The live Keras layer behind a box. A layer none of whose calls is complete yet gets an
+        unbuilt layer made from its config, replaced by a fresh one when its first call is made."""
         spec = self.drawing.spec(name)
         if name in self.network.objects:
             return self.network.objects[name]
@@ -62,6 +65,8 @@ class Reads:
         return held[1]
 
     def saved_weights(self, name: str) -> list:
+        """The weights a box holds, as arrays: its live layer's, or for a box still pending since
+        a file was loaded, the file's (its first call takes them when their shapes fit)."""
         layer = self.network.objects.get(name)
         if layer is not None:
             return layer.get_weights() if hasattr(layer, "get_weights") else []
@@ -69,12 +74,15 @@ class Reads:
         return held.get_weights() if held is not None else []
 
     def call_record(self, name: str, call: int):
+        """(inputs, outputs, shapes) of a complete call (network.CallRecord), or None if pending."""
         return self.network.records.get((name, call))
 
     def pending_reason(self, name: str, call: int) -> str | None:
+        """Why a call is pending ("its 'inputs' input is empty", ...), None once it is complete."""
         return self.network.status.get((name, call))
 
     def is_built(self, name: str, call: int = 0) -> bool:
+        """Whether that call exists as a Keras Node (else it is pending)."""
         return self.network.status.get((name, call), "") is None
 
     def tensor(self, src: Triple):
@@ -82,14 +90,18 @@ class Reads:
         return record.outputs[src[2]] if record is not None and src[2] < len(record.outputs) else None
 
     def call_inputs(self, name: str, call: int) -> list[Triple] | None:
+        """The sources of a call in slot order, or None while required slots are empty."""
         d = self.drawing
         return d.call_inputs(d.spec(name), d.filled((name, call)))
 
     def call_slots(self, name: str, call: int = 0) -> dict[int, Triple]:
+        """{slot: source triple} of a call (named slots may stay empty)."""
         self.drawing.spec(name)
         return self.drawing.filled((name, call))
 
     def node_inputs(self) -> dict[tuple[str, int], list[Triple]]:
+        """{(layer, call): its sources in Keras's order (`node.input_tensors`: positional ones,
+        then keyword tensors sorted by name)} for every complete call."""
         d = self.drawing
         return {key: call_model.keras_order(d.layers[key[0]].slots, d.filled(key),
                                             call_model.of(d.layers[key[0]], key[1]))
@@ -103,6 +115,7 @@ class Reads:
 
     @property
     def outputs(self) -> list[Triple]:
+        """The unconsumed output ports of complete calls, in the model's output order."""
         if self._outputs is None:
             self._outputs = self._find_outputs()
         return list(self._outputs)
@@ -121,6 +134,7 @@ class Reads:
 
     @property
     def depth(self) -> DepthMap:
+        """Seed 000's depth map of the model, or of the complete calls of a partial drawing."""
         if self._depth is None:
             self._depth = depth_map([(n, 0, 0) for n in self.inputs], self.outputs,
                                     self.node_inputs())
@@ -135,6 +149,8 @@ class Reads:
 
     @property
     def model_checked(self) -> bool:
+        """Whether Keras has been asked for this structure's model (it is built or refused), so
+        `problems` is final; false after a structural edit until `model` or `problems` is read."""
         return self._model is not _UNSET
 
     def problems(self, name: str) -> list[Problem]:
@@ -142,6 +158,9 @@ class Reads:
         return list(self._problems)
 
     def problems_before_keras(self) -> tuple[Problem, ...]:
+        """`problems` as kerascanvas's own checks find them, without building the model (about
+        90 ms at 2,000 layers): Keras may still refuse a model these pass, which `problems` says.
+        The canvas shows these first and Keras's answer just after."""
         if self._found is None:
             self._found = tuple(self._find_problems())
         return self._found
