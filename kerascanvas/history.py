@@ -32,10 +32,6 @@ class Step:
     kind: str = STRUCTURE  # VIEW: positions, pins, expanded boxes or folds; WEIGHTS: weights only
     held: int = 0  # bytes only this step keeps alive: weights, configs, points (limits.HISTORY_BYTES)
 
-    @property
-    def view(self) -> bool:
-        return self.kind == VIEW
-
 
 class History:
     """Runs edits on `drawing` and `network` as transactions and keeps their undo steps.
