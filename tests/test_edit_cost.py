@@ -41,6 +41,16 @@ def test_edits_outside_a_batch_copy_no_drawing_and_a_batch_copies_it_once(monkey
     ok(g)
 
 
+def edits(g: kc.Graph, edit: str, n: int = 80) -> None:
+    for k in range(n):
+        if edit == "move":
+            g.move(f"i{k % 5}", float(k), 1.0)
+        elif k % 2 == 0:
+            g.connect(f"i{k % 5}", "head")
+        else:
+            g.disconnect(f"i{(k - 1) % 5}", "head")
+
+
 def _steps(g: kc.Graph) -> int:
     """How many steps undo can take back (counted by undoing, then redone)."""
     n = 0
@@ -63,12 +73,7 @@ def test_an_undo_step_weighs_the_same_on_a_small_and_a_big_drawing(edit):
         g.add_layer("Dense", units=2, name="head")
         g.reset_history()
         with limits.allow(history_bytes=60_000), pytest.warns(RuntimeWarning, match="the oldest"):
-            for k in range(80):
-                if edit == "move":
-                    g.move(f"i{k % 5}", float(k), 1.0)
-                else:
-                    g.connect(f"i{k % 5}", "head") if k % 2 == 0 else g.disconnect(
-                        f"i{(k - 1) % 5}", "head")
+            edits(g, edit)
         kept.append(_steps(g))
     assert 5 < kept[0] < 80 and kept[0] == kept[1]
 
@@ -104,11 +109,10 @@ def test_a_refused_edit_leaves_the_drawing_and_its_history_as_they_were():
         g.connect("right", "shared", call=2, slot=5)
     with pytest.raises(kc.EditError, match="Keras refused"):  # by Keras as the network rebuilds
         g.connect(("shared", 0, 0), "sum")  # (None, 4) + (None, 3)
-    with pytest.raises(kc.EditError):
-        with g.batch():
-            g.add_layer("Dense", units=2, name="inside")
-            g.connect("left", "inside")
-            g.connect("inside", "subtract", slot=0)  # taken
+    with pytest.raises(kc.EditError), g.batch():
+        g.add_layer("Dense", units=2, name="inside")
+        g.connect("left", "inside")
+        g.connect("inside", "subtract", slot=0)  # taken
     assert fingerprint(g) == before and _steps(g) == steps
     assert "inside" not in g.layers
 
@@ -147,10 +151,9 @@ def test_the_parameter_total_follows_layers_through_edits_undo_and_redo():
 
     at_the_cap()
     g.remove("wide")  # its 28 parameters go
-    with limits.allow(total_params=counted - 28):
-        with pytest.raises(limits.LimitError):
-            g.add_layer("Dense", units=1, name="one")
-            g.connect("subtract", "one")
+    with limits.allow(total_params=counted - 28), pytest.raises(limits.LimitError):
+        g.add_layer("Dense", units=1, name="one")
+        g.connect("subtract", "one")
     g.undo()  # "one" (added, its edge refused)
     g.undo()  # the removal: the total counts "wide" again
     at_the_cap()
