@@ -1,11 +1,13 @@
-"""`kc.Graph`: the public API, a composition of four parts, each in its own module.
+"""`kc.Graph`: the public API, a composition of parts, each in its own module.
 
-- history.py: every edit is a transaction over the drawing and its live network, kept as an undo
-  step holding what it changed (undo, redo, batch, the training lock);
+- drawing.py: the drawing as data, edited in place under a change log (changelog.py);
 - network.py: the live Keras objects, rebuilt where an edit touched the drawing;
-- reads.py: what those objects say (calls, tensors, the model, its problems and depth map);
-- view.py: where boxes are, which boxes are expanded and which runs are folded.
-Graph holds the edits that build the drawing and forwards the rest.
+- history.py: every edit is a transaction over both, kept as an undo step holding what it
+  changed (undo, redo, batch, the training lock);
+- edits.py: the edits that build the drawing (boxes, edges, calls, configs, outputs);
+- view.py: where boxes are, which boxes are expanded and which runs are folded;
+- reads.py: what the live objects say (calls, tensors, the model, its problems, depth map).
+Graph wires them together and forwards its public methods to them.
 """
 
 from __future__ import annotations
@@ -152,7 +154,6 @@ class Graph:
     def dict_inputs(self) -> bool:
         """Whether `g.model` takes {input name: tensor}."""
         return self._drawing.dict_inputs
-
 
     # ----- history: undo, redo, batch, lock (history.py) -------------------------------------
 
