@@ -6,7 +6,7 @@ from support import fingerprint, ok, siamese
 
 import kerascanvas as kc
 from kerascanvas import drawing, limits
-from kerascanvas.drawing import Drawing, LayerSpec, NoSlots
+from kerascanvas.drawing import Drawing
 
 
 def chain(n: int, name: str = "x") -> kc.Graph:
@@ -169,8 +169,8 @@ def test_names_a_drawing_forbids_are_its_own_and_the_module_list_stays_as_it_is(
     rules = dict(drawing.FORBIDDEN_IN_NAMES)
     strict = Drawing(forbidden={".": "no dots here"})
     with pytest.raises(kc.EditError, match="no dots here"):
-        strict.add(LayerSpec("a.b", "InputLayer", {}, NoSlots(), 1))
-    Drawing().add(LayerSpec("a.b", "InputLayer", {}, NoSlots(), 1))
+        strict.check_new_name("a.b")
+    assert Drawing().check_new_name("a.b") == "a.b"
     assert strict.copy().forbidden == {".": "no dots here"}
     kc.Graph()
     assert drawing.FORBIDDEN_IN_NAMES == rules
