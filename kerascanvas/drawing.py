@@ -129,11 +129,9 @@ class Drawing(Logged):
         self.take_over(copy)
         self.touched, self.gone = copy.touched, copy.gone
 
-    def copy(self, keep_marks: bool = False) -> Drawing:
-        """A copy to edit (index values are tuples, so shallow copies suffice).
-
-        keep_marks: carry over the touched calls and gone layers (edits batched into one rebuild).
-        """
+    def copy(self) -> Drawing:
+        """A copy to edit apart (a batch): index values are tuples, so shallow copies suffice;
+        no edit under way, no marks."""
         d = Drawing.__new__(Drawing)
         d.layers, d.edges, d.pinned = dict(self.layers), list(self.edges), dict(self.pinned)
         d.output_order, d.name_counts = self.output_order, dict(self.name_counts)
@@ -141,7 +139,7 @@ class Drawing(Logged):
         d.dict_inputs, d.output_keys = self.dict_inputs, self.output_keys
         d.input_structure, d.output_structure = self.input_structure, self.output_structure
         d._into, d._out = dict(self._into), dict(self._out)
-        d.touched, d.gone = (set(self.touched), set(self.gone)) if keep_marks else (set(), set())
+        d.touched, d.gone = set(), set()
         d.cycles_later, d.forbidden = False, self.forbidden
         return d
 
