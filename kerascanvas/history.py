@@ -97,17 +97,18 @@ class History:
     def _apply(self, network: bool, predecessors: Mapping | None, view: bool) -> None:
         """The drawing's open edit goes to Keras, then becomes an undo step."""
         journal, d = Journal(), self.drawing
-        kind = VIEW if view else STRUCTURE
+        kind, told = VIEW if view else STRUCTURE, False
         try:
             if network:
                 self.network.rebuild(d, journal, predecessors)
+            told = True
             self._changed(kind, True)
         except BaseException:
             journal.rollback()
             d.rollback()
             d.end()
-            if network:
-                self._changed(kind, False)  # caches may have seen the refused drawing
+            if told:  # the caches were made again from the refused drawing
+                self._changed(kind, False)
             raise
         changes = d.end()
         journal.seal()

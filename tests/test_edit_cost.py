@@ -105,6 +105,7 @@ def test_a_refused_edit_leaves_the_drawing_and_its_history_as_they_were():
     g.add_layer("Add", name="sum")
     g.connect("left", "sum")
     before, steps = fingerprint(g), _steps(g)
+    revision = g.structure_revision
     with pytest.raises(kc.EditError, match="slots"):  # refused by the drawing after a new call
         g.connect("right", "shared", call=2, slot=5)
     with pytest.raises(kc.EditError, match="Keras refused"):  # by Keras as the network rebuilds
@@ -113,6 +114,7 @@ def test_a_refused_edit_leaves_the_drawing_and_its_history_as_they_were():
         g.add_layer("Dense", units=2, name="inside")
         g.connect("left", "inside")
         g.connect("inside", "subtract", slot=0)  # taken
+    assert g.structure_revision == revision  # nothing changed: nothing to send
     assert fingerprint(g) == before and _steps(g) == steps
     assert "inside" not in g.layers
 
