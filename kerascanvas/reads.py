@@ -48,11 +48,11 @@ class Reads:
 
     # ----- calls, nodes and tensors -----------------------------------------------------------
 
-    def live_layer(self, name: str):
+    def live_layer(self, name: str) -> keras.layers.Layer | None:
         """The Keras layer behind a box once a call of it is complete, else None (no placeholder)."""
         return self.network.objects.get(name)
 
-    def keras_layer(self, name: str):
+    def keras_layer(self, name: str) -> keras.layers.Layer:
         """The live Keras layer behind a box. A layer none of whose calls is complete yet gets an
         unbuilt layer made from its config, replaced by a fresh one when its first call is made."""
         spec = self.drawing.spec(name)
