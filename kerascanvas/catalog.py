@@ -15,7 +15,7 @@ from typing import Any
 
 import keras
 
-from .drawing import EditError
+from .errors import EditError
 
 DENIED = {
     # run user code or load files

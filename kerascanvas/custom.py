@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .catalog import LayerKind
-from .drawing import EditError
+from .errors import EditError
 
 _registered: dict[str, type] = {}  # drawing class name -> class, in registration order
 _list_called: set[str] = {"CustomScaleLayer"}  # called on a list, `layer([a, b])`

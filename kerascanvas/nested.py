@@ -15,7 +15,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
-from .drawing import EditError
+from .errors import EditError
 
 MODULES = {"Functional": "keras.src.models.functional", "Sequential": "keras"}
 MAX_DEPTH = 20  # models inside models inside models...

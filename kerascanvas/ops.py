@@ -18,7 +18,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
-from .drawing import EditError
+from .errors import EditError
 
 ALLOWED = (
     # arithmetic (what `x + y`, `x * 3.0`, `x @ w`, `-x` make)

@@ -33,7 +33,7 @@ _POLICY = ("default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-in
 
 def viewer_data(g) -> dict:
     """Everything the read-only view shows or answers, as JSON-able data."""
-    from .drawing import EditError
+    from .errors import EditError
 
     state = g.state()
     explain = {}

@@ -24,7 +24,8 @@ import traitlets
 
 from . import catalog, custom, insights, intents, kinds, later, limits, placement, shape
 from .diffs import Tracker
-from .drawing import MAX_NAME_LENGTH, EditError
+from .drawing import MAX_NAME_LENGTH
+from .errors import EditError
 from .graph import Graph
 from .picture_output import PictureOutput, plain_text
 from .text import check_text
