@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
 from .errors import EditError
+from .layerkind import Slots
 from .limits import check_calls, check_list_inputs
 from .text import check_text
 
@@ -45,24 +46,13 @@ class Edge(NamedTuple):
 
 
 @dataclass(frozen=True)
-class NoSlots:
-    """Input layers take no tensors."""
-
-    kind: str = "none"
-    names: tuple = ()
-    min: int = 0
-    max: int = 0
-    named: tuple = ()
-
-
-@dataclass(frozen=True)
 class LayerSpec:
     """One box: its class, its full Keras config, how many calls are drawn, its slots and outputs."""
 
     name: str
     class_name: str
     config: Mapping[str, Any]  # never mutated: configure() makes a new spec
-    slots: Any  # catalog.Slots (kind, names, min, max) or NoSlots
+    slots: Slots  # (kind, names, min, max, named); NoSlots for an Input
     n_outputs: int
     calls: int = 1
     call_args: tuple = ()  # per call: calls.CallArgs (settings, how tensors are passed); the

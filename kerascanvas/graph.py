@@ -24,10 +24,11 @@ from . import calls as call_model
 from . import catalog, folds, kinds, limits, ops
 from .boxes import box_size
 from .depth import DepthMap, depth_map
-from .drawing import FORBIDDEN_IN_NAMES, INPUT_CLASS, Drawing, LayerSpec, NoSlots, Triple
+from .drawing import FORBIDDEN_IN_NAMES, INPUT_CLASS, Drawing, LayerSpec, Triple
 from .drawing import as_triple as _triple
 from .errors import EditError
 from .inner import inner_view
+from .layerkind import NoSlots
 from .layout import Placer
 from .layout import rows as layout_rows
 from .network import Journal, Network, SavedWeights

@@ -6,7 +6,7 @@ import keras
 import pytest
 
 import kerascanvas as kc
-from kerascanvas import catalog
+from kerascanvas import catalog, kinds
 
 # A symbolic sample input per group, and per class where the group's does not fit: (shape, dtype).
 GROUP_SAMPLE = {
@@ -390,7 +390,7 @@ def test_suggested_args_make_a_palette_drop_work():
 
 
 def test_palette_is_json_and_grouped():
-    entries = json.loads(json.dumps(catalog.palette()))
+    entries = json.loads(json.dumps(kinds.palette()))
     from kerascanvas import custom, ops
 
     assert [e["class_name"] for e in entries] == catalog.names() + ops.names() + list(
