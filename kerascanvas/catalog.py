@@ -193,7 +193,7 @@ class LayerKind:
                             f"{{'class_name': ..., 'config': {{...}}}}, got {value!r:.120}.")
         if value.get("class_name") in MODEL_MODULES and allowed is None:  # TimeDistributed(model)
             return self.model_inside(value["class_name"], value["config"])
-        inner = get(value.get("class_name"))
+        inner = self.inner_kind(value.get("class_name"))
         if allowed is not None and inner.class_name not in allowed:
             raise EditError(f"{self.class_name} wraps one of {', '.join(allowed)}, "
                             f"not {inner.class_name}.")

@@ -22,3 +22,11 @@ class LimitError(EditError):
 
 class UnknownLayerError(ValueError):
     """A class name the canvas does not offer (the catalog's, an operation's or a registered one)."""
+
+
+class TrainingError(RuntimeError):
+    """Training cannot start (or was refused): the message says why."""
+
+
+class DataError(TrainingError, ValueError):
+    """Data that does not fit the model: wrong number of arrays, shape or dtype."""

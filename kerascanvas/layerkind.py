@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import importlib.util
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from . import calls
 
@@ -38,6 +38,7 @@ class NoSlots(Slots):
     max: int | None = 0
 
 
+@runtime_checkable
 class Kind(Protocol):
     """What graph, network, import and code export ask of any kind."""
 

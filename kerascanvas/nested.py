@@ -110,7 +110,9 @@ class WrapperKind(LayerKind):
     kind, which knows keras.layers classes only, told about models here."""
 
     def inner_kind(self, class_name: str):
-        return kind(class_name) if class_name in MODULES else super().inner_kind(class_name)
+        if class_name in MODULES:
+            return kind(class_name)
+        return wrapper(super().inner_kind(class_name))  # TimeDistributed(TimeDistributed(model))
 
     def model_inside(self, class_name: str, config: Any) -> dict:
         return {"module": MODULES[class_name], "class_name": class_name, "registered_name": None,

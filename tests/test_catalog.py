@@ -403,3 +403,46 @@ def test_palette_is_json_and_grouped():
     assert "Dense" in groups["core"] and "Conv2D" in groups["convolutional"]
     assert "LSTM" in groups["recurrent"] and "Add" in groups["merging"]
     assert "RandomFlip" in groups["preprocessing"] and "ReLU" in groups["activations"]
+
+
+def test_every_kind_offers_the_kind_protocol():
+    from kerascanvas import layerkind
+
+    inner = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])
+
+    class Scale(keras.layers.Layer):
+        def call(self, x):
+            return x * 2
+
+    trusted = keras.layers.Lambda(lambda x: x + 1, name="plus_one")
+    kc.register(Scale)
+    name = kc.register(trusted)
+    try:
+        found = [kinds.get(n) for n in ("Dense", "TimeDistributed", "expand_dims", "Sequential",
+                                         "Functional", "Scale", name)]
+        assert [type(k).__name__ for k in found] == [
+            "LayerKind", "WrapperKind", "OpKind", "ModelKind", "ModelKind", "CustomKind",
+            "TrustedLambda"]
+        for kind in found:
+            assert isinstance(kind, layerkind.Kind), kind
+            assert isinstance(kind.slots, layerkind.Slots)
+        assert kinds.get("Sequential").slots_for(inner.get_config()).kind == "single"
+        assert kinds.get(name).checked({"trainable": False}) == {"trainable": False}
+    finally:
+        kc.unregister("Scale")
+        kc.unregister(name)
+
+
+def test_a_model_inside_time_distributed_comes_through_kinds():
+    inner = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])
+    wrapped = {"layer": {"class_name": "Sequential", "config": inner.get_config()}}
+    layer = kinds.get("TimeDistributed").create(wrapped)
+    assert type(layer.layer).__name__ == "Sequential"
+    twice = {"layer": {"class_name": "TimeDistributed", "config": wrapped}}
+    assert type(kinds.get("TimeDistributed").create(twice).layer.layer).__name__ == "Sequential"
+    with pytest.raises(kc.EditError, match="kerascanvas.kinds.get gives its kind"):
+        catalog.get("TimeDistributed").create(wrapped)  # the catalog alone knows keras.layers
+    evil = {"layer": {"class_name": "Sequential", "config": {**inner.get_config(), "layers": [
+        {"class_name": "Lambda", "config": {"name": "l"}}]}}}
+    with pytest.raises(kc.EditError, match="Lambda"):
+        kinds.get("TimeDistributed").create(evil)
