@@ -393,8 +393,7 @@ def test_palette_is_json_and_grouped():
     entries = json.loads(json.dumps(kinds.palette()))
     from kerascanvas import custom, ops
 
-    assert [e["class_name"] for e in entries] == catalog.names() + ops.names() + list(
-        custom.registered())
+    assert [e["class_name"] for e in entries] == catalog.names() + ops.names() + custom.offered()
     dense = next(e for e in entries if e["class_name"] == "Dense")
     assert dense["slots"] == {"kind": "single", "names": ["inputs"], "min": 1, "max": 1}
     assert dense["suggested"] == {"units": 32} and dense["group"] == "core"
@@ -415,11 +414,11 @@ def test_every_kind_offers_the_kind_protocol():
             return x * 2
 
     trusted = keras.layers.Lambda(lambda x: x + 1, name="plus_one")
-    kc.register(Scale)
+    kc.register(Scale, name="HouseScale")
     name = kc.register(trusted)
     try:
         found = [kinds.get(n) for n in ("Dense", "TimeDistributed", "expand_dims", "Sequential",
-                                         "Functional", "Scale", name)]
+                                         "Functional", "HouseScale", name)]
         assert [type(k).__name__ for k in found] == [
             "LayerKind", "WrapperKind", "OpKind", "ModelKind", "ModelKind", "CustomKind",
             "TrustedLambda"]
@@ -429,7 +428,7 @@ def test_every_kind_offers_the_kind_protocol():
         assert kinds.get("Sequential").slots_for(inner.get_config()).kind == "single"
         assert kinds.get(name).checked({"trainable": False}) == {"trainable": False}
     finally:
-        kc.unregister("Scale")
+        kc.unregister("HouseScale")
         kc.unregister(name)
 
 

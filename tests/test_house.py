@@ -39,9 +39,9 @@ def import_graph(modules: dict[str, ast.Module]) -> dict[str, set[str]]:
             for name, tree in modules.items()}
 
 
-def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
-    """One closed path per strongly connected component of more than one module (Tarjan,
-    iterative), e.g. ["catalog", "custom", "catalog"]."""
+def cycles(graph: dict[str, set[str]]) -> list[tuple[list[str], list[str]]]:
+    """(a closed path, every module of the circle) per strongly connected component of more
+    than one module (Tarjan, iterative): (["a", "b", "a"], ["a", "b", "c"])."""
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
@@ -78,7 +78,7 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
                     if member == node:
                         break
                 if len(component) > 1:
-                    found.append(_path_in(set(component), graph))
+                    found.append((_path_in(set(component), graph), sorted(component)))
     return found
 
 
@@ -166,7 +166,8 @@ def _private(name: str) -> bool:
 
 def test_no_import_circle_between_kerascanvas_modules():
     found = cycles(import_graph(_modules()))
-    assert not found, "import circles: " + "; ".join(" -> ".join(c) for c in found)
+    assert not found, "import circles: " + "; ".join(
+        f"{' -> '.join(path)} (the circle holds {', '.join(members)})" for path, members in found)
 
 
 def test_no_module_uses_another_modules_private_names():
@@ -195,7 +196,7 @@ def test_the_checks_find_a_deferred_circle_and_a_private_name(tmp_path):
         "f": "class K:\n    def _checked(self):\n        return self._checked\n",
         "g": "def h(kind, layer):\n    return kind._checked, layer._keras_history\n",
     })
-    assert cycles(import_graph(modules)) == [["a", "b", "c", "a"]]
+    assert cycles(import_graph(modules)) == [(["a", "b", "c", "a"], ["a", "b", "c"])]
     assert private_uses(modules) == ["b: _hidden of c", "c: _x of a", "d: _y of a"]
     assert cycles({"a": {"b"}, "b": set()}) == []
     assert private_members_used(modules) == ["g: kind._checked (defined in f)"]
