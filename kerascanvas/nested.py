@@ -6,6 +6,9 @@ catalog and its module pinned to Keras's, so a config can only describe catalog 
 Lambda, no custom class, no import path). A nested model is one box: its inputs are its slots
 (one input: "single"; several: a list, `model([a, b])`, in the order of `model.inputs`) and its
 flattened outputs are its output ports.
+
+A wrapper of any layer (TimeDistributed) may wrap such a model: its kind here (WrapperKind) is
+the catalog's, told about models (the catalog alone knows keras.layers classes only).
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ _list_called: set[str] = {"CustomScaleLayer"}  # called on a list, `layer([a, b]
 _trusted: dict[str, Any] = {}  # drawing class name -> the one layer object trusted
 _outputs: dict[str, int] = {}  # drawing class name -> output tensors per call, where not 1
 _listeners: list = []  # weak references to callables told when what is offered changes
-_version = [0]  # bumped by every change (custom.py's kinds are cached per version)
+_version = 0  # bumped by every change (custom.py's kinds are cached per version)
 
 
 def add_class(name: str, cls: type) -> None:
@@ -69,7 +69,7 @@ def outputs_of(name: str) -> int:
 
 
 def version() -> int:
-    return _version[0]
+    return _version
 
 
 def registered() -> dict[str, type]:
@@ -100,7 +100,8 @@ def observe(callback) -> None:
 
 
 def changed() -> None:
-    _version[0] += 1
+    global _version
+    _version += 1
     for ref in list(_listeners):
         callback = ref()
         if callback is None:
