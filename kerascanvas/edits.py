@@ -15,8 +15,10 @@ import keras
 
 from . import calls as call_model
 from . import catalog, kinds, limits, ops
-from .drawing import INPUT_CLASS, Drawing, EditError, LayerSpec, NoSlots, Triple
+from .drawing import INPUT_CLASS, Drawing, LayerSpec, Triple, as_triple
+from .errors import EditError
 from .history import History
+from .layerkind import NoSlots
 from .network import Network
 from .text import check_strings, check_text
 
@@ -330,17 +332,6 @@ def _made(make, name: str, class_name: str, args: Mapping[str, Any]):
     except Exception as e:
         raise EditError(f"Keras refused the config of {name} ({class_name}): {e}",
                         layer=name) from e
-
-
-def as_triple(src: Any) -> Triple:
-    """A source as edits take it: a layer name, or a (layer, node_index, tensor_index) triple."""
-    if isinstance(src, str):
-        return (src, 0, 0)
-    if (isinstance(src, (tuple, list)) and len(src) == 3 and isinstance(src[0], str)
-            and all(isinstance(i, int) and not isinstance(i, bool) and i >= 0 for i in src[1:])):
-        return (src[0], src[1], src[2])
-    raise EditError(f"A source is a layer name or a (layer, node_index, tensor_index) triple of "
-                    f"non-negative ints; got {src!r}.")
 
 
 def _input_config(shape: tuple, dtype, name: str, batch_size=None, optional=False) -> dict:

@@ -20,9 +20,10 @@ from typing import Any
 
 import keras
 
-from .drawing import Drawing, EditError, LayerSpec, Triple
+from .drawing import Drawing, LayerSpec, Triple
+from .drawing import as_triple as _triple
 from .edits import Edits
-from .edits import as_triple as _triple
+from .errors import EditError
 from .history import STRUCTURE, VIEW, History
 from .network import Journal, Network
 from .reads import Problem, Reads

@@ -19,7 +19,8 @@ from typing import Any
 
 from . import limits
 from .changelog import replaced
-from .drawing import Drawing, EditError, LayerSpec
+from .drawing import Drawing, LayerSpec
+from .errors import EditError
 from .network import Journal, Network
 
 STRUCTURE, VIEW, WEIGHTS = "structure", "view", "weights"  # what a step changed

@@ -16,7 +16,8 @@ from typing import Any
 from . import folds, kinds
 from .boxes import box_size
 from .depth import DepthMap
-from .drawing import Drawing, EditError
+from .drawing import Drawing
+from .errors import EditError
 from .history import History
 from .inner import inner_view
 from .layout import Placer
