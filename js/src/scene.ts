@@ -10,7 +10,6 @@ import { edgeTitle, shapeText } from "./mirror";
 import type { EdgeState, LayerState } from "./types";
 import { portLabels, portName } from "./portlabels";
 
-export { portName };
 
 export const ROUTE_LIMIT = 600; // edges: beyond this, plain curves (routing costs a little per edge)
 export const LABEL_SCALE = 1.2; // zoomed in at least this far: slot and port names are written by the ports
@@ -180,11 +179,6 @@ export class Scene {
   touched = { made: 0, changed: 0, removed: 0 };
 
   constructor(private boxLayer: SVGGElement, private portLayer: SVGGElement, private edgeLayer: SVGGElement) {}
-
-  /** The drawn <g> of a box, if it is drawn. */
-  boxElement(name: string): SVGGElement | null {
-    return this.boxes.get(name)?.g ?? null;
-  }
 
   private pos(input: SceneInput, l: LayerState): Point {
     return input.shown.get(l.name) ?? { x: l.x, y: l.y };
