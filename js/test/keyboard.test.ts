@@ -157,7 +157,7 @@ describe("context menus", () => {
       focusBox: vi.fn(), focusEdge: vi.fn(), focusCanvas: vi.fn(),
     } satisfies MenusHost;
     vi.stubGlobal("window", { innerWidth: 1000, innerHeight: 800 });
-    const pick = (label: string) => shown.at(-1)!.find(([l]) => l.startsWith(label))![1]();
+    const pick = (label: string) => shown[shown.length - 1].find(([l]) => l.startsWith(label))![1]();
     return { m: new CanvasMenus(host), host, ui, pick };
   }
 
