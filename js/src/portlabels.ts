@@ -1,6 +1,6 @@
 // Where a box writes its ports' names: pure, so a test can check that no two of a box's names
 // overlap. Relative to the box's top left corner, as the ports are in the state.
-import type { Port, Rect } from "./geometry";
+import type { Point, Port, Rect } from "./geometry";
 import type { LayerState } from "./types";
 
 export const CHAR_WIDTH = 5; // about this many px a character of a port name
@@ -47,4 +47,16 @@ export function portLabels(l: LayerState, found: Port[], at: { x: number; y: num
     } else out.push(label(x, y - 9, "middle", text));
   }
   return out;
+}
+
+/** Where the marker of an output port at `at` goes (walkdraw.ts: "+", or the output's number
+ * and key, `w` wide): centred under the port, and below the port names written there
+ * (`labels`, in the same coordinates) so that the name and the marker can both be read. */
+export function markerRect(at: Point, w: number, labels: PortLabel[]): Rect {
+  const r = { x: at.x - w / 2, y: at.y + 8, w, h: 14 };
+  for (const { rect: q } of labels) {
+    const across = r.x < q.x + q.w && q.x < r.x + r.w && r.y < q.y + q.h && q.y < r.y + r.h;
+    if (across) r.y = q.y + q.h + 2;
+  }
+  return r;
 }

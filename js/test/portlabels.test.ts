@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ports } from "../src/geometry";
-import { portLabels } from "../src/portlabels";
+import { markerRect, portLabels } from "../src/portlabels";
 import type { LayerState, Slots } from "../src/types";
 import written from "./fixtures/boxes.json";
 
@@ -51,5 +51,28 @@ describe("port labels", () => {
     expect(side[3]).toBeGreaterThan(0);
     const label = portLabels(shared, ports(shared), { x: shared.x, y: shared.y }).find((t) => t.text === "call 1")!;
     expect(label.rect.x + label.rect.w).toBeLessThanOrEqual(0);
+  });
+});
+
+describe("output markers", () => {
+  it("a marked output's badge covers no port name, on every box of the kernel's geometry, and stays under its port", () => {
+    let moved = 0;
+    for (const l of fixtureLayers()) {
+      const found = ports(l);
+      const labels = portLabels(l, found, { x: 0, y: 0 }); // in the ports' own coordinates
+      for (const p of found.filter((q) => q.kind === "out")) {
+        for (const w of [14, 60]) { // "+", and "0: a_long_key"
+          const r = markerRect(p.at, w, labels);
+          for (const q of labels) expect(overlap(r, q.rect), `${l.name} ${p.key} "${q.text}"`).toBe(false);
+          expect(r.x + r.w / 2).toBe(p.at.x);
+          if (r.y > p.at.y + 8) moved++;
+        }
+      }
+    }
+    expect(moved).toBeGreaterThan(0); // some outputs are named: their markers went below the name
+  });
+
+  it("an output with no name written keeps its marker just under the port", () => {
+    expect(markerRect({ x: 50, y: 100 }, 20, [])).toEqual({ x: 40, y: 108, w: 20, h: 14 });
   });
 });
