@@ -10,21 +10,20 @@ from .conftest import (
     box,
     canvas_cell,
     centre,
+    click_blank,
+    edge,
+    edges,
+    inside,
     open_canvas,
+    open_chain,
     port,
     screenshot,
+    stage_box,
     wait_edges,
     wait_still,
 )
 
 pytestmark = pytest.mark.browser
-
-CHAIN = canvas_cell("""g = kc.Graph()
-g.add_input((28, 28, 1), name="image")
-g.add_layer("Conv2D", filters=4, kernel_size=3, activation="relu")
-g.add_layer("Flatten")
-g.add_layer("Dense", units=10, activation="softmax")
-g.connect("image", "conv2d"); g.connect("conv2d", "flatten"); g.connect("flatten", "dense")""")
 
 # a residual block: two wires run into the Add side by side
 RESIDUAL = canvas_cell("""g = kc.Graph()
@@ -43,36 +42,12 @@ for i in range(10):
     prev = r
 g.add_layer("Dense", units=2, name="head"); g.connect(prev, "head")""")
 
-STAGE = "() => { const r = document.querySelector('.kc-stage').getBoundingClientRect(); return [r.x, r.y, r.width, r.height]; }"
-
-
-def stage_box(page):
-    x, y, w, h = page.evaluate(STAGE)
-    return {"x": x, "y": y, "width": w, "height": h}
-
-
-def inside(inner, outer, slack=1):
-    return (inner["x"] >= outer["x"] - slack and inner["y"] >= outer["y"] - slack
-            and inner["x"] + inner["width"] <= outer["x"] + outer["width"] + slack
-            and inner["y"] + inner["height"] <= outer["y"] + outer["height"] + slack)
-
-
 def cells(page):
     return page.locator(".jp-Notebook .jp-Cell").count()
 
 
-def edges(kernel):
-    return kernel.value("[list(map(list, e)) for e in canvas.graph.edges]")
-
-
-def click_blank(page):
-    """A click on empty canvas (top right corner of the stage, away from the boxes)."""
-    s = stage_box(page)
-    page.mouse.click(s["x"] + s["width"] - 40, s["y"] + 30)
-
-
 def test_esc_during_a_wire_drag_cancels_it_and_the_release_does_nothing(lab, page):
-    kernel = open_canvas(page, lab, "esc.ipynb", CHAIN, "dense")
+    kernel = open_chain(page, lab, "esc.ipynb")
     before = edges(kernel)
     a = port(page, "dense out 0.0").bounding_box()
     s = stage_box(page)
@@ -123,7 +98,7 @@ def test_esc_during_a_wire_drag_cancels_it_and_the_release_does_nothing(lab, pag
 
 
 def test_a_click_on_empty_canvas_gives_it_the_keyboard(lab, page):
-    kernel = open_canvas(page, lab, "keys.ipynb", CHAIN, "dense")
+    kernel = open_chain(page, lab, "keys.ipynb")
     n = cells(page)
     click_blank(page)
     assert page.evaluate("() => document.activeElement.classList.contains('kc-root')")
@@ -162,7 +137,7 @@ def test_a_click_on_empty_canvas_gives_it_the_keyboard(lab, page):
 
 
 def test_add_and_enter_adds_the_add_layer_and_entries_say_what_they_are(lab, page):
-    kernel = open_canvas(page, lab, "quickadd.ipynb", CHAIN, "dense")
+    kernel = open_chain(page, lab, "quickadd.ipynb")
     click_blank(page)
     page.keyboard.press("Tab")
     quick = page.locator(".kc-quickadd.kc-show")
@@ -182,8 +157,8 @@ def test_add_and_enter_adds_the_add_layer_and_entries_say_what_they_are(lab, pag
 
 
 def test_insert_layer_here_offers_only_what_accepts_the_wire(lab, page):
-    kernel = open_canvas(page, lab, "insert.ipynb", CHAIN, "dense")
-    x, y = centre(page.locator('.kc-svg [aria-label="edge flatten.0.0 to dense.0.0"] .kc-edge-line'))
+    kernel = open_chain(page, lab, "insert.ipynb")
+    x, y = centre(edge(page, "flatten", "dense").locator(".kc-edge-line"))
     page.mouse.click(x, y, button="right")
     page.get_by_role("menuitem", name="Insert layer here…").click()
     quick = page.locator(".kc-quickadd.kc-show")
@@ -288,7 +263,7 @@ def test_the_minimap_of_a_tall_model_is_not_a_thin_strip(lab, page):
 
 
 def test_a_refused_value_in_the_inspector_shows_the_layers_real_value(lab, page):
-    kernel = open_canvas(page, lab, "refused.ipynb", CHAIN, "dense")
+    kernel = open_chain(page, lab, "refused.ipynb")
     box(page, "dense").click()
     units = page.locator('.kc-inspector [aria-label="units"]')
     units.wait_for(timeout=10_000)

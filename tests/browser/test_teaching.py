@@ -3,31 +3,15 @@ drawing with the keyboard, values on the edges, outputs marked on the canvas, th
 inspector's Keras-internals tab; what they show is checked against the kernel's Keras objects."""
 
 import pytest
+from support import shared_lstm_states, shared_then_chain
 
-from .conftest import box, canvas_cell, open_canvas, screenshot
+from .conftest import box, canvas_cell, graph_cell, open_canvas, screenshot
 
 pytestmark = pytest.mark.browser
 
-SHARED_CHAIN = canvas_cell("""g = kc.Graph(name="shared")
-g.add_input((3,), name="inp")
-g.add_input((3,), name="inp2")
-g.add_layer("Dense", units=3, name="A")
-g.connect("inp", "A")
-g.connect("inp2", "A", call=1)
-g.add_layer("Dense", units=3, name="B")
-g.connect("A", "B")
-g.add_layer("Dense", units=3, name="C")
-g.connect("B", "C")""")
-
-SHARED_LSTM = canvas_cell("""g = kc.Graph(name="states")
-g.add_input((5, 3), name="s1")
-g.add_input((5, 3), name="s2")
-g.add_layer("LSTM", units=4, return_state=True, name="lstm")
-g.connect("s1", "lstm")
-g.connect("s2", "lstm", call=1)
-g.add_layer("Add", name="add")
-g.connect(("lstm", 0, 2), "add")
-g.connect(("lstm", 1, 2), "add")""")
+# the teaching graphs of the Python tests (tests/support.py), built in the notebook's kernel
+SHARED_CHAIN = graph_cell(shared_then_chain, name="shared")
+SHARED_LSTM = graph_cell(shared_lstm_states, name="states")
 
 
 def player(page):
