@@ -432,7 +432,7 @@ export class CanvasView {
       client: this.client, stage: this.stage, drawing: this.svgEl, side,
       state: () => this.state, placed: () => this.placed(),
       edges: () => drawnEdges(this.state.edges, this.state.layers), routes: () => this.routes, ports: () => this.allPorts,
-      selected: () => this.ui.state.selected as Set<string>, render: () => this.render(),
+      edgeLabels: () => this.scene.edgeLabels(), selected: () => this.ui.state.selected as Set<string>, render: () => this.render(),
       select: (name) => this.ui.selectBoxes([name]),
       showError: (m) => this.showError(m), focusCanvas: () => this.root.focus({ preventScroll: true }),
       fit: () => this.fit(),

@@ -49,14 +49,22 @@ export function portLabels(l: LayerState, found: Port[], at: { x: number; y: num
   return out;
 }
 
+const hits = (a: Rect, b: Rect) => a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+
 /** Where the marker of an output port at `at` goes (walkdraw.ts: "+", or the output's number
- * and key, `w` wide): centred under the port, and below the port names written there
- * (`labels`, in the same coordinates) so that the name and the marker can both be read. */
-export function markerRect(at: Point, w: number, labels: PortLabel[]): Rect {
-  const r = { x: at.x - w / 2, y: at.y + 8, w, h: 14 };
-  for (const { rect: q } of labels) {
-    const across = r.x < q.x + q.w && q.x < r.x + r.w && r.y < q.y + q.h && q.y < r.y + r.h;
-    if (across) r.y = q.y + q.h + 2;
-  }
-  return r;
+ * and key, `w` wide), so that it and every port name (`names`, in the same coordinates) can be
+ * read: just under the port; else under the port's name; else beside that name, right then
+ * left. Spots over `taken` (the edges' shape labels) are passed over while another is free;
+ * a port name is never covered. */
+export function markerRect(at: Point, w: number, names: PortLabel[], taken: Rect[] = []): Rect {
+  const h = 14;
+  const under = { x: at.x - w / 2, y: at.y + 8, w, h };
+  const own = names.find((n) => hits(under, n.rect))?.rect; // the port's own name
+  const spots = [under];
+  if (own) {
+    const mid = own.y + own.h / 2 - h / 2;
+    spots.push({ ...under, y: own.y + own.h + 2 }, { x: own.x + own.w + 3, y: mid, w, h }, { x: own.x - 3 - w, y: mid, w, h });
+  } else spots.push({ x: at.x + 8, y: at.y + 2, w, h }, { x: at.x - 8 - w, y: at.y + 2, w, h });
+  const readable = spots.filter((r) => !names.some((n) => hits(r, n.rect)));
+  return readable.find((r) => !taken.some((t) => hits(r, t))) ?? readable[0] ?? spots[1];
 }

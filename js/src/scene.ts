@@ -277,6 +277,13 @@ export class Scene {
   }
 
   /** How many drawn boxes still show an older state (catchUp() redraws them). */
+  /** Where the drawn edges' shape labels are (world): the teaching layer's marks keep clear. */
+  edgeLabels(): Rect[] {
+    const out: Rect[] = [];
+    for (const entry of this.edges.values()) if (entry.labelRect) out.push(entry.labelRect);
+    return out;
+  }
+
   get lagging(): number {
     return this.behind.size;
   }

@@ -72,6 +72,20 @@ describe("output markers", () => {
     expect(moved).toBeGreaterThan(0); // some outputs are named: their markers went below the name
   });
 
+  it("a wire's shape label under a port's name sends the marker beside the name, never over a name", () => {
+    const l = fixtureLayers().find((q) => q.calls.length > 1 && q.n_outputs === 1)!; // outputs named "call k"
+    const found = ports(l).filter((q) => q.kind === "out");
+    const names = portLabels(l, ports(l), { x: 0, y: 0 });
+    const p = found[found.length - 1];
+    const own = names.find((n) => n.text === `call ${p.call}`)!.rect;
+    const below = markerRect(p.at, 14, names);
+    expect(below.y).toBeGreaterThanOrEqual(own.y + own.h); // under its name when that is free
+    const taken = [{ x: below.x - 20, y: below.y, w: below.w + 40, h: 12 }]; // "(None, 3)" there
+    const r = markerRect(p.at, 14, names, taken);
+    expect([r.x >= own.x + own.w, r.x + r.w <= own.x]).toContain(true); // beside the name
+    for (const q of [...names.map((n) => n.rect), ...taken]) expect(overlap(r, q)).toBe(false);
+  });
+
   it("an output with no name written keeps its marker just under the port", () => {
     expect(markerRect({ x: 50, y: 100 }, 20, [])).toEqual({ x: 40, y: 108, w: 20, h: 14 });
   });

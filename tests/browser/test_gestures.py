@@ -217,6 +217,34 @@ def test_a_click_on_a_wire_picks_the_wire_drawn_nearest(lab, page):
     kernel.close()
 
 
+# where each wire out of port x:0:0 is `along` px along its line, on the page
+FANNED = """(along) => [...document.querySelectorAll('.kc-svg [data-edge-key^="x:0:0>"] .kc-edge-line')].map((l) => {
+  const m = l.getScreenCTM(), p = l.getPointAtLength(along);
+  return { key: l.closest('[data-edge]').getAttribute('data-edge-key'), x: p.x * m.a + m.e, y: p.y * m.d + m.f };
+})"""
+
+
+def test_wires_out_of_a_shared_port_fan_out_and_each_can_be_clicked(lab, page):
+    kernel = open_canvas(page, lab, "fan.ipynb", RESIDUAL, "add")
+    wait_edges(page, 4)
+    x, y = centre(port(page, "x out 0.0"))
+    page.mouse.move(x, y)
+    for _ in range(3):  # closer, as a person would to tell the wires apart
+        page.mouse.wheel(0, -200)
+    page.wait_for_timeout(400)
+    screenshot(page, "gestures-shared-port-fan")
+    spots = page.evaluate(FANNED, 16)
+    assert sorted(s["key"] for s in spots) == ["x:0:0>a:0:0", "x:0:0>add:0:1"]
+    a, b = spots
+    assert ((a["x"] - b["x"]) ** 2 + (a["y"] - b["y"]) ** 2) ** 0.5 >= 6, spots  # apart, not one thick wire
+    for spot in spots:  # a click on each one's own stretch of the fan selects that wire
+        page.mouse.click(spot["x"], spot["y"])
+        page.wait_for_function("(key) => document.querySelector(`.kc-svg [data-edge-key=\"${key}\"]`)"
+                               "?.classList.contains('kc-edge-selected')", arg=spot["key"], timeout=10_000)
+    assert kernel.value("len(canvas.graph.edges)") == 4
+    kernel.close()
+
+
 def test_folding_a_run_keeps_its_box_in_view_and_the_minimap_holds_its_viewport(lab, page):
     kernel = open_canvas(page, lab, "fold.ipynb", RUN, "x")
     # go to the bottom of the chain (Find), then fold the run from one of its last boxes

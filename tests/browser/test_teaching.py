@@ -5,7 +5,7 @@ inspector's Keras-internals tab; what they show is checked against the kernel's 
 import pytest
 from support import shared_lstm_states, shared_then_chain
 
-from .conftest import box, canvas_cell, graph_cell, open_canvas, screenshot
+from .conftest import box, canvas_cell, centre, graph_cell, open_canvas, screenshot
 
 pytestmark = pytest.mark.browser
 
@@ -124,6 +124,18 @@ def test_forward_pass_draws_image_tensors_as_small_pictures(lab, page):
     kernel.close()
 
 
+# the marked outputs' badges on the canvas, and the port names ("call 0", "call 1": only A has
+# two calls) they cover
+BADGES_OVER_NAMES = """() => {
+  const names = [...document.querySelectorAll('.kc-svg .kc-port-label')]
+    .filter((t) => /^call /.test(t.textContent)).map((t) => [t.textContent, t.getBoundingClientRect()]);
+  const badges = [...document.querySelectorAll('.kc-teach .kc-out-marked rect')].map((r) => r.getBoundingClientRect());
+  const over = badges.flatMap((b) => names.filter(([, n]) => b.left < n.right && n.left < b.right && b.top < n.bottom
+    && n.top < b.bottom).map(([text]) => text));
+  return { names: names.length, badges: badges.length, over };
+}"""
+
+
 def test_outputs_marked_and_reordered_on_the_canvas_start_the_walk(lab, page):
     kernel = open_canvas(page, lab, "outputs.ipynb", SHARED_CHAIN, "C")
     page.locator('.kc-toolbar [aria-label="Outputs"]').click()
@@ -135,6 +147,17 @@ def test_outputs_marked_and_reordered_on_the_canvas_start_the_walk(lab, page):
     page.locator('.kc-teach .kc-out-marker[data-output="B:0:0"]').click()  # mark a consumed port too
     page.wait_for_function("() => document.querySelectorAll('.kc-output-item').length === 3", timeout=20_000)
     assert kernel.value("canvas.graph.outputs") == [["A", 1, 0], ["C", 0, 0], ["B", 0, 0]]
+    # each output's badge sits clear of the port names written there ("call 0", "call 1" under
+    # A), close up where the names are written
+    x, y = centre(box(page, "A"))
+    page.mouse.move(x, y)
+    for _ in range(3):
+        page.mouse.wheel(0, -200)
+    page.wait_for_function("() => document.querySelectorAll('.kc-svg .kc-port-label').length > 0", timeout=10_000)
+    page.wait_for_timeout(300)
+    seen = page.evaluate(BADGES_OVER_NAMES)
+    assert seen["names"] >= 2 and seen["badges"] == 3 and seen["over"] == [], seen
+    screenshot(page, "teaching-output-badges")
     panel.locator('[aria-label="move output 2 up"]').click()
     page.wait_for_function("() => document.querySelectorAll('.kc-output-item')[1].textContent.startsWith('B')",
                            timeout=20_000)
