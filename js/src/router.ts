@@ -128,7 +128,7 @@ export function route(a: Point, b: Point, obstacles: Rect[], lane = 0, ends: Rec
   const start = fanStart(a, fan);
   if (start === a) return routeFrom(a, b, obstacles, lane, ends, stagger, into, fan);
   // a wire of a shared port: its fan's slant, then its own course from there
-  const r = routeFrom(start, b, obstacles, lane, ends, stagger, into, fan);
+  const r = routeFrom(start, b, obstacles, lane, ends, stagger, into, fan, a.y);
   const curved = r.d.includes("C");
   const points = [a, ...r.points];
   return { d: curved ? `M${a.x},${a.y} L${r.d.slice(1)}` : roundedPath(points), points };
@@ -142,25 +142,28 @@ function turnStep(stagger: Stagger, fan: Fan, side: number): number {
   return Math.min(4, side > 0 ? fan.count - 1 - fan.index : fan.index);
 }
 
-function routeFrom(a: Point, b: Point, obstacles: Rect[], lane: number, ends: Rect[], stagger: Stagger, into: Rect | null, fan: Fan): Route {
+/** route() from `a` (the port, or a wire's place in its port's fan); `y0` is the port's row:
+ * whether there is room to go down, and where the wire turns, are measured from it. */
+function routeFrom(a: Point, b: Point, obstacles: Rect[], lane: number, ends: Rect[], stagger: Stagger, into: Rect | null, fan: Fan,
+  y0 = a.y): Route {
   const side = into ? sideOf(b, into) : 0;
   // the lane keeps clear of the source's box too (not of the slot's own: it ends on it)
   const others = [...obstacles, ...ends.filter((r) => into && !(r.x === into.x && r.y === into.y))];
-  if (into && side) return sideRoute(a, b, into, others.map((r) => inflate(r, MARGIN)), side, lane, stagger, fan);
+  if (into && side) return sideRoute(a, b, into, others.map((r) => inflate(r, MARGIN)), side, lane, stagger, fan, y0);
   const curve = curvePoints(a, b);
   const grown = obstacles.map((r) => inflate(r, MARGIN));
-  const down = b.y - a.y >= 2 * BEND + 4;
+  const down = b.y - y0 >= 2 * BEND + 4;
   if (down) {
     const hit = grown.filter((r) => polylineHits(curve, r));
     if (!hit.length) return { d: curvePath(a, b), points: curve };
-    const best = detour(a, b, grown, hit, lane, stagger, fan);
+    const best = detour(a, b, grown, hit, lane, stagger, fan, y0);
     return best ? { d: roundedPath(best), points: best } : { d: curvePath(a, b), points: curve };
   }
   // up, or level: the lane clears the edge's own boxes too (the curve would run behind them)
   const walls = [...grown, ...ends.map((r) => inflate(r, MARGIN))];
   const lo = Math.min(a.y, b.y) - BEND, hi = Math.max(a.y, b.y) + BEND;
   const span = walls.filter((r) => r.y < hi && r.y + r.h > lo);
-  const best = detour(a, b, walls, span.filter((r) => r.x < Math.max(a.x, b.x) && r.x + r.w > Math.min(a.x, b.x)), lane, stagger, fan);
+  const best = detour(a, b, walls, span.filter((r) => r.x < Math.max(a.x, b.x) && r.x + r.w > Math.min(a.x, b.x)), lane, stagger, fan, y0);
   return best ? { d: roundedPath(best), points: best } : { d: curvePath(a, b), points: curve };
 }
 
@@ -176,8 +179,9 @@ export function sideOf(b: Point, into: Rect): -1 | 0 | 1 {
  * of the box (moved out past any box in its way), along it to the slot's row, then straight in:
  * it enters the call's row from outside, never looping over its own box.
  */
-function sideRoute(a: Point, b: Point, into: Rect, walls: Rect[], side: -1 | 1, lane: number, stagger: Stagger, fan: Fan): Route {
-  const y1 = a.y + BEND + turnStep(stagger, fan, side) * STAGGER;
+function sideRoute(a: Point, b: Point, into: Rect, walls: Rect[], side: -1 | 1, lane: number, stagger: Stagger, fan: Fan,
+  y0: number): Route {
+  const y1 = y0 + BEND + turnStep(stagger, fan, side) * STAGGER;
   let x = (side < 0 ? into.x : into.x + into.w) + side * (BEND + lane * LANE_GAP);
   let pts: Point[] = [];
   for (let i = 0; i < 12; i++) {
@@ -194,13 +198,14 @@ function sideRoute(a: Point, b: Point, into: Rect, walls: Rect[], side: -1 | 1, 
  * with the lane right or left of `blockers` (widened while it crosses more boxes), the shorter of
  * the two that crosses no box in `walls`; null when neither side is clear.
  */
-function detour(a: Point, b: Point, walls: Rect[], blockers: Rect[], lane: number, stagger: Stagger, fan: Fan): Point[] | null {
+function detour(a: Point, b: Point, walls: Rect[], blockers: Rect[], lane: number, stagger: Stagger, fan: Fan,
+  y0: number): Point[] | null {
   const candidates: Point[][] = [];
   for (const side of [1, -1]) {
     let beside = blockers;
     // wires out of one port turn at different heights, and so do wires into one box's slots:
     // their stretches across run apart, not on top of each other
-    let y1 = a.y + BEND + turnStep(stagger, fan, side) * STAGGER, y2 = b.y - BEND - (stagger.in % 3) * STAGGER;
+    let y1 = y0 + BEND + turnStep(stagger, fan, side) * STAGGER, y2 = b.y - BEND - (stagger.in % 3) * STAGGER;
     for (let i = 0; i < 12; i++) {
       const edge = beside.length ? (side > 0 ? Math.max(...beside.map((r) => r.x + r.w)) : Math.min(...beside.map((r) => r.x)))
         : (side > 0 ? Math.max(a.x, b.x) + MARGIN : Math.min(a.x, b.x) - MARGIN);

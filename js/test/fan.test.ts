@@ -72,6 +72,17 @@ describe("the fan out of a shared port", () => {
     expect(apart(routes, port, FAN_DROP, 40)).toBeGreaterThanOrEqual(3);
   });
 
+  it("a box close under the port (a residual block's first layer): its wire still goes straight down", () => {
+    const x = box(-90, 0), a = box(-90, 102), b = box(-90, 204), add = box(-90, 306);
+    const slot = { x: 0, y: 306 }; // the Add's middle slot
+    const fans = fanOut(["p", "p"], [into(a), slot]);
+    const toA = route(out(x), into(a), [], 0, [x, a], { out: 0, in: 0 }, a, fans[0]).points;
+    const toAdd = route(out(x), slot, [a, b], 1, [x, add], { out: 1, in: 0 }, add, fans[1]).points;
+    expect(Math.max(...toA.map((p) => Math.abs(p.x)))).toBeLessThanOrEqual(8); // no detour out and back
+    expect(toA[toA.length - 1]).toEqual(into(a));
+    expect(apart([toA, toAdd], out(x), FAN_DROP, 30)).toBeGreaterThanOrEqual(4);
+  });
+
   it("a click on a wire's own stretch of the fan picks that wire", () => {
     const { port, routes } = fanned(row);
     routes.forEach((pts, i) => {

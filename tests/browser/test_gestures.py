@@ -204,9 +204,20 @@ NEAREST = """() => {
 }"""
 
 
+# two skip wires around the same boxes, in lanes side by side: their hit areas overlap (the
+# wires out of one port no longer do: they fan out)
+SKIPS = canvas_cell("""g = kc.Graph()
+g.add_input((16,), name="x")
+for name in ("d1", "d2", "d3"):
+    g.add_layer("Dense", units=16, name=name)
+g.add_layer("Concatenate", name="cat")
+g.connect("x", "d1"); g.connect("d1", "d2"); g.connect("d2", "d3")
+g.connect("d3", "cat"); g.connect("x", "cat"); g.connect("d1", "cat")""")
+
+
 def test_a_click_on_a_wire_picks_the_wire_drawn_nearest(lab, page):
-    kernel = open_canvas(page, lab, "wires.ipynb", RESIDUAL, "add")
-    wait_edges(page, 4)
+    kernel = open_canvas(page, lab, "wires.ipynb", SKIPS, "cat")
+    wait_edges(page, 6)
     spot = page.evaluate(NEAREST)
     assert spot is not None, "no point where one wire's hit area covers a nearer wire"
     page.mouse.click(spot["x"], spot["y"])
