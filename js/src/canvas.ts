@@ -1,4 +1,7 @@
-// The drawing area: boxes, ports and edges in SVG, and every gesture turned into a kernel intent.
+// The drawing area, as wiring: the scene (boxes, ports and edges in SVG) drawn from the state and
+// the interaction store (ui.ts) in one place; the pointer's gestures (pointer.ts), the keys
+// (keyboard.ts) and the context menus (contextmenus.ts) reach the kernel through the edits
+// (edits.ts), and the panels around the drawing are placed here.
 import { el, svg } from "./dom";
 import { IdleWork } from "./idle";
 import {
