@@ -11,7 +11,6 @@ import { edgeTitle, shapeText } from "./mirror";
 import type { EdgeState, LayerState } from "./types";
 import { portLabels, portName } from "./portlabels";
 
-
 export const ROUTE_LIMIT = 600; // edges: beyond this, plain curves (routing costs a little per edge)
 export const LABEL_SCALE = 1.2; // zoomed in at least this far: slot and port names are written by the ports
 
@@ -276,7 +275,6 @@ export class Scene {
     return { g, width: boxWidth(entry.layer), height: boxHeight(entry.layer) };
   }
 
-  /** How many drawn boxes still show an older state (catchUp() redraws them). */
   /** Where the drawn edges' shape labels are (world): the teaching layer's marks keep clear. */
   edgeLabels(): Rect[] {
     const out: Rect[] = [];
@@ -284,6 +282,7 @@ export class Scene {
     return out;
   }
 
+  /** How many drawn boxes still show an older state (catchUp() redraws them). */
   get lagging(): number {
     return this.behind.size;
   }
