@@ -8,7 +8,7 @@ import {
   type Point, type Port, type Rect, type View, boxHeight, boxWidth, bounds, readableFit, toWorld,
 } from "./geometry";
 import { Pointer, type PointerHost } from "./pointer";
-import { LABEL_SCALE, Scene, type SceneInput, edgeKey } from "./scene";
+import { Scene, type SceneInput, edgeKey } from "./scene";
 import { Inspector } from "./inspector";
 import type { QuickAdd } from "./quickadd";
 import { Adding, type AddingHost } from "./adding";
@@ -31,7 +31,7 @@ import { TrainingPanel } from "./training";
 import { Toast } from "./toast";
 import { MiniMap } from "./minimap";
 import { type UiState, UiStore } from "./ui";
-import { StageView } from "./stageview";
+import { PanZoom, StageView } from "./stageview";
 import { FocusKeeper } from "./focus";
 import type { EdgeState, GraphState, LayerState, PaletteEntry } from "./types";
 
@@ -63,8 +63,6 @@ export class CanvasView {
   private readonly ui = new UiStore({ x: 20, y: 20, k: 1 });
   private get view(): View { return this.ui.state.view; }
   private set view(view: View) { this.ui.setView(view); }
-  private drawn: View = this.view; // the view the SVG was last drawn for
-  private settle = 0;
   private stage: HTMLElement;
   private shown = new Map<string, Point>();
   private fitted = false;
@@ -92,6 +90,7 @@ export class CanvasView {
     this.overlay = svg("path", { class: "kc-temp-edge", d: "" });
     this.world.append(this.edgeLayer, this.boxLayer, this.portLayer, this.overlay);
     this.scene = new Scene(this.boxLayer, this.portLayer, this.edgeLayer);
+    this.panZoom = new PanZoom(this.svgEl, this.world, () => this.view, () => this.render());
     this.svgEl.append(this.world);
     this.minimap = new MiniMap();
     this.status = el("div", { class: "kc-status", role: "status" });
@@ -158,6 +157,7 @@ export class CanvasView {
   private adding: Adding;
   /** The stage's size, the world it shows and where the camera goes. */
   private readonly stageView: StageView;
+  private readonly panZoom: PanZoom;
   /** The edits any gesture, key or menu asks of the kernel; the keys; the context menus. */
   private readonly edits: Edits;
   private readonly keyboard: Keyboard;
@@ -170,7 +170,7 @@ export class CanvasView {
 
   destroy(): void {
     this.abort.abort();
-    window.clearTimeout(this.settle);
+    this.panZoom.stop();
     this.toast.destroy();
     this.pointer.destroy();
     this.sized.disconnect();
@@ -333,26 +333,14 @@ export class CanvasView {
   }
 
   private applyView(): void {
-    this.world.setAttribute("transform", `translate(${this.view.x},${this.view.y}) scale(${this.view.k})`);
+    this.panZoom.apply();
     this.placeToast();
-    this.drawn = this.view;
-    this.svgEl.style.transform = "";
   }
 
-  /** Pan and zoom: big graphs move as one picture (a CSS transform of what is drawn) while the
-   * gesture goes on, and are drawn again, sharp and culled, once it pauses. */
+  /** Pan and zoom: the minimap, the toast and the picture follow (stageview.ts). */
   private viewChanged(): void {
     this.minimapSoon();
-    if (this.state.layers.length <= BIG_GRAPH) {
-      // zooming past the scales where slot names are written draws them (or takes them away)
-      const crossed = (t: number) => (this.view.k >= t) !== (this.drawn.k >= t);
-      if (crossed(LABEL_SCALE) || crossed(0.8)) this.render(); else this.applyView();
-      return;
-    }
-    const s = this.view.k / this.drawn.k;
-    this.svgEl.style.transform = `translate(${this.view.x - this.drawn.x * s}px,${this.view.y - this.drawn.y * s}px) scale(${s})`;
-    window.clearTimeout(this.settle);
-    this.settle = window.setTimeout(() => this.render(), 150);
+    this.panZoom.moved(this.state.layers.length > BIG_GRAPH);
   }
 
   // ----- what the keys, the menus and the edits reach (keyboard.ts, contextmenus.ts, edits.ts) ------

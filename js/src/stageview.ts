@@ -1,8 +1,9 @@
 // The stage as a window on the drawing: its size on the page, which world rectangle it shows,
-// and where the camera goes (follow the work, centre a found layer, fit the drawing), gliding
-// through the store's view.
+// where the camera goes (follow the work, centre a found layer, fit the drawing), gliding
+// through the store's view, and how the drawn picture follows the view (PanZoom).
 import { CameraGlide, keepInView, workRect } from "./camera";
 import { type Rect, type View, centreOn, readableFit, toWorld } from "./geometry";
+import { LABEL_SCALE } from "./scene";
 import type { UiStore } from "./ui";
 import type { LayerState } from "./types";
 
@@ -68,5 +69,46 @@ export class StageView {
     this.resized();
     const r = this.measure();
     this.ui.setView(readableFit(layers, r.width, r.height));
+  }
+}
+
+/** How the drawn picture follows pan and zoom: a small drawing takes the new transform at once
+ * (drawn again when a zoom crosses the scales where names are written); a big one moves as one
+ * picture (a CSS transform of what is drawn) while the gesture goes on, and is drawn again,
+ * sharp and culled, once it pauses. */
+export class PanZoom {
+  private drawn: View; // the view the SVG was last drawn for
+  private settle = 0;
+
+  constructor(private svgEl: SVGSVGElement, private world: SVGGElement, private view: () => View,
+              private redraw: () => void) {
+    this.drawn = view();
+  }
+
+  /** The SVG drawn for the view as it is now. */
+  apply(): void {
+    const v = this.view();
+    this.world.setAttribute("transform", `translate(${v.x},${v.y}) scale(${v.k})`);
+    this.drawn = v;
+    this.svgEl.style.transform = "";
+  }
+
+  /** The view moved between two drawings (`big`: a drawing drawn near the viewport only). */
+  moved(big: boolean): void {
+    const v = this.view();
+    if (!big) {
+      // zooming past the scales where slot names are written draws them (or takes them away)
+      const crossed = (t: number) => (v.k >= t) !== (this.drawn.k >= t);
+      if (crossed(LABEL_SCALE) || crossed(0.8)) this.redraw(); else this.apply();
+      return;
+    }
+    const s = v.k / this.drawn.k;
+    this.svgEl.style.transform = `translate(${v.x - this.drawn.x * s}px,${v.y - this.drawn.y * s}px) scale(${s})`;
+    window.clearTimeout(this.settle);
+    this.settle = window.setTimeout(() => this.redraw(), 150);
+  }
+
+  stop(): void {
+    window.clearTimeout(this.settle);
   }
 }
