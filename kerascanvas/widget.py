@@ -88,6 +88,13 @@ class Canvas(anywidget.AnyWidget):
     insight_detail = traitlets.Dict().tag(sync=True, echo_update=False)
     """The focused box's histograms over its records (`insights.detail`), bounded."""
 
+    insight_epoch = traitlets.Float(-1.0).tag(sync=True)
+    """The epoch whose recorded activations the forward-pass view shows (set by the browser:
+    untrusted; negative: none)."""
+
+    insight_activations = traitlets.Dict().tag(sync=True, echo_update=False)
+    """The epochs recorded and each box's activations at `insight_epoch` (`insights.epoch_view`)."""
+
     def __init__(self, graph: Graph | None = None, *, height: int = 520, path: str | None = None):
         """Canvas(path="model.kcanvas") loads that file if it exists (a canvas survives a
         kernel restart this way) and saves to it from its Save button."""
@@ -197,6 +204,11 @@ class Canvas(anywidget.AnyWidget):
         "dead_units", "vanishing_gradients", "exploding_gradients", "non_finite"."""
         return insights.of(self.graph).problems()
 
+    def activations_at(self, epoch: float) -> dict:
+        """{layer: its output's statistics on the probe batch recorded at `epoch`}: what the
+        forward-pass view shows for that epoch (`insights.Insights.activations_at`)."""
+        return insights.of(self.graph).activations_at(epoch)
+
     def _run_shown(self) -> dict:
         """Whether the run the training panel shows was undone (Ctrl+Z): its weights and
         records are gone, so the panel says so and greys its curves."""
@@ -212,6 +224,13 @@ class Canvas(anywidget.AnyWidget):
         if summary != self.insight_summary:
             self.insight_summary = summary
         self._focus_changed()
+        self._epoch_changed()
+
+    @traitlets.observe("insight_epoch")
+    def _epoch_changed(self, _change=None) -> None:
+        view = insights.epoch_view(insights.of(self.graph), self.insight_epoch)
+        if view != self.insight_activations:
+            self.insight_activations = view
 
     @traitlets.observe("insight_focus")
     def _focus_changed(self, _change=None) -> None:
