@@ -88,6 +88,7 @@ export class EpochPicker {
   private slider: HTMLInputElement;
   private words: HTMLElement;
   private readonly changed = () => this.update();
+  private known = 0; // how many epochs the last update saw
 
   constructor(private model: Writable, private onChange: () => void) {
     this.root = el("div", { class: "kc-epoch-picker", role: "group", "aria-label": "Recorded activations" });
@@ -101,11 +102,7 @@ export class EpochPicker {
     this.slider.addEventListener("input", () => this.ask());
     this.show.addEventListener("change", () => this.ask());
     model.on("change:insight_activations", this.changed);
-    const last = String(Math.max(this.epochs.length - 1, 0));
-    this.slider.max = last; // (first: a range input clamps its value to its max)
-    this.slider.value = last; // the latest, to begin with
-    this.update();
-    this.ask();
+    this.update(); // the latest epoch, to begin with
   }
 
   private get view(): EpochView { return (this.model.get("insight_activations") as EpochView) ?? {}; }
@@ -130,7 +127,13 @@ export class EpochPicker {
   private update(): void {
     const view = this.view, epochs = this.epochs;
     const n = epochs.length;
-    this.slider.max = String(Math.max(n - 1, 0));
+    const follow = n !== this.known && Number(this.slider.value) >= this.known - 1; // at the latest
+    this.known = n;
+    this.slider.max = String(Math.max(n - 1, 0)); // (before the value: a range clamps it to max)
+    if (follow && n) { // a run recorded more (or the view opened): the latest epoch is asked for
+      this.slider.value = String(n - 1);
+      this.set(askedEpoch(epochs, n - 1, this.show.checked));
+    }
     this.slider.disabled = n < 2 || !this.show.checked;
     this.show.disabled = n === 0;
     if (Number(this.slider.value) > n - 1) this.slider.value = String(Math.max(n - 1, 0));
