@@ -88,12 +88,8 @@ class Canvas(anywidget.AnyWidget):
     insight_detail = traitlets.Dict().tag(sync=True, echo_update=False)
     """The focused box's histograms over its records (`insights.detail`), bounded."""
 
-    insight_epoch = traitlets.Float(-1.0).tag(sync=True)
-    """The epoch whose recorded activations the forward-pass view shows (set by the browser:
-    untrusted; negative: none)."""
-
-    insight_activations = traitlets.Dict().tag(sync=True, echo_update=False)
-    """The epochs recorded and each box's activations at `insight_epoch` (`insights.epoch_view`)."""
+    insight_epoch = traitlets.Float(-1.0).tag(sync=True)  # the forward pass's (browser: untrusted)
+    insight_activations = traitlets.Dict().tag(sync=True, echo_update=False)  # insights.epoch_view
 
     def __init__(self, graph: Graph | None = None, *, height: int = 520, path: str | None = None):
         """Canvas(path="model.kcanvas") loads that file if it exists (a canvas survives a
@@ -205,8 +201,7 @@ class Canvas(anywidget.AnyWidget):
         return insights.of(self.graph).problems()
 
     def activations_at(self, epoch: float) -> dict:
-        """{layer: its output's statistics on the probe batch recorded at `epoch`}: what the
-        forward-pass view shows for that epoch (`insights.Insights.activations_at`)."""
+        """{layer: its output's statistics recorded at `epoch`} (`Insights.activations_at`)."""
         return insights.of(self.graph).activations_at(epoch)
 
     def _run_shown(self) -> dict:
