@@ -568,7 +568,8 @@ class Trainer:
 
     def _restore_epoch(self, fitting: keras.Model) -> str:
         """After a non-finite loss: the weights from the start of that epoch, which were finite."""
-        if self._epoch_weights is None:
+        self._compiled = None  # the optimizer's state took the non-finite step: the next fit
+        if self._epoch_weights is None:  # compiles a fresh one
             return ""
         fitting.set_weights(self._epoch_weights)
         return " The weights from the start of that epoch are restored."
