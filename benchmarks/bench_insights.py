@@ -6,7 +6,8 @@ and against `Trainer.fit(insights=False)`, on the digits CNN of bench_training.p
     .venv/bin/python benchmarks/bench_insights.py [--rounds 5] [--epochs 2] [--repeat 4]
     KERAS_BACKEND=jax .venv/bin/python benchmarks/bench_insights.py
 
-Each variant is warmed up once (tracing and compiling, the insights program included), then
+Plain `model.fit` runs in a thread of its own, as the Trainer's does (see run_plain). Each
+variant is warmed up once (tracing and compiling, the insights program included), then
 rounds rotate which goes first; the garbage collector is paused while timing. Reported per model:
 the median of per-round ratios (plain time / insights time: neighbouring runs share the
 machine's state) and the ratio of the best rounds, and the time one record takes.
@@ -19,6 +20,7 @@ import gc
 import platform
 import statistics
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -101,8 +103,12 @@ def measure(name: str, plain: keras.Model, graph: kc.Graph, x, y, args) -> None:
 
     recording.Recorder._record = timed_record
 
-    def run_plain():
-        plain.fit(x, y, verbose=0, **fit)
+    def run_plain():  # in a thread of its own, as the Trainer runs fit: under torch on these
+        # machines a fit in the main thread ran 10 to 30 times slower than the same fit in a
+        # thread (its intra-op thread pool), which would flatter the Trainer
+        thread = threading.Thread(target=lambda: plain.fit(x, y, verbose=0, **fit))
+        thread.start()
+        thread.join()
 
     def run_trainer(on: bool):
         def run():

@@ -37,6 +37,7 @@ STRIP_POINTS = 32  # values per box in the live strip
 SUMMARY_POINTS = 20_000  # strip values in all (a big drawing gets shorter strips)
 DETAIL_RECORDS = 64  # records per histogram panel (evenly thinned, the last kept)
 DETAIL_WEIGHTS = 6  # weights per layer shown in the panel
+EPOCH_CHOICES = 512  # epochs the forward-pass view offers to pick from (evenly thinned)
 _RUN_IDS = itertools.count(1)
 _STORES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
@@ -57,6 +58,8 @@ class Insights:
         self._record_bytes = 0  # JSON bytes of one layer's record, measured once
         self.thinned = 0
         self.compiled: dict[str, Any] = {}  # recording.measure's cache: the last model's program
+        self._epochs: tuple[Any, list[float]] = (None, [])  # (records, their epochs)
+        self._view: tuple[Any, Any, dict] = (None, None, {})  # epoch_view's last (records, epoch)
 
     # ----- a run -----------------------------------------------------------------------------
 
@@ -104,6 +107,29 @@ class Insights:
     def problems(self) -> list[tuple[str, str, float, str]]:
         """(layer, kind, epoch, message) for what the latest records show."""
         return problems(self.cell["records"])
+
+    def epochs(self) -> list[float]:
+        """Every epoch some layer has a record of, in order (a record taken within an epoch has
+        a fractional epoch)."""
+        records = self.cell["records"]  # (replaced, never changed: its identity is its version)
+        if self._epochs[0] is not records:
+            self._epochs = (records, sorted({r["epoch"] for rs in records.values() for r in rs}))
+        return list(self._epochs[1])
+
+    def activations_at(self, epoch: float) -> dict[str, dict | None]:
+        """{layer: its activation statistics recorded at `epoch` (mean, std, zeros, dead_units,
+        units, histogram...; None for a layer with no output recorded)} for each layer with a
+        record at that epoch: what the model's layers output on the probe batch then, read from
+        the records (nothing is run again). A ValueError names the epochs there are."""
+        epochs = self.epochs()
+        if isinstance(epoch, bool) or not isinstance(epoch, (int, float)) or \
+                epoch not in epochs:
+            shown = ", ".join(_epoch(e) for e in epochs[:20]) + (", ..." if len(epochs) > 20
+                                                                   else "")
+            raise ValueError(f"No training insights were recorded at epoch {epoch!r:.40}; "
+                             f"there are records at: {shown or 'none (train first)'}.")
+        return {name: json.loads(json.dumps(r.get("activations")))
+                for name, rs in self.cell["records"].items() for r in rs if r["epoch"] == epoch}
 
     # ----- files ---------------------------------------------------------------------------
 
@@ -232,6 +258,38 @@ def detail(store: Insights, name: str) -> dict[str, Any]:
     return {"layer": name, "epochs": [_finite(r["epoch"]) for r in rs],
             "weights": {w: series(lambda r, w=w: r["weights"].get(w)) for w in names},
             "activations": series(lambda r: r.get("activations"))}
+
+
+def epoch_view(store: Insights, epoch: Any) -> dict[str, Any]:
+    """For the forward-pass view: the epochs it may pick (at most EPOCH_CHOICES, the last kept)
+    and, for the recorded epoch nearest to `epoch` (untrusted: from the browser; a negative or
+    non-number one picks none), each layer's activation summary then."""
+    records = store.cell["records"]
+    if store._view[0] is records and store._view[1] == epoch:  # (asked ten times a second
+        return store._view[2]  # while training runs)
+    view = _epoch_view(store, epoch)
+    store._view = (records, epoch, view)
+    return view
+
+
+def _epoch_view(store: Insights, epoch: Any) -> dict[str, Any]:
+    epochs = store.epochs()
+    if len(epochs) > EPOCH_CHOICES:
+        step = len(epochs) / (EPOCH_CHOICES - 1)
+        epochs = [epochs[int(i * step)] for i in range(EPOCH_CHOICES - 1)] + epochs[-1:]
+    view: dict[str, Any] = {"epochs": [_finite(e) for e in epochs], "epoch": None, "layers": {}}
+    if isinstance(epoch, bool) or not isinstance(epoch, (int, float)) or \
+            not math.isfinite(epoch) or epoch < 0 or not epochs:
+        return view
+    chosen = min(epochs, key=lambda e: abs(e - epoch))
+    view["epoch"] = _finite(chosen)
+    for name, a in store.activations_at(chosen).items():
+        if a is not None:
+            view["layers"][name] = {k: _finite(a.get(k)) for k in (
+                "mean", "std", "zeros", "min", "max", "dead_units", "units")} | {
+                "counts": list(a["histogram"]["counts"]),
+                "range": [_finite(v) for v in a["histogram"]["range"]]}
+    return view
 
 
 def _finite(value: Any) -> Any:

@@ -89,17 +89,24 @@ def _reattach(model: keras.Model, copies: list | None) -> None:
 
 
 class _Progress(keras.callbacks.Callback):
-    """Feeds the Trainer's status from inside fit. Batch ends may run in Keras's executor threads
-    (async_safe), which keeps fit pipelined as it is without callbacks; they may come out of order
-    within an epoch, so the Trainer keeps the highest batch seen."""
+    """Feeds the Trainer's status from inside fit. Batch ends run in Keras's executor threads
+    (async_safe), which keeps fit pipelined as it is without callbacks (under JAX too: no host
+    sync per batch); they may come out of order within an epoch, so the Trainer keeps the highest
+    batch seen."""
 
-    # Under JAX a batch's logs may be arrays of the state the next step donates (deletes): read
-    # in an executor thread after that step, they made a later run fail on a deleted buffer.
-    async_safe = keras.backend.backend() != "jax"
+    # Batch ends never read `self.model`: under JAX that property re-attaches the step's state to
+    # the variables, which from an executor thread races the next step that donates (deletes)
+    # those arrays (a later run then failed on a deleted buffer). `_fitted` is the bare model.
+    async_safe = True
 
     def __init__(self, trainer: Trainer):
         super().__init__()
         self._trainer = trainer
+        self._fitted: keras.Model | None = None
+
+    def set_model(self, model):
+        super().set_model(model)
+        self._fitted = model
 
     def on_train_begin(self, logs=None):
         self._trainer._detachable = _detachable_copies(self.model)
@@ -111,11 +118,11 @@ class _Progress(keras.callbacks.Callback):
 
     def on_train_batch_begin(self, batch, logs=None):
         if self._trainer._stop_requested.is_set():
-            self.model.stop_training = True  # Keras checks it after this batch ends
+            self._fitted.stop_training = True  # Keras checks it after this batch ends
 
     def on_train_batch_end(self, batch, logs=None):
         if self._trainer._batch_ended(batch, logs or {}):
-            self.model.stop_training = True
+            self._fitted.stop_training = True
 
     def on_epoch_end(self, epoch, logs=None):
         self._trainer._epoch_ended(epoch, logs or {})
@@ -171,6 +178,8 @@ class Trainer:
         self._epochs: dict[str, list[float]] = {}
         self._curve: list[dict[str, float]] = []
         self._last_emit = 0.0
+        self._pending: tuple[int, Mapping] | None = None  # the latest batch end (_batch_ended)
+        self._folded: tuple[int, Mapping] | None = None  # the one the status holds
         # Set by each fit, read by the training thread and its callbacks:
         self._fitting: keras.Model | None = None  # the model being fit (a clone under an engine)
         self._first_epoch = 0
@@ -296,6 +305,7 @@ class Trainer:
             self._first_epoch = first_epoch
             self._fitting = fitting
             self._nan = None
+            self._pending = None
             self._note = note
             self._started = time.monotonic()
         self.graph.lock(LOCK_MESSAGE)
@@ -415,12 +425,14 @@ class Trainer:
         epochs, batch (batches done in this epoch), batches (per epoch, or None), eta_s,
         elapsed_s, device, loss, logs (latest running values), message, traceback."""
         with self._lock:
+            self._fold_batch()
             return dict(self._status, logs=dict(self._status["logs"]))
 
     def snapshot(self) -> dict[str, Any]:
         """status and per-epoch history as JSON (NaN and infinity become null): what the
         training panel shows."""
         with self._lock:
+            self._fold_batch()
             status = dict(self._status, logs=dict(self._status["logs"]))
             history = {k: list(v) for k, v in self._epochs.items()}
         return _finite({"status": status, "history": history})
@@ -518,6 +530,7 @@ class Trainer:
             trace = traceback.format_exc()
             if NON_FINITE_MARK in str(e):  # a batch was refused before a step used it
                 with self._lock:
+                    self._fold_batch()
                     where = (self._status["epoch"], self._status["batch"] + 1)
                 message = (f"The data holds NaN or infinite values (epoch {where[0]}, batch "
                            f"about {where[1]}): training stopped before that batch, so the "
@@ -554,7 +567,8 @@ class Trainer:
 
     def _restore_epoch(self, fitting: keras.Model) -> str:
         """After a non-finite loss: the weights from the start of that epoch, which were finite."""
-        if self._epoch_weights is None:
+        self._compiled = None  # the optimizer's state took the non-finite step: the next fit
+        if self._epoch_weights is None:  # compiles a fresh one
             return ""
         fitting.set_weights(self._epoch_weights)
         return " The weights from the start of that epoch are restored."
@@ -566,34 +580,55 @@ class Trainer:
 
     def _epoch_began(self, epoch: int) -> None:
         with self._lock:
+            self._fold_batch()
+            self._pending = None
             self._status.update(epoch=epoch - self._first_epoch + 1, batch=0)
 
     def _batch_ended(self, batch: int, logs: Mapping) -> bool:
-        """Record one batch end; True when training must stop (the loss is NaN or infinite)."""
-        values = _floats(logs)
-        loss = values.get("loss")
-        bad = loss is not None and not math.isfinite(loss)
-        with self._lock:
-            s = self._status
-            s["batch"] = max(s["batch"], batch + 1)
-            s["logs"] = values
-            done = (s["epoch"] - 1) * (s["batches"] or 0) + s["batch"]
-            elapsed = time.monotonic() - self._started
-            s["elapsed_s"] = elapsed
-            if s["batches"]:
-                s["eta_s"] = elapsed / done * (s["epochs"] * s["batches"] - done)
-            where = (s["epoch"], batch + 1)
-            if bad and (self._nan is None or where < self._nan_at):  # batch ends may come
-                self._nan_at = where  # out of order: name the first
-                self._nan = (f"The loss became {loss} at epoch {s['epoch']}, batch {batch + 1}: "
-                            f"training stopped. Try a lower learning rate, or check the data for "
-                            f"NaN or infinite values.")
-        self._emit()
+        """A batch ended; True when training must stop (the loss is NaN or infinite). It runs
+        once per batch in Keras's executor, so it only notes the batch (the latest in a
+        reference, no lock): the status takes it in when it is read or sent (`_fold_batch`)."""
+        loss = logs.get("loss")
+        try:
+            bad = loss is not None and not math.isfinite(float(loss))
+        except (TypeError, ValueError):
+            bad = False
+        pending = self._pending
+        if pending is None or batch >= pending[0]:  # batch ends may come out of order
+            self._pending = (batch, logs)
+        if bad:
+            with self._lock:
+                self._fold_batch()
+                where = (self._status["epoch"], batch + 1)
+                if self._nan is None or where < self._nan_at:  # name the first
+                    self._nan_at = where
+                    self._nan = (f"The loss became {float(loss)} at epoch {where[0]}, batch "
+                                 f"{where[1]}: training stopped. Try a lower learning rate, or "
+                                 f"check the data for NaN or infinite values.")
+        if bad or time.monotonic() - self._last_emit >= 1.0 / UPDATES_PER_SECOND:
+            self._emit()
         return bad
+
+    def _fold_batch(self) -> None:
+        """The latest batch end into the status (under self._lock)."""
+        pending = self._pending
+        if pending is None or pending is self._folded:
+            return
+        self._folded = pending
+        batch, logs = pending
+        s = self._status
+        s["batch"] = max(s["batch"], batch + 1)
+        s["logs"] = _floats(logs)
+        done = (s["epoch"] - 1) * (s["batches"] or 0) + s["batch"]
+        elapsed = time.monotonic() - self._started
+        s["elapsed_s"] = elapsed
+        if s["batches"] and done:
+            s["eta_s"] = elapsed / done * (s["epochs"] * s["batches"] - done)
 
     def _epoch_ended(self, epoch: int, logs: Mapping) -> None:
         values = _floats(logs)
         with self._lock:
+            self._fold_batch()
             for k, v in values.items():
                 self._epochs.setdefault(k, []).append(v)
             if self._status["batches"] is None:
@@ -606,6 +641,7 @@ class Trainer:
             if not force and now - self._last_emit < 1.0 / UPDATES_PER_SECOND:
                 return
             self._last_emit = now
+            self._fold_batch()
             s = self._status
             if s["state"] == "running" and s["logs"] and s["batches"]:
                 self._curve.append({"epoch": s["epoch"] - 1 + s["batch"] / s["batches"],

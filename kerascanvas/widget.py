@@ -89,6 +89,9 @@ class Canvas(anywidget.AnyWidget):
     insight_detail = traitlets.Dict().tag(sync=True, echo_update=False)
     """The focused box's histograms over its records (`insights.detail`), bounded."""
 
+    insight_epoch = traitlets.Float(-1.0).tag(sync=True)  # the forward pass's (browser: untrusted)
+    insight_activations = traitlets.Dict().tag(sync=True, echo_update=False)  # insights.epoch_view
+
     def __init__(self, graph: Graph | None = None, *, height: int = 520, path: str | None = None):
         """Canvas(path="model.kcanvas") loads that file if it exists (a canvas survives a
         kernel restart this way) and saves to it from its Save button."""
@@ -198,6 +201,10 @@ class Canvas(anywidget.AnyWidget):
         "dead_units", "vanishing_gradients", "exploding_gradients", "non_finite"."""
         return insights.of(self.graph).problems()
 
+    def activations_at(self, epoch: float) -> dict:
+        """{layer: its output's statistics recorded at `epoch`} (`Insights.activations_at`)."""
+        return insights.of(self.graph).activations_at(epoch)
+
     def _run_shown(self) -> dict:
         """Whether the run the training panel shows was undone (Ctrl+Z): its weights and
         records are gone, so the panel says so and greys its curves."""
@@ -213,6 +220,13 @@ class Canvas(anywidget.AnyWidget):
         if summary != self.insight_summary:
             self.insight_summary = summary
         self._focus_changed()
+        self._epoch_changed()
+
+    @traitlets.observe("insight_epoch")
+    def _epoch_changed(self, _change=None) -> None:
+        view = insights.epoch_view(insights.of(self.graph), self.insight_epoch)
+        if view != self.insight_activations:
+            self.insight_activations = view
 
     @traitlets.observe("insight_focus")
     def _focus_changed(self, _change=None) -> None:

@@ -192,3 +192,35 @@ def test_a_failure_while_recording_never_ends_the_training_run(data, monkeypatch
         history = canvas.fit(epochs=2)
     assert len(history.history["loss"]) == 2 and canvas.trainer.status["state"] == "finished"
     assert canvas.insights == {}
+
+
+def test_the_forward_pass_view_shows_the_activations_recorded_at_a_chosen_epoch(data):
+    canvas = trained(data, epochs=3)
+    records = canvas.insights
+    for k in (1, 2, 3):  # Python: each layer's output statistics as recorded at epoch k
+        shown = canvas.activations_at(k)
+        assert set(shown) == {"flatten", "dense", "dense_1"}
+        for name, a in shown.items():
+            assert a == records[name][k - 1]["activations"], (name, k)
+    assert canvas.activations_at(1)["dense"]["mean"] != canvas.activations_at(3)["dense"]["mean"]
+    with pytest.raises(ValueError, match=r"epoch 7; there are records at: 1, 2, 3"):
+        canvas.activations_at(7)
+    # the browser picks an epoch: each box's summary is that epoch's record, not a new run
+    assert canvas.insight_activations == {"epochs": [1, 2, 3], "epoch": None, "layers": {}}
+    canvas.insight_epoch = 2
+    view = canvas.insight_activations
+    assert view["epoch"] == 2 and view["epochs"] == [1, 2, 3]
+    for name, box in view["layers"].items():
+        a = records[name][1]["activations"]
+        assert {k: box[k] for k in ("mean", "std", "zeros", "dead_units", "units")} == \
+            {k: a[k] for k in ("mean", "std", "zeros", "dead_units", "units")}
+        assert box["counts"] == a["histogram"]["counts"] and box["range"] == a["histogram"]["range"]
+    canvas.insight_epoch = 3
+    assert canvas.insight_activations["layers"]["dense"]["mean"] == records["dense"][2][
+        "activations"]["mean"] != view["layers"]["dense"]["mean"]
+    for asked, picked in ((2.4, 2), (99, 3), (-1, None), (float("nan"), None)):  # untrusted
+        canvas.insight_epoch = asked
+        assert canvas.insight_activations["epoch"] == picked, asked
+    canvas.insight_epoch = 1
+    canvas.graph.undo()  # the run's records go with its undo, and so does the view
+    assert canvas.insight_activations == {"epochs": [], "epoch": None, "layers": {}}

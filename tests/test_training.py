@@ -200,6 +200,10 @@ def test_a_nan_loss_stops_training_with_a_message(data):
     assert len(history.history["loss"]) == epoch < 3  # the epochs after it never ran
     assert all(np.isfinite(w).all() for w in trainer.graph.model.get_weights())
     assert json.dumps(trainer.snapshot(), allow_nan=False)  # NaN never reaches the browser
+    trainer.set_data(*data)  # a later run trains (under JAX, a batch end that re-attached the
+    trainer.fit(epochs=1, block=True)  # state from Keras's executor thread left deleted buffers)
+    assert trainer.status["state"] == "finished", trainer.status["message"]
+    assert all(np.isfinite(w).all() for w in trainer.graph.model.get_weights())
 
 
 def test_an_exception_inside_fit_is_reported_and_the_graph_stays_intact(data):

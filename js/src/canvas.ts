@@ -420,7 +420,7 @@ export class CanvasView {
   /** The teaching views (teacher.ts): the player beside the drawing, outputs, node view. */
   private makeTeacher(side: HTMLElement): Teacher {
     return new Teacher({
-      client: this.client, stage: this.stage, drawing: this.svgEl, side,
+      client: this.client, model: this.model, stage: this.stage, drawing: this.svgEl, side,
       state: () => this.state, placed: () => this.placed(),
       edges: () => drawnEdges(this.state.edges, this.state.layers), routes: () => this.routes, ports: () => this.allPorts,
       edgeLabels: () => this.scene.edgeLabels(), selected: () => this.ui.state.selected as Set<string>, render: () => this.render(),

@@ -65,6 +65,9 @@ export const CSS = `
 .kc-failed .kc-train-message { color: var(--jp-error-color1, #c00); }
 .kc-undone .kc-chart { filter: grayscale(1); opacity: 0.45; }
 .kc-undone .kc-train-message { font-style: italic; }
+.kc-epoch-act-bg { fill: var(--jp-layout-color0, #fff); stroke: #e65100; stroke-width: 0.8; opacity: 0.95; }
+.kc-epoch-hist rect { fill: #e65100; } .kc-epoch-act-text { font-size: 9.5px; fill: var(--jp-ui-font-color1, #222); }
+.kc-epoch-picker { margin: 4px 0; display: flex; flex-direction: column; gap: 2px; } .kc-epoch-picker input[type=range] { width: 100%; }
 .kc-strip polyline { fill: none; stroke-width: 1.2; pointer-events: none; }
 .kc-strip-weights { stroke: #1976d2; } .kc-strip-activations { stroke: #e65100; }
 .kc-insight-problem circle { fill: var(--jp-warn-color0, #f57c00); } .kc-insight-problem text { fill: #fff; font-size: 11px; font-weight: bold; }

@@ -56,7 +56,8 @@ export class StepPlayer {
   private details: HTMLElement;
   private playButton: HTMLButtonElement;
 
-  constructor(private played: Played, private onShow: (shown: StepShown) => void, private onClose: () => void) {
+  constructor(private played: Played, private onShow: (shown: StepShown) => void, private onClose: () => void,
+    extra?: HTMLElement) {
     const title = playerTitle(played);
     this.root = el("div", { class: "kc-player", role: "region", "aria-label": title, tabindex: "0" });
     const head = el("div", { class: "kc-teach-head" });
@@ -82,9 +83,12 @@ export class StepPlayer {
     this.root.append(head, el("div", { class: "kc-muted" }, played.kind === "walk"
       ? "Depth-first from each output back to the inputs: a call is in progress while its inputs are visited, finished after. Then depths, in reverse finishing order."
       : "Nodes run in decreasing depth; each edge shows the value of the tensor it carries."),
-    controls, this.counter, this.text, this.details, el("div", { class: "kc-muted" }, "Keys: ← → step · Space play/pause · Home/End · Esc close"));
+    controls, ...(extra ? [extra] : []), this.counter, this.text, this.details,
+    el("div", { class: "kc-muted" }, "Keys: ← → step · Space play/pause · Home/End · Esc close"));
     this.root.addEventListener("keydown", (ev) => {
-      if ((ev.target as HTMLElement).tagName === "BUTTON" && (ev.key === " " || ev.key === "Enter")) return;
+      const tag = (ev.target as HTMLElement).tagName;
+      if (tag === "BUTTON" && (ev.key === " " || ev.key === "Enter")) return;
+      if (tag === "INPUT" && ev.key !== "Escape") return; // (the epoch slider's own keys)
       const command = playerKey(ev.key);
       if (!command) return;
       ev.preventDefault();

@@ -2,11 +2,12 @@
 // step player beside the drawing (Keras's walk, the forward pass), what it shows drawn on the
 // graph, the outputs made explicit, the node view, and the inspector's Keras-internals tab.
 import { clear, el, svg } from "./dom";
+import { EpochPicker } from "./epochs";
 import type { Point, Port, Rect } from "./geometry";
 import { InternalsTab } from "./internals";
 import { NodeView, type NodeGraph, nodeViewNote } from "./nodeview";
 import { type Outputs, OutputsPanel, outputsIntent, toggleOutput } from "./outputs";
-import type { Client } from "./protocol";
+import type { Client, Model } from "./protocol";
 import { type Played, type StepShown, StepPlayer } from "./teach";
 import { drawTeaching } from "./walkdraw";
 import { type DepthStep, type ForwardStep, type Triple, tensorId } from "./walk";
@@ -15,6 +16,7 @@ import type { EdgeState, GraphState, LayerState } from "./types";
 /** What the teaching views read of the canvas and ask of it. */
 export interface TeacherHost {
   client: Client;
+  model: Model;                    // the widget's traits (the epoch the forward pass shows)
   stage: HTMLElement;              // the node view is drawn in it, over the drawing
   drawing: SVGSVGElement;          // the layer view's SVG (hidden while the node view is on)
   side: HTMLElement;               // beside the stage: the player and the outputs panel
@@ -37,6 +39,7 @@ export class Teacher {
   readonly layer: SVGGElement = svg("g", { class: "kc-teach" });
   readonly internals: InternalsTab;
   private player: StepPlayer | null = null;
+  private epochs: EpochPicker | null = null; // the forward pass's epoch of recorded activations
   private shown: StepShown | null = null;
   private outputsPanel: OutputsPanel;
   private editingOutputs = false;
@@ -67,7 +70,9 @@ export class Teacher {
     const played: Played = kind === "depth_steps" ? { kind: "walk", steps: reply.result as DepthStep[] }
       : { kind: "forward", steps: reply.result as ForwardStep[] };
     this.closePlayer();
-    this.player = new StepPlayer(played, (shown) => { this.shown = shown; this.host.render(); }, () => this.closePlayer());
+    if (kind === "forward_steps") this.epochs = new EpochPicker(this.host.model, () => this.host.render());
+    this.player = new StepPlayer(played, (shown) => { this.shown = shown; this.host.render(); }, () => this.closePlayer(),
+      this.epochs?.root);
     this.version = this.host.state().version;
     this.showSide();
     this.player.root.focus({ preventScroll: true });
@@ -79,6 +84,8 @@ export class Teacher {
     this.player.pause();
     this.player.root.remove();
     this.player = null;
+    this.epochs?.destroy();
+    this.epochs = null;
     this.shown = null;
     this.showSide();
     this.host.render();
@@ -184,6 +191,7 @@ export class Teacher {
     drawTeaching(this.layer, {
       layers: this.host.placed(), ports: this.host.ports(), edges: this.host.edges(), routes: this.host.routes(),
       edgeLabels: this.host.edgeLabels(), walk: this.shown?.walk ?? null, values: this.shown?.values ?? null,
+      activations: this.epochs?.shown ?? null,
       outputs: outputs.ports, keys: outputs.keys, editOutputs: this.editingOutputs,
       shownPort: this.shownPort, onMarker: (port) => this.marker(port),
     });

@@ -3,6 +3,7 @@
 // each edge carries during a forward pass (small pictures for images), the model's outputs
 // numbered (and, while they are edited, a marker on every output port), a tensor shown.
 import { clear, svg } from "./dom";
+import { type EpochView, drawEpochActivations } from "./epochs";
 import { type Point, type Port, type Rect, boxHeight, boxRows, boxWidth } from "./geometry";
 import { type NodeStatus, type TensorValue, type Triple, type WalkView, nodeId, tensorId, valueText } from "./walk";
 import { type PortLabel, markerRect, portLabels } from "./portlabels";
@@ -16,6 +17,7 @@ export interface TeachLook {
   edgeLabels: Rect[];              // the edges' shape labels (world): output markers keep clear
   walk: WalkView | null;
   values: Map<string, TensorValue> | null;
+  activations?: EpochView | null; // each box's output recorded at a chosen epoch (forward pass)
   outputs: Triple[];               // the model's outputs, in order
   keys: string[];                  // their dict keys, if any
   editOutputs: boolean;            // markers on every output port of a complete call
@@ -115,6 +117,7 @@ export function drawTeaching(g: SVGGElement, look: TeachLook): void {
     if (at) g.append(svg("rect", { x: at.x - 7, y: at.y - 7, width: boxWidth(at) + 14, height: boxHeight(at) + 14, rx: 10,
       class: "kc-walk-current" }));
   }
+  if (look.activations) drawEpochActivations(g, look.layers, look.activations);
   if (look.values) {
     const consumed = new Set<string>();
     look.edges.forEach((e, i) => {

@@ -1,6 +1,8 @@
 """Training insights on the canvas in a real JupyterLab and Chromium (issue 21), and the training
 panel after Ctrl+Z of a run (issue 18): it says the run was undone and greys its curves."""
 
+import math
+
 import pytest
 
 from .conftest import box, canvas_cell, open_canvas, screenshot
@@ -57,4 +59,57 @@ def test_insights_mark_a_dead_box_and_an_undone_run_is_said_and_greyed(lab, page
     page.wait_for_function("() => document.querySelector('.kc-training [role=status]')"
                            ".textContent.startsWith('finished')", timeout=20_000)
     assert "kc-undone" not in page.locator(".kc-training").get_attribute("class")
+    kernel.close()
+
+
+TRAINED = canvas_cell("""g = kc.Graph(name="trained")
+g.add_input((8, 8, 1), name="image")
+g.add_layer("Flatten")
+g.add_layer("Dense", units=16, activation="relu", name="hidden")
+g.add_layer("Dense", units=10, name="head")
+g.connect("image", "flatten")
+g.connect("flatten", "hidden")
+g.connect("hidden", "head")""", head="import kerascanvas as kc\nfrom kerascanvas.datasets import digits",
+                      then="x, y = digits()\ncanvas.set_data(x[:512], y[:512])\n"
+                           "canvas.fit(epochs=3, learning_rate=0.01, block=True)")
+
+
+def shown_on_box(page, name):
+    return " ".join(page.locator(f'.kc-teach .kc-epoch-act[data-layer="{name}"] text').all_text_contents())
+
+
+def words(a):
+    """What the box says of a recorded activation (js/src/epochs.ts: activationText)."""
+    return f"mean {a['mean']:.3f} std {a['std']:.3f} zeros {math.floor(a['zeros'] * 100 + 0.5)}%"
+
+
+def test_the_forward_pass_shows_each_box_output_recorded_at_a_chosen_epoch(lab, page):
+    kernel = open_canvas(page, lab, "epochs.ipynb", TRAINED, "hidden")
+    assert kernel.value("sorted(canvas.insights)") == ["flatten", "head", "hidden"]
+    page.locator('.kc-toolbar [aria-label="Forward pass"]').click()
+    picker = page.locator(".kc-teach-side .kc-epoch-picker")
+    picker.wait_for(timeout=30_000)
+    slider = picker.locator('[aria-label="epoch"]')
+    assert slider.get_attribute("max") == "2"  # epochs 1, 2, 3: the latest shown first
+    page.locator('.kc-teach .kc-epoch-act[data-layer="hidden"]').wait_for(timeout=20_000)
+    assert kernel.value("canvas.insight_activations['epoch']") == 3
+    at = {k: kernel.value(f"canvas.activations_at({k})['hidden']") for k in (1, 3)}
+    assert shown_on_box(page, "hidden") == words(at[3])
+    assert page.locator(".kc-teach .kc-epoch-act").count() == 3  # every box with records
+    screenshot(page, "forward-epoch-3")
+    slider.focus()
+    page.keyboard.press("Home")  # epoch 1: the values change to that epoch's records
+    page.wait_for_function("(w) => [...document.querySelectorAll('.kc-teach .kc-epoch-act[data-layer=hidden] text')]"
+                           ".map(t => t.textContent).join(' ') === w", arg=words(at[1]), timeout=20_000)
+    assert words(at[1]) != words(at[3])
+    assert "epoch 1 (1 of 3)" in picker.text_content()
+    assert kernel.value("canvas.insight_epoch") == 1
+    hover = page.locator('.kc-teach .kc-epoch-act[data-layer="hidden"] title').text_content()
+    assert hover.startswith("hidden output at epoch 1 (recorded on the probe batch)")
+    assert page.locator('.kc-teach .kc-epoch-act[data-layer="hidden"] .kc-epoch-hist rect').count() == 16
+    screenshot(page, "forward-epoch-1")
+    # unticked: the boxes show nothing recorded, and the kernel stops sending it
+    picker.locator('[aria-label="Show recorded activations"]').uncheck()
+    page.wait_for_function("() => !document.querySelector('.kc-teach .kc-epoch-act')", timeout=20_000)
+    assert kernel.value("canvas.insight_epoch") == -1
     kernel.close()
