@@ -398,13 +398,13 @@ def test_fit_refuses_what_cannot_start(data):
 def test_the_device_is_described(monkeypatch):
     from kerascanvas import devices
 
-    monkeypatch.setattr(devices, "_devices", lambda: ["cpu:0"])
+    monkeypatch.setattr(devices, "visible_devices", lambda: ["cpu:0"])
     assert training.device_description() == f"CPU: no GPU visible to {keras.backend.backend()}"
-    monkeypatch.setattr(devices, "_gpu_name", lambda: "NVIDIA H100 80GB HBM3")
-    monkeypatch.setattr(devices, "_devices", lambda: ["gpu:0"])
+    monkeypatch.setattr(devices, "gpu_name", lambda: "NVIDIA H100 80GB HBM3")
+    monkeypatch.setattr(devices, "visible_devices", lambda: ["gpu:0"])
     assert training.device_description() == "GPU: NVIDIA H100 80GB HBM3"
     assert devices.choose_engine("auto").name == "none"
-    monkeypatch.setattr(devices, "_devices", lambda: ["gpu:0", "gpu:1"])
+    monkeypatch.setattr(devices, "visible_devices", lambda: ["gpu:0", "gpu:1"])
     assert training.device_description() == "2 GPUs: NVIDIA H100 80GB HBM3"
 
 
