@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 
 from common import residual
 
-from kerascanvas import catalog
+from kerascanvas import kinds
 
 # A stand-in anywidget model: `get` reads data.json, `window.setState` plays a kernel update.
 PAGE = """<!doctype html><html><body><div id="host"></div><script type="module">
@@ -118,7 +118,7 @@ def bench_static(browser) -> dict:
     bundle = Path(os.environ.get("WIDGET_JS", ROOT / "kerascanvas/static/widget.js"))  # A/B runs
     (folder / "widget.js").write_text(bundle.read_text())
     (folder / "index.html").write_text(PAGE)
-    (folder / "data.json").write_text(json.dumps({"state": state, "palette": catalog.palette(),
+    (folder / "data.json").write_text(json.dumps({"state": state, "palette": kinds.palette(),
                                                   "height": 700}))
     server = serve(folder)
     page = browser.new_page(viewport={"width": 1500, "height": 1000})

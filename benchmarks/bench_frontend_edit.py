@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT))
 from common import residual
 
 import kerascanvas as kc
-from kerascanvas import catalog
+from kerascanvas import kinds
 
 PAGE = """<!doctype html><html><body><div id="host"></div><script type="module">
 import widget from "./widget.js";
@@ -92,7 +92,7 @@ def run(browser, blocks: int, profile: str | None) -> dict:
     folder = Path(tempfile.mkdtemp())
     shutil.copy(os.environ.get("WIDGET_JS", ROOT / "kerascanvas/static/widget.js"), folder / "widget.js")
     (folder / "index.html").write_text(PAGE)
-    (folder / "data.json").write_text(json.dumps({"snapshot": snapshot, "palette": catalog.palette(), "diffs": replays}))
+    (folder / "data.json").write_text(json.dumps({"snapshot": snapshot, "palette": kinds.palette(), "diffs": replays}))
 
     class Quiet(http.server.SimpleHTTPRequestHandler):
         def __init__(self, *a):

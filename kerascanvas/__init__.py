@@ -25,7 +25,7 @@ def __getattr__(name):
 
         return getattr(graph, name)
     if name == "EditError":
-        from .drawing import EditError
+        from .errors import EditError
 
         return EditError
     if name in ("register", "unregister"):

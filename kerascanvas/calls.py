@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .drawing import EditError
+from .errors import EditError
 
 PLAIN = (bool, int, float, str, type(None))
 MAX_SETTINGS = 32

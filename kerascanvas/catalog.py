@@ -8,28 +8,16 @@ classes, RNN cells, and a few classes that are not called on graph tensors symbo
 from __future__ import annotations
 
 import functools
-import importlib.util
 import inspect
 from dataclasses import dataclass
 from typing import Any
 
 import keras
 
-from .drawing import EditError
+from . import registry
+from .errors import EditError, UnknownLayerError
+from .layerkind import DENIED, Slots, plain, slots_of, type_of
 
-DENIED = {
-    # run user code or load files
-    "Lambda": "runs user code", "TFSMLayer": "loads files", "TorchModuleWrapper": "runs user code",
-    "JaxLayer": "runs user code", "FlaxLayer": "runs user code",
-    # not boxes of their own
-    "InputLayer": "inputs are made by add_input", "Layer": "a base class",
-    "Wrapper": "a base class", "RNN": "takes a cell object; use LSTM, GRU or SimpleRNN",
-    "StackedRNNCells": "an RNN cell", "Pipeline": "holds a list of layer objects",
-    # called on dicts of images and bounding boxes, not on one tensor
-    "MaxNumBoundingBoxes": "works on bounding-box dicts",
-}
-if importlib.util.find_spec("scipy") is None:  # its default window is looked up with scipy
-    DENIED["STFTSpectrogram"] = "needs scipy"
 LAYER_KWARGS = {"name", "dtype", "trainable", "autocast", "activity_regularizer"}
 INPUT_KWARGS = {"input_shape", "input_dim", "batch_input_shape", "batch_size"}
 HIDDEN = {"name", "dtype", "weights", "quantization_config", "gptq_unpacked_column_size",
@@ -85,33 +73,8 @@ CLASS_CHOICES = {  # (class, argument): choices where they differ from CHOICES
                                            "strip_punctuation", None],
     ("TextVectorization", "split"): ["whitespace", "character", None],
 }
-TYPES = {  # by argument name, where the default does not tell (None) or tells too little (3)
-    **dict.fromkeys(["kernel_size", "strides", "pool_size", "dilation_rate", "size", "cropping",
-                     "output_padding", "output_size", "tile_grid_size", "axes", "shared_axes",
-                     "attention_axes", "dims", "output_shape"], "ints"),
-    **dict.fromkeys(["target_shape", "noise_shape"], "shape"),
-    **dict.fromkeys(["seed", "num_tokens", "num_bins", "value_dim", "sliding_window", "salt",
-                     "sequence_length", "lora_rank", "max_tokens", "output_sequence_length",
-                     "frame_step", "fft_length"], "int"),
-    **dict.fromkeys(["max_value", "lora_alpha", "logit_soft_cap", "max_freq", "fill_value",
-                     "width_factor"], "float"),
-    "layer": "layer", "backward_layer": "layer",
-}
 RECURRENT_STATES = {"LSTM": 2, "GRU": 1, "SimpleRNN": 1, "ConvLSTM1D": 2, "ConvLSTM2D": 2,
                     "ConvLSTM3D": 2}
-
-
-class UnknownLayerError(ValueError):
-    """A class name the catalog does not offer."""
-
-
-@dataclass(frozen=True)
-class Slots:
-    kind: str  # "single" (one tensor), "list" (call(inputs=[...])), "args" (positional tensors)
-    names: tuple[str, ...]
-    min: int  # slots that must be filled for the call to exist
-    max: int | None  # slots that may be filled (None: any number)
-    named: tuple[str, ...] = ()  # the last of `names`: tensor keyword arguments (calls.py)
 
 
 @dataclass(frozen=True)
@@ -150,10 +113,10 @@ class LayerKind:
             choices = CLASS_CHOICES.get((self.class_name, p.name), CHOICES.get(p.name))
             if choices is not None and default is None and None not in choices:
                 choices = [None, *choices]  # None: Keras's default (activation=None is linear)
-            elif choices is not None and _plain(default) not in choices:
+            elif choices is not None and plain(default) not in choices:
                 choices = None  # same name, other meaning (ZeroPadding2D's padding)
-            field = {"name": p.name, "type": "choice" if choices else _type_of(p.name, default),
-                     "default": _plain(default), "required": required}
+            field = {"name": p.name, "type": "choice" if choices else type_of(p.name, default),
+                     "default": plain(default), "required": required}
             if choices:
                 field["choices"] = list(choices)
             fields.append(field)
@@ -185,8 +148,7 @@ class LayerKind:
         for key, value in kwargs.items():
             if key in ("layer", "backward_layer") and value is not None:
                 nested = self._nested(key, value)
-                kind = kinds_get(nested["class_name"])
-                kwargs[key] = kind.create(nested["config"])
+                kwargs[key] = self.inner_kind(nested["class_name"]).create(nested["config"])
             self._check_value(key, value)
         try:
             return self.cls(**kwargs)
@@ -208,9 +170,10 @@ class LayerKind:
 
     def create(self, config: dict) -> keras.layers.Layer:
         """`cls.from_config(config)`; nested layers (at any depth) must be catalog classes."""
-        return self.cls.from_config(self._checked(config))
+        return self.cls.from_config(self.checked(config))
 
-    def _checked(self, config: dict) -> dict:
+    def checked(self, config: Any) -> dict:
+        """A copy of config whose values (nested layers at any depth) the catalog accepts."""
         if not isinstance(config, dict):
             raise EditError(f"A {self.class_name} config is a dict, got {config!r:.120}.")
         config = dict(config)
@@ -229,17 +192,24 @@ class LayerKind:
             raise EditError(f"{self.class_name}.{key} must be a layer config "
                             f"{{'class_name': ..., 'config': {{...}}}}, got {value!r:.120}.")
         if value.get("class_name") in MODEL_MODULES and allowed is None:  # TimeDistributed(model)
-            from . import nested
-
-            name = value["class_name"]
-            return {"module": MODEL_MODULES[name], "class_name": name, "registered_name": None,
-                    "config": nested.checked_config(name, value["config"])}
-        inner = get(value.get("class_name"))
+            return self.model_inside(value["class_name"], value["config"])
+        inner = self.inner_kind(value.get("class_name"))
         if allowed is not None and inner.class_name not in allowed:
             raise EditError(f"{self.class_name} wraps one of {', '.join(allowed)}, "
                             f"not {inner.class_name}.")
         return {"module": "keras.layers", "class_name": inner.class_name,
-                "config": inner._checked(value["config"]), "registered_name": None}
+                "config": inner.checked(value["config"]), "registered_name": None}
+
+    def inner_kind(self, class_name: str):
+        """The kind of a layer this wrapper wraps: a catalog layer (nested.WrapperKind, which
+        kinds.get gives for TimeDistributed, takes models as well)."""
+        return get(class_name)
+
+    def model_inside(self, class_name: str, config: Any) -> dict:
+        """A model this wrapper wraps, serialized: the catalog alone does not know models."""
+        raise EditError(f"{self.class_name} wraps a {class_name} model only as a box of a "
+                        "drawing (kerascanvas.kinds.get gives its kind); the catalog alone "
+                        "knows keras.layers classes.")
 
     def _parameters(self) -> list[inspect.Parameter]:
         return [p for p in list(inspect.signature(self.cls.__init__).parameters.values())[1:]
@@ -258,15 +228,6 @@ def _accepted_by(cls: type) -> set[str]:
         if not any(p.kind is p.VAR_KEYWORD for p in params):
             break  # this __init__ passes nothing further up
     return names | LAYER_KWARGS
-
-
-def kinds_get(class_name: str):
-    """A wrapped layer's kind: a catalog layer, or a model (TimeDistributed(model))."""
-    if class_name in MODEL_MODULES:
-        from . import nested
-
-        return nested.kind(class_name)
-    return get(class_name)
 
 
 def _check_safe(class_name: str, key: str, value: Any) -> None:
@@ -319,72 +280,17 @@ def check_serialized(where: str, value: Any, depth: int = 0) -> None:
 def _trusted_object(module: Any, name: Any, registered_name: Any) -> bool:
     """A layer object held in a config (Dense(activation=layers.ReLU())): a layer class of
     Keras's own, or a class the user registered (kc.register)."""
-    from . import custom
-
     if not isinstance(name, str):
         return False
     if module == "keras.layers":
-        return name in custom.keras_own() or name in _kinds()
-    cls = custom.registered().get(name)
+        return name in registry.keras_own() or name in _kinds()
+    cls = registry.registered().get(name)
     return cls is not None and cls.__module__ == module and registered_name in (
         None, name, keras.saving.get_registered_name(cls))
 
 
 def _shown(kwargs: dict) -> str:
     return ", ".join(f"{k}={v!r:.40}" for k, v in kwargs.items())
-
-
-def _type_of(name: str, default: Any) -> str:
-    if TYPES.get(name) == "ints" and default is not None and not _ints(default):
-        return "any"  # nested, as Cropping2D's ((0, 0), (0, 0))
-    if name in TYPES:
-        return TYPES[name]
-    if isinstance(default, bool):
-        return "bool"
-    if isinstance(default, int):
-        return "int"
-    if isinstance(default, float):
-        return "float"
-    if isinstance(default, str) and not name.endswith(("_initializer", "_regularizer",
-                                                       "_constraint")):
-        return "str"
-    if _ints(default):
-        return "ints"
-    return "any"  # serialized Keras objects, arrays, mixed values: set from Python
-
-
-def _ints(value: Any) -> bool:
-    """An int or a flat tuple of ints, what a form's "3, 3" gives."""
-    return type(value) is int or (isinstance(value, (tuple, list))
-                                  and all(type(v) is int for v in value))
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, tuple):
-        return [_plain(v) for v in value]
-    if value is None or isinstance(value, (bool, int, float, str, list, dict)):
-        return value
-    return repr(value)
-
-
-def _slots(name: str, cls: type) -> Slots:
-    from keras.src.layers.merging.base_merge import Merge
-
-    if issubclass(cls, Merge):
-        return Slots("list", (), 2, 2 if name in ("Subtract", "Dot") else None)
-    if name in ("Attention", "AdditiveAttention"):  # call(inputs=[query, value, key])
-        return Slots("list", ("query", "value", "key"), 2, 3)
-    if name == "HashedCrossing":  # call(inputs=(x1, x2))
-        return Slots("list", (), 2, 2)
-    from . import calls
-
-    params = [p.name for p in calls.call_parameters(cls)]
-    if params[:3] == ["query", "value", "key"]:  # MultiHeadAttention, GroupQueryAttention
-        slots = Slots("args", ("query", "value", "key"), 2, 3)
-    else:
-        slots = Slots("single", ("inputs",), 1, 1)  # training, initial_state: not slots
-    # tensor keyword arguments (attention_mask, padding_mask): named slots after those
-    return calls.with_keywords(slots, calls.keyword_defaults(cls, slots.names))
 
 
 def _public_classes() -> dict[str, type]:
@@ -406,7 +312,7 @@ def _kinds() -> dict[str, LayerKind]:
             continue
         group = cls.__module__.split(".")[3]  # keras.src.layers.<group>...
         group = "recurrent" if group == "rnn" else group
-        kinds[name] = LayerKind(name, group, _slots(name, cls), cls)
+        kinds[name] = LayerKind(name, group, slots_of(name, cls), cls)
     return kinds
 
 
@@ -446,28 +352,3 @@ def groups() -> dict[str, list[str]]:
     for name, kind in sorted(_kinds().items()):
         found.setdefault(kind.group, []).append(name)
     return found
-
-
-def palette() -> list[dict]:
-    """The catalog for the front end (JSON-able): catalog layers by their Keras group, the
-    allow-listed keras.ops functions (group "ops") and registered classes (group "custom")."""
-    from . import custom
-
-    return [*_fixed_palette(), *map(_entry, [custom.get(n) for n in custom.offered()])]
-
-
-@functools.cache
-def _fixed_palette() -> tuple[dict, ...]:
-    """The catalog's and the ops' entries: they never change, and making them takes a third
-    of a second (a canvas sends its palette again whenever a class is registered)."""
-    from . import ops
-
-    return tuple(map(_entry, [_kinds()[n] for n in names()] + [ops.get(n) for n in ops.names()]))
-
-
-def _entry(k) -> dict:
-    return {"class_name": k.class_name, "group": k.group,
-            "slots": {"kind": k.slots.kind, "names": list(k.slots.names), "min": k.slots.min,
-                      "max": k.slots.max},
-            "schema": k.schema(),
-            "suggested": {n: _plain(v) for n, v in k.suggested_args().items()}}

@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 import keras
 
 from . import calls, kinds, nested, ops
-from .drawing import EditError
+from .errors import EditError
 
 WIDTH = 88
 RESERVED = {"keras", "layers", "model", "inputs", "outputs", "np", "numpy", "math", "tf", "jax",

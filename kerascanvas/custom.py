@@ -19,19 +19,31 @@ from __future__ import annotations
 import functools
 import inspect
 import re
-import sys
-import weakref
 from dataclasses import dataclass
 from typing import Any
 
+from . import calls, catalog, ops, registry
 from .catalog import LayerKind
-from .drawing import EditError
+from .errors import EditError
+from .layerkind import Slots, slots_of
 
-_registered: dict[str, type] = {}  # drawing class name -> class, in registration order
-_list_called: set[str] = {"CustomScaleLayer"}  # called on a list, `layer([a, b])`
-_trusted: dict[str, Any] = {}  # drawing class name -> the one Lambda layer object trusted
-_outputs: dict[str, int] = {}  # drawing class name -> output tensors per call, where not 1
-_listeners: list = []  # weak references to callables told when what is offered changes
+# What the records hold, read through registry.py (re-exported: kc users and modules ask here)
+from .registry import (  # noqa: F401
+    called_on_a_list,
+    class_name_of,
+    drawing_name,
+    gives_outputs,
+    is_keras_own,
+    keras_own,
+    name_of,
+    observe,
+    offered,
+    registered,
+    registered_objects,
+    trusted,
+    trusted_name,
+)
+
 _retired: dict[str, Any] = {}  # unregistered name -> its kind, for the boxes still drawn
 
 
@@ -72,9 +84,9 @@ def register(cls: Any, name: str | None = None, list_input: bool = False,
         raise EditError(f"The name {name!r} is already used by {_where(taken)}: register "
                         f"{cls.__module__}.{cls.__qualname__} under another name "
                         f"(kc.register(cls, name=...)).")
-    _registered[name] = cls
+    registry.add_class(name, cls)
     _retired.pop(name, None)
-    _noted(name, list_input, outputs)
+    registry.note(name, list_input, outputs)
     return name
 
 
@@ -90,7 +102,7 @@ def trust(cls) -> str:
 
 def _free_name(base: str, thing: Any, what: str) -> str:
     name, n = base, 0
-    while (_trusted.get(name) or _taken_by(name)) not in (None, thing):
+    while (trusted().get(name) or _taken_by(name)) not in (None, thing):
         n += 1
         name = f"{base}_{n}"
     if n:
@@ -98,7 +110,7 @@ def _free_name(base: str, thing: Any, what: str) -> str:
 
         shown = getattr(thing, "name", None) if what == "Lambda" else _where(thing)
         warnings.warn(f"The {what} {shown!r} is trusted as {name!r}: {base!r} is already "
-                      f"{_where(_trusted.get(base) or _taken_by(base))}.", UserWarning,
+                      f"{_where(trusted().get(base) or _taken_by(base))}.", UserWarning,
                       stacklevel=4)
     return name
 
@@ -113,12 +125,12 @@ def keep_object(layer, name: str | None = None, list_input: bool = False,
                           layer, "layer object")
     if not (isinstance(name, str) and name.isidentifier()):
         raise TypeError(f"A registered name is an identifier, got {name!r:.80}.")
-    taken = _trusted.get(name) or _taken_by(name)
+    taken = trusted().get(name) or _taken_by(name)
     if taken is not None and taken is not layer:
         raise EditError(f"The name {name!r} is already used by {_where(taken)}: trust "
                         f"{layer.name!r} under another name (kc.register(layer, name=...)).")
-    _trusted[name] = layer
-    _noted(name, list_input, outputs)
+    registry.add_object(name, layer)
+    registry.note(name, list_input, outputs)
     return name
 
 
@@ -140,36 +152,14 @@ def _trust_lambda(layer, name: str | None, list_input: bool, outputs: int | None
         name = _free_name(f"Lambda_{re.sub(r'[^0-9a-zA-Z_]', '_', layer.name)}", layer, "Lambda")
     if not (isinstance(name, str) and name.isidentifier()):
         raise TypeError(f"A registered name is an identifier, got {name!r:.80}.")
-    taken = _trusted.get(name) or _taken_by(name)
+    taken = trusted().get(name) or _taken_by(name)
     if taken is not None and taken is not layer:
         raise EditError(f"The name {name!r} is already used by {_where(taken)}: trust Lambda "
                         f"{layer.name!r} under another name (kc.register(layer, name=...)).")
-    _trusted[name] = layer
+    registry.add_object(name, layer)
     _retired.pop(name, None)
-    _noted(name, list_input, outputs)
+    registry.note(name, list_input, outputs)
     return name
-
-
-def _noted(name: str, list_input: bool = False, outputs: int | None = None) -> None:
-    if list_input:
-        _list_called.add(name)
-    if outputs is not None:
-        _outputs[name] = outputs
-    _changed()
-
-
-def called_on_a_list(name: str) -> None:
-    """A class's calls take a list of tensors (seen in an imported model)."""
-    if name not in _list_called:
-        _list_called.add(name)
-        _changed()
-
-
-def gives_outputs(name: str, n: int) -> None:
-    """A class's calls return n tensors (seen in an imported model)."""
-    if _outputs.get(name, 1) != n:
-        _outputs[name] = n
-        _changed()
 
 
 def unregister(name: str) -> None:
@@ -179,13 +169,11 @@ def unregister(name: str) -> None:
     Boxes already drawn keep their kind (`retired`): their Keras objects live on in the
     model the user built, so the canvas keeps drawing, exporting and saving them; refusing
     the unregister instead would make it depend on every drawing and undo step in the kernel."""
-    kind = _kind(name) if name in _registered or name in _trusted else None
+    kind = get(name) if name in registered() or name in trusted() else None
     if kind is not None:
         _retired[name] = kind
-    _registered.pop(name, None)
-    _trusted.pop(name, None)
-    _outputs.pop(name, None)
-    _changed()
+    registry.forget(name)
+    registry.changed()
 
 
 def retired(name: Any):
@@ -193,52 +181,9 @@ def retired(name: Any):
     return _retired.get(name) if isinstance(name, str) else None
 
 
-def registered() -> dict[str, type]:
-    return dict(_registered)
-
-
-def trusted() -> dict[str, Any]:
-    """The Lambda layer objects the user trusted, by their drawing class names."""
-    return dict(_trusted)
-
-
-def trusted_name(layer) -> str | None:
-    """The drawing class name of this very Lambda object, if the user trusted it."""
-    return next((n for n, obj in _trusted.items() if obj is layer), None)
-
-
-def offered() -> list[str]:
-    """Registered classes and trusted Lambdas, in registration order: the "custom" group."""
-    return [*_registered, *_trusted]
-
-
-def observe(callback) -> None:
-    """Call `callback()` whenever registration changes what is offered (a canvas's palette).
-    Held weakly (a bound method through WeakMethod): a closed canvas is not kept alive."""
-    _listeners.append(weakref.WeakMethod(callback) if inspect.ismethod(callback)
-                      else weakref.ref(callback))
-
-
-def _changed() -> None:
-    _kind.cache_clear()
-    for ref in list(_listeners):
-        callback = ref()
-        if callback is None:
-            _listeners.remove(ref)
-        else:
-            callback()
-
-
-def registered_objects() -> dict[str, type]:
-    """Registered and Keras-own classes by drawing name, for Keras's custom_object_scope."""
-    return {**keras_own(), **_registered}
-
-
 def _taken_by(name: str):
-    from . import catalog, ops
-
-    if name in _registered:
-        return _registered[name]
+    if name in registered():
+        return registered()[name]
     try:
         return catalog.get(name).cls
     except ValueError:
@@ -254,78 +199,27 @@ def _where(thing: Any) -> str:
     return f"{getattr(thing, '__module__', '?')}.{getattr(thing, '__qualname__', thing)}"
 
 
-@functools.cache
-def keras_own() -> dict[str, type]:
-    """Layer classes defined inside Keras (outside keras.layers, whose classes the catalog
-    decides about) that Keras's own modules loaded: LayerScale, CustomScaleLayer, ... Names
-    defined twice are left out (a name must say which class it means)."""
-    import keras
-
-    from . import catalog
-
-    found: dict[str, list[type]] = {}
-    for module_name, module in list(sys.modules.items()):
-        if (not module_name.startswith("keras.src.") or module_name.startswith("keras.src.layers.")
-                or module is None):
-            continue
-        for value in list(vars(module).values()):
-            if (inspect.isclass(value) and value.__module__ == module_name
-                    and issubclass(value, keras.layers.Layer) and not issubclass(value, keras.Model)
-                    and value.__name__ not in catalog.DENIED):
-                found.setdefault(value.__name__, []).append(value)
-    return {name: classes[0] for name, classes in found.items() if len(classes) == 1}
-
-
-def is_keras_own(cls: type) -> bool:
-    return keras_own().get(cls.__name__) is cls
-
-
-def class_name_of(cls: type) -> str | None:
-    """The drawing class name of a Keras-own or registered class, or None."""
-    if is_keras_own(cls):
-        return cls.__name__
-    return next((n for n, c in _registered.items() if c is cls), None)
-
-
-def drawing_name(layer) -> str | None:
-    """The drawing class name of a layer object: a trusted Lambda's, else its class's."""
-    return trusted_name(layer) or class_name_of(type(layer))
-
-
-def name_of(module: Any, class_name: Any) -> str | None:
-    """The drawing name of the registered class that `module`.`class_name` is, or None: two classes
-    of one name from different modules (keras.io's TransformerEncoder and KerasHub's) are
-    registered under different names, and a model config names a class by module and name."""
-    for name, cls in _registered.items():
-        if cls.__name__ == class_name and cls.__module__ == module:
-            return name
-    return None
-
-
 def get(class_name: Any):
     """The kind of a registered or Keras-own class, or None."""
     if not isinstance(class_name, str):
         return None
-    return _kind(class_name)
+    return _kind(class_name, registry.version())
 
 
-@functools.cache
-def _kind(class_name: str):
-    from . import catalog
-
-    cls, group = _registered.get(class_name), "custom"
+@functools.lru_cache(maxsize=1024)
+def _kind(class_name: str, version: int):
+    """(cached per version of the records: a registration makes kinds anew)"""
+    cls, group = registered().get(class_name), "custom"
     if cls is None:
         cls, group = keras_own().get(class_name), "keras"
-    source = _trusted.get(class_name)
+    source = trusted().get(class_name)
     if source is not None:
         cls, group = type(source), "custom"
     if cls is None:
         return None
-    slots = (catalog.Slots("list", (), 1, None) if class_name in _list_called
-             else catalog._slots(class_name, cls))
+    slots = (Slots("list", (), 1, None) if registry.is_list_called(class_name)
+             else slots_of(class_name, cls))
     if group == "custom" and slots.kind in ("single", "args") and source is None:
-        from . import calls
-
         slots = calls.with_keywords(slots, calls.optional_tensors(cls, slots.names))
     if source is not None:
         import keras
@@ -346,7 +240,7 @@ class CustomKind(LayerKind):
     itself), and is given its name and trainable flag afterwards."""
 
     def n_outputs(self, config: dict) -> int:
-        return _outputs.get(self.class_name, 1)
+        return registry.outputs_of(self.class_name)
 
     @property
     def made_from(self) -> str:
@@ -361,7 +255,7 @@ class CustomKind(LayerKind):
             super()._check_value(key, value)
 
     def create(self, config: dict):
-        config = self._checked(config)
+        config = self.checked(config)
         if not published(self.cls):
             return self.cls.from_config(config)
         return self.build(**config)
@@ -435,9 +329,9 @@ def published(cls) -> bool:
 
 
 @dataclass(frozen=True)
-class TrustedLambda(CustomKind):
-    """One Lambda object the user trusted: new boxes of it are Lambdas over the same
-    function, output_shape, mask and arguments; only name, trainable and dtype are set."""
+class TrustedKind(CustomKind):
+    """One layer object the user trusted (its kind name <Class>_<layer name>): a box of it is
+    made from that object, so only its settings (SETTINGS: name, trainable, dtype) can be set."""
 
     source: Any = None
 
@@ -447,34 +341,59 @@ class TrustedLambda(CustomKind):
     def suggested_args(self) -> dict:
         return {}
 
-    def build(self, **kwargs: Any):
-        import keras
-
-        unknown = sorted(set(kwargs) - LAMBDA_SETTINGS)
-        if unknown:
-            raise TypeError(f"{self.class_name} is the Lambda {self.source.name!r} you "
-                            "trusted: its function and arguments come from that object; "
-                            f"only {', '.join(sorted(LAMBDA_SETTINGS))} can be set, not "
-                            f"{', '.join(map(repr, unknown))}.")
-        s = self.source
-        return keras.layers.Lambda(s.function, output_shape=s._output_shape, mask=s.mask,
-                                   arguments=dict(s.arguments), **kwargs)
-
-    def create(self, config: dict):
-        return self.build(**self._checked(config))
-
-    def _checked(self, config: dict) -> dict:
+    def as_dict(self, config: Any) -> dict:
         if not isinstance(config, dict):
             raise EditError(f"A {self.class_name} config is a dict, got {config!r:.120}.")
         return dict(config)
+
+    def build(self, **kwargs: Any):
+        unknown = sorted(set(kwargs) - SETTINGS)
+        if unknown:
+            raise TypeError(f"{self.class_name} is {self.refusal()}, not "
+                            f"{', '.join(map(repr, unknown))}.")
+        return self.made(kwargs)
+
+    def make_config(self, **kwargs: Any) -> dict:
+        return self.config_of(self.build(**kwargs))
+
+    def refusal(self) -> str:
+        """What the object is and what may be set, for a refused argument."""
+        raise NotImplementedError
+
+    def made(self, settings: dict):
+        """A new box's layer, from the object and the settings given."""
+        raise NotImplementedError
+
+
+SETTINGS = {"name", "trainable", "dtype"}
+
+
+@dataclass(frozen=True)
+class TrustedLambda(TrustedKind):
+    """One Lambda object the user trusted: new boxes of it are Lambdas over the same
+    function, output_shape, mask and arguments; only name, trainable and dtype are set."""
+
+    def refusal(self) -> str:
+        return (f"the Lambda {self.source.name!r} you trusted: its function and arguments come "
+                f"from that object; only {', '.join(sorted(SETTINGS))} can be set")
+
+    def made(self, settings: dict):
+        import keras
+
+        s = self.source
+        return keras.layers.Lambda(s.function, output_shape=s._output_shape, mask=s.mask,
+                                   arguments=dict(s.arguments), **settings)
+
+    def checked(self, config: Any) -> dict:
+        return self.as_dict(config)  # its settings only: the function is the object's
+
+    def create(self, config: dict):
+        return self.build(**self.checked(config))
 
     def config_of(self, layer, given=None) -> dict:
         import keras
 
         return keras.layers.Layer.get_config(layer)  # no function: that is the object's
-
-    def make_config(self, **kwargs: Any) -> dict:
-        return self.config_of(self.build(**kwargs))
 
     def code(self) -> tuple[dict, list[str]]:
         """(constructor arguments but the name, the import lines its functions need) for code export;
@@ -491,52 +410,36 @@ class TrustedLambda(CustomKind):
         return args, sorted({line for f in functions if (line := _function_import(f))})
 
 
-LAMBDA_SETTINGS = {"name", "trainable", "dtype"}
-
-
 @dataclass(frozen=True)
-class TrustedObject(CustomKind):
+class TrustedObject(TrustedKind):
     """One layer object the user trusted that its config cannot make again: a box of it is a
     twin of that object (the same sublayers and weights, its own calls); only its name and
     trainable flag are set. Code export cannot write it."""
-
-    source: Any = None
 
     @property
     def made_from(self) -> str:
         return "object"
 
-    def schema(self) -> list[dict]:
-        return [{"name": "trainable", "type": "bool", "default": True, "required": False}]
+    def refusal(self) -> str:
+        return (f"the layer {self.source.name!r} you trusted as it is: only name and trainable "
+                "can be set")
 
-    def suggested_args(self) -> dict:
-        return {}
-
-    def build(self, **kwargs: Any):
-        unknown = sorted(set(kwargs) - LAMBDA_SETTINGS)
-        if unknown:
-            raise TypeError(f"{self.class_name} is the layer {self.source.name!r} you trusted "
-                            "as it is: only name and trainable can be set, not "
-                            f"{', '.join(map(repr, unknown))}.")
+    def made(self, settings: dict):
         twin = object.__new__(type(self.source))
         twin.__dict__.update(self.source.__dict__)
         for attr in ("_inbound_nodes", "_outbound_nodes"):  # its own calls
             object.__setattr__(twin, attr, [])
-        object.__setattr__(twin, "name", kwargs.get("name", self.source.name))
-        if "trainable" in kwargs:
-            twin.trainable = kwargs["trainable"]
+        object.__setattr__(twin, "name", settings.get("name", self.source.name))
+        if "trainable" in settings:
+            twin.trainable = settings["trainable"]
         return twin
 
     def create(self, config: dict):
-        if not isinstance(config, dict):
-            raise EditError(f"A {self.class_name} config is a dict, got {config!r:.120}.")
-        return self.build(**{k: v for k, v in config.items() if k in ("name", "trainable")})
+        return self.build(**{k: v for k, v in self.as_dict(config).items()
+                             if k in ("name", "trainable")})
 
     def config_of(self, layer, given=None) -> dict:
         return {"name": layer.name, "trainable": layer.trainable}
-
-    def make_config(self, **kwargs: Any) -> dict:
-        return self.config_of(self.build(**kwargs))
 
 
 def _named(value: Any, layer: str, what: str) -> Any:

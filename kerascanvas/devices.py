@@ -14,7 +14,7 @@ from typing import Any
 
 import keras
 
-from .training_data import TrainingError
+from .errors import TrainingError
 
 
 def visible_devices() -> list[str]:

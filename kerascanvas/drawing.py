@@ -12,6 +12,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
+from .errors import EditError
+from .layerkind import Slots
+from .limits import check_calls, check_list_inputs
+from .text import check_text
+
 Triple = tuple[str, int, int]  # (layer, node_index, tensor_index): KerasTensor._keras_history
 Target = tuple[str, int, int]  # (layer, call, slot)
 CallKey = tuple[str, int]  # (layer, call); call k is node_index k once the call is complete
@@ -23,32 +28,21 @@ MAX_NAME_LENGTH = 100
 FORBIDDEN_IN_NAMES = {"/": "Keras uses '/' in weight paths"}
 
 
-class EditError(ValueError):
-    """An edit the graph or Keras refused. Nothing was changed."""
-
-    def __init__(self, message: str, layer: str | None = None, call: int | None = None,
-                 slot: int | None = None):
-        super().__init__(message)
-        self.message = message
-        self.layer = layer
-        self.call = call
-        self.slot = slot
+def as_triple(src: Any) -> Triple:
+    """A source as the Graph's edits take it (a layer name, or a (layer, node_index,
+    tensor_index) triple of non-negative ints) as a Triple; EditError for anything else."""
+    if isinstance(src, str):
+        return (src, 0, 0)
+    if (isinstance(src, (tuple, list)) and len(src) == 3 and isinstance(src[0], str)
+            and all(isinstance(i, int) and not isinstance(i, bool) and i >= 0 for i in src[1:])):
+        return (src[0], src[1], src[2])
+    raise EditError(f"A source is a layer name or a (layer, node_index, tensor_index) triple of "
+                    f"non-negative ints; got {src!r}.")
 
 
 class Edge(NamedTuple):
     src: Triple
     dst: Target
-
-
-@dataclass(frozen=True)
-class NoSlots:
-    """Input layers take no tensors."""
-
-    kind: str = "none"
-    names: tuple = ()
-    min: int = 0
-    max: int = 0
-    named: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -58,7 +52,7 @@ class LayerSpec:
     name: str
     class_name: str
     config: Mapping[str, Any]  # never mutated: configure() makes a new spec
-    slots: Any  # catalog.Slots (kind, names, min, max) or NoSlots
+    slots: Slots  # (kind, names, min, max, named); NoSlots for an Input
     n_outputs: int
     calls: int = 1
     call_args: tuple = ()  # per call: calls.CallArgs (settings, how tensors are passed); the
@@ -128,7 +122,6 @@ class Drawing:
             raise EditError(f"A layer name must be a string, got {name!r} ({type(name).__name__}).")
         if not name or len(name) > MAX_NAME_LENGTH:
             raise EditError(f"A layer name must have 1 to {MAX_NAME_LENGTH} characters, got {name!r}.")
-        from .text import check_text  # (text imports this module)
 
         check_text(name, "A layer name")
         if not name.strip():  # a box with an invisible name could not be told apart or found
@@ -227,7 +220,6 @@ class Drawing:
         spec = self.spec(name)
         if spec.is_input:
             raise EditError(f"{name} is an Input: it cannot be called.", layer=name)
-        from .limits import check_calls  # (limits imports this module)
 
         check_calls(name, spec.calls + 1)
         self.layers[name] = replace(spec, calls=spec.calls + 1)
@@ -357,7 +349,6 @@ class Drawing:
         slots = spec.slots
         into = self._into.get((spec.name, call), ())
         if slots.kind == "list":  # filled in order, gaps closed: slots 0..len - 1 are taken
-            from .limits import check_list_inputs  # (limits imports this module)
 
             check_list_inputs(spec.name, call, len(into) + 1)
             taken: Any = range(len(into))  # (a range answers `in` at once: no set per edge)

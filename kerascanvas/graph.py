@@ -24,8 +24,11 @@ from . import calls as call_model
 from . import catalog, folds, kinds, limits, ops
 from .boxes import box_size
 from .depth import DepthMap, depth_map
-from .drawing import FORBIDDEN_IN_NAMES, INPUT_CLASS, Drawing, EditError, LayerSpec, NoSlots, Triple
+from .drawing import FORBIDDEN_IN_NAMES, INPUT_CLASS, Drawing, LayerSpec, Triple
+from .drawing import as_triple as _triple
+from .errors import EditError
 from .inner import inner_view
+from .layerkind import NoSlots
 from .layout import Placer
 from .layout import rows as layout_rows
 from .network import Journal, Network, SavedWeights
@@ -1233,16 +1236,6 @@ def _made(make, name: str, class_name: str, args: Mapping[str, Any]):
     except Exception as e:
         raise EditError(f"Keras refused the config of {name} ({class_name}): {e}",
                         layer=name) from e
-
-
-def _triple(src: Any) -> Triple:
-    if isinstance(src, str):
-        return (src, 0, 0)
-    if (isinstance(src, (tuple, list)) and len(src) == 3 and isinstance(src[0], str)
-            and all(isinstance(i, int) and not isinstance(i, bool) and i >= 0 for i in src[1:])):
-        return (src[0], src[1], src[2])
-    raise EditError(f"A source is a layer name or a (layer, node_index, tensor_index) triple of "
-                    f"non-negative ints; got {src!r}.")
 
 
 def _input_config(shape: tuple, dtype, name: str, batch_size=None, optional=False) -> dict:

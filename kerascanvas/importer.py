@@ -18,7 +18,7 @@ import keras
 from keras.src.models.functional import Functional
 
 from . import calls, catalog, custom, kinds, nested, ops, structures
-from .drawing import EditError
+from .errors import EditError
 from .repeats import repeated_blocks
 
 Triple = tuple[str, int, int]

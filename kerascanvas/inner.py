@@ -23,7 +23,7 @@ def inner_view(model) -> dict | None:
     """{"layers": [{name, class_name, x, y, w, h, nested, output, shape}], "edges": [[src, dst], ...],
     "width", "height"}: the boxes and edges of `model`'s own graph, inside the outer box.
     None while the model has no graph yet (a Sequential without an Input, not called yet)."""
-    from .drawing import EditError
+    from .errors import EditError
 
     view = _views.get(model)
     if view is None:

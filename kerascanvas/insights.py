@@ -26,7 +26,7 @@ import weakref
 from typing import Any
 
 from . import limits
-from .drawing import EditError
+from .errors import EditError
 
 KINDS = ("dead_units", "vanishing_gradients", "exploding_gradients", "non_finite")
 DEAD_LAYER_SHARE = 0.5  # a layer is named when at least half its units are dead (a few dead

@@ -12,7 +12,7 @@ from typing import Any, NamedTuple, Protocol
 
 from . import catalog, intents, kinds, limits, placement
 from . import intent_checks as check
-from .drawing import EditError
+from .errors import EditError
 from .graph import Graph
 from .intent_checks import IntentError
 from .words import canvas_words

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .drawing import EditError
+from .errors import EditError
 from .teaching import outbound_entries
 
 MAX_OUTPUTS = 1000  # ports one set_outputs intent may list

@@ -22,7 +22,7 @@ import weakref
 from collections.abc import Iterator
 from typing import Any
 
-from .drawing import EditError
+from .errors import LimitError
 
 LAYER_PARAMS = 200_000_000
 """Parameters (scalars in a layer's variables) one layer may hold: 800 MB as float32. VGG16's
@@ -91,8 +91,6 @@ _NAMES = {"layer_params": "LAYER_PARAMS", "total_params": "TOTAL_PARAMS",
           "pending_weight_bytes": "PENDING_WEIGHT_BYTES"}
 
 
-class LimitError(EditError):
-    """An edit or a file that would go over a cap: nothing was created."""
 
 
 @contextlib.contextmanager

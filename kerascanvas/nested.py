@@ -6,6 +6,9 @@ catalog and its module pinned to Keras's, so a config can only describe catalog 
 Lambda, no custom class, no import path). A nested model is one box: its inputs are its slots
 (one input: "single"; several: a list, `model([a, b])`, in the order of `model.inputs`) and its
 flattened outputs are its output ports.
+
+A wrapper of any layer (TimeDistributed) may wrap such a model: its kind here (WrapperKind) is
+the catalog's, told about models (the catalog alone knows keras.layers classes only).
 """
 
 from __future__ import annotations
@@ -15,7 +18,10 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
-from .drawing import EditError
+from . import catalog, custom, ops
+from .catalog import LayerKind
+from .errors import EditError
+from .layerkind import Slots
 
 MODULES = {"Functional": "keras.src.models.functional", "Sequential": "keras"}
 MAX_DEPTH = 20  # models inside models inside models...
@@ -26,16 +32,14 @@ ENTRY_KEYS = {"module", "class_name", "config", "registered_name", "name", "inbo
 
 @dataclass(frozen=True)
 class ModelKind:
-    """The catalog's LayerKind interface for Functional and Sequential models."""
+    """The layerkind.Kind protocol for Functional and Sequential models."""
 
     class_name: str
     group: str = "models"
 
     @property
-    def slots(self):
+    def slots(self) -> Slots:
         """The slots of a one-input model; `slots_for(config)` gives a given model's own."""
-        from .catalog import Slots
-
         return Slots("single", ("inputs",), 1, 1)
 
     @property
@@ -49,10 +53,8 @@ class ModelKind:
         return self.slots_named(input_names(self.class_name, config))
 
     @staticmethod
-    def slots_named(names: list[str]):
+    def slots_named(names: list[str]) -> Slots:
         """One input: a single slot; several: a list, in the order of `model.inputs`."""
-        from .catalog import Slots
-
         if len(names) == 1:
             return Slots("single", tuple(names), 1, 1)
         return Slots("list", tuple(names), len(names), len(names))  # model([a, b]): positional
@@ -64,12 +66,9 @@ class ModelKind:
                        and e.get("class_name") != "InputLayer" and isinstance(e.get("config"), dict)]
             if not entries:
                 return 1
-            from . import kinds
-
-            try:
-                return kinds.get(entries[-1].get("class_name")).n_outputs(entries[-1]["config"])
-            except ValueError:
-                return 1  # refused by name when the model is made
+            last = _kind_named(entries[-1].get("class_name"))
+            return 1 if last is None else last.n_outputs(entries[-1]["config"])  # None: refused
+            # by name when the model is made
         return len(_triples(config.get("output_layers") if isinstance(config, dict) else None))
 
     def schema(self) -> list[dict]:
@@ -78,6 +77,9 @@ class ModelKind:
     def suggested_args(self) -> dict:
         return {}
 
+    def checked(self, config: Any) -> dict:
+        return checked_config(self.class_name, config)
+
     def create(self, config: dict):
         """The model from its config, once every layer in it is known to be a catalog layer."""
         import keras
@@ -85,8 +87,6 @@ class ModelKind:
         checked = checked_config(self.class_name, config)
         limit = sys.getrecursionlimit()  # Keras's map_graph recurses once per node (#15596)
         sys.setrecursionlimit(max(limit, 20 * _count_layers(checked) + 2000))
-        from . import custom
-
         try:  # registered classes by their drawing names (the entries' registered_name)
             with keras.saving.custom_object_scope(custom.registered_objects()):
                 if self.class_name == "Sequential":
@@ -105,6 +105,40 @@ class ModelKind:
 
     def make_config(self, **config: Any) -> dict:
         return self.create(config).get_config()
+
+
+@dataclass(frozen=True)
+class WrapperKind(LayerKind):
+    """A catalog wrapper that wraps any layer (TimeDistributed), a model included: the catalog's
+    kind, which knows keras.layers classes only, told about models here."""
+
+    def inner_kind(self, class_name: str):
+        if class_name in MODULES:
+            return kind(class_name)
+        return wrapper(super().inner_kind(class_name))  # TimeDistributed(TimeDistributed(model))
+
+    def model_inside(self, class_name: str, config: Any) -> dict:
+        return {"module": MODULES[class_name], "class_name": class_name, "registered_name": None,
+                "config": checked_config(class_name, config)}
+
+
+def wrapper(layer_kind):
+    """A catalog kind as drawings use it: a wrapper of any layer as a WrapperKind (models
+    inside it allowed), any other as it is."""
+    if catalog.NESTED_LAYER.get(layer_kind.class_name, (None, None, ()))[2] is None:
+        return WrapperKind(layer_kind.class_name, layer_kind.group, layer_kind.slots,
+                           layer_kind.cls)
+    return layer_kind
+
+
+def _kind_named(class_name: Any):
+    """The kind of a layer entry by class name, or None (refused by name when it is made)."""
+    if class_name in MODULES:
+        return kind(class_name)
+    try:
+        return wrapper(catalog.get(class_name))
+    except ValueError:
+        return ops.get(class_name) or custom.get(class_name) or custom.retired(class_name)
 
 
 def kind(class_name: str) -> ModelKind:
@@ -151,8 +185,6 @@ def _triples(struct: Any) -> list:
 def checked_config(class_name: str, config: dict, depth: int = 0) -> dict:
     """A deep copy of a model config whose layers are all catalog layers (or checked models),
     their modules pinned to Keras's. Refuses, naming the layer and its class, anything else."""
-    from . import catalog
-
     if depth > MAX_DEPTH:
         raise EditError(f"Models are nested more than {MAX_DEPTH} deep.")
     if not isinstance(config, dict) or not isinstance(config.get("layers"), list):
@@ -182,11 +214,11 @@ def checked_config(class_name: str, config: dict, depth: int = 0) -> dict:
         if _other_kind(entry, where):  # a keras.ops operation, Keras's own or a registered class
             continue
         try:
-            layer_kind = catalog.get(cls)
+            layer_kind = wrapper(catalog.get(cls))
         except ValueError as e:
             raise EditError(f"Layer {name!r:.80} of nested model {model!r:.80} is a {cls!r:.80}, "
                             f"which the canvas does not offer: {e}", layer=model) from None
-        entry["config"] = layer_kind._checked(entry["config"])  # the catalog's value checks
+        entry["config"] = layer_kind.checked(entry["config"])  # the catalog's value checks
         entry.update(module="keras.layers", class_name=layer_kind.class_name, registered_name=None)
     return config
 
@@ -194,8 +226,6 @@ def checked_config(class_name: str, config: dict, depth: int = 0) -> dict:
 def _other_kind(entry: dict, where: str) -> bool:
     """Check (and pin to its class) an entry naming a keras.ops operation (by module and class,
     as Keras serializes them), a Keras-own layer or a registered class; False for other names."""
-    from . import catalog, custom, ops
-
     cls, module = entry.get("class_name"), entry.get("module")
     if isinstance(module, str) and module.startswith("keras.src.ops."):
         kind = next((k for k in map(ops.get, ops.every_name())
@@ -221,7 +251,7 @@ def _other_kind(entry: dict, where: str) -> bool:
     if kind is None:
         raise EditError(f"{where} is a {cls!r:.80}, which the canvas does not offer and no "
                         f"class of that name is registered: {custom.HOW_TO_REGISTER}")
-    entry["config"] = kind._checked(entry["config"])
+    entry["config"] = kind.checked(entry["config"])
     entry.update(module=kind.cls.__module__, class_name=cls, registered_name=drawing_name)
     return True
 

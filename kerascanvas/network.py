@@ -16,7 +16,8 @@ from typing import Any, NamedTuple
 import keras
 
 from . import calls, custom, kinds, limits, nested
-from .drawing import CallKey, Drawing, EditError, LayerSpec
+from .drawing import CallKey, Drawing, LayerSpec
+from .errors import EditError
 
 _MISSING = object()
 

@@ -18,7 +18,8 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
-from .drawing import EditError
+from .errors import EditError
+from .layerkind import Slots, plain, type_of
 
 ALLOWED = (
     # arithmetic (what `x + y`, `x * 3.0`, `x @ w`, `-x` make)
@@ -51,7 +52,7 @@ MAX_VALUES = 10_000  # numbers in one constant (a list of lists counts every num
 
 @dataclass(frozen=True)
 class OpKind:
-    """The catalog's LayerKind interface for one allow-listed keras.ops function."""
+    """The layerkind.Kind protocol for one allow-listed keras.ops function."""
 
     class_name: str  # the keras.ops function name: "add", "expand_dims"
     cls: type  # its keras.src.ops Operation class
@@ -60,12 +61,10 @@ class OpKind:
     group: str = "ops"
 
     @property
-    def slots(self):
+    def slots(self) -> Slots:
         return self.slots_for({})
 
-    def slots_for(self, config: dict):
-        from .catalog import Slots
-
+    def slots_for(self, config: dict) -> Slots:
         tensors = tuple(p.name for p in self.call_params
                         if (p.name not in config and p.default is inspect.Parameter.empty)
                         or config.get(p.name) == TENSOR)
@@ -80,15 +79,13 @@ class OpKind:
         return config.get(OUTPUTS, 1)  # top_k gives (values, indices)
 
     def schema(self) -> list[dict]:
-        from .catalog import _plain, _type_of
-
         suggested, fields = self.suggested_args(), []
         for p in self.init + tuple(q for q in self.call_params
                                    if q.default is not inspect.Parameter.empty):
             required = p.default is inspect.Parameter.empty
             default = suggested.get(p.name) if required else p.default
-            fields.append({"name": p.name, "type": _type_of(p.name, default),
-                           "default": _plain(default), "required": required})
+            fields.append({"name": p.name, "type": type_of(p.name, default),
+                           "default": plain(default), "required": required})
         return fields
 
     def suggested_args(self) -> dict:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .drawing import EditError
+from .errors import EditError
 
 _SLICE = re.compile(r"^(-?\d{1,12})?:(-?\d{1,12})?(?::(-?\d{1,12})?)?$")
 MAX_ITEMS = 32

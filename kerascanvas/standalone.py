@@ -20,7 +20,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from . import boxes, catalog, folds, layout
+from . import boxes, folds, kinds, layout
 from .inner import inner_view
 from .kinds import NESTED_MODEL_CLASSES
 
@@ -33,7 +33,7 @@ _POLICY = ("default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-in
 
 def viewer_data(g) -> dict:
     """Everything the read-only view shows or answers, as JSON-able data."""
-    from .drawing import EditError
+    from .errors import EditError
 
     state = g.state()
     explain = {}
@@ -55,7 +55,7 @@ def viewer_data(g) -> dict:
         code = {"code": None, "error": str(e)}
     width, height = folds.size()
     return {"format": FORMAT, "state": state, "explain": explain, "edges": edges, "code": code,
-            "palette": catalog.palette(),  # the inspector's forms show a config by it
+            "palette": kinds.palette(),  # the inspector's forms show a config by it
             "runs": _runs(g, state), "folded_size": [width, height], "inner": _insides(g, state)}
 
 

@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from . import insights, limits
-from .drawing import EditError
+from .errors import EditError
 
 FORMAT = "kerascanvas"
 VERSION = 1

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .drawing import EditError
+from .errors import EditError
 
 MAX_DEPTH = 16
 

@@ -12,7 +12,8 @@ from typing import Any
 import numpy as np
 
 from .depth import DepthReason, NodeKey, depth_map, depth_trace
-from .drawing import EditError
+from .drawing import as_triple
+from .errors import EditError
 from .invariants import identity_holds, node_coordinates
 
 
@@ -118,9 +119,7 @@ def outbound_entries(keras_layer) -> list[tuple[str, int, int, tuple[str, int, i
 
 def explain_edge(g, src, dst: str, call: int = 0, slot: int = 0) -> Explanation:
     """The KerasTensor an edge carries and its _keras_history (the node that produced it)."""
-    from .graph import _triple
-
-    source = _triple(src)
+    source = as_triple(src)
     if (source, (dst, call, slot)) not in g.edges:
         raise EditError(f"There is no edge {source} -> {(dst, call, slot)}.", layer=dst)
     tensor = g.tensor(source)
@@ -214,9 +213,7 @@ def reason_text(reason: DepthReason) -> str:
 
 def cycle_path(g, src, dst: str, call: int = 0) -> list[tuple[str, int]] | None:
     """Where the search would find a cycle if this edge were drawn: the calls on it, or None."""
-    from .graph import _triple
-
-    source = _triple(src)
+    source = as_triple(src)
     return g.call_path(source[:2], (dst, call))
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .drawing import EditError
+from .errors import EditError
 
 # C0 and C1 control characters, and U+FFFE / U+FFFF: valid JSON, but no XML document (the
 # static SVG of a saved notebook) may hold them

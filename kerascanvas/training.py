@@ -28,12 +28,11 @@ import keras
 from . import insights as insight_store
 from . import run_gate
 from .devices import Engine, choose_engine, device_description
+from .errors import DataError, TrainingError
 from .graph import Graph
 from .training_data import (
     NON_FINITE_MARK,
     Batches,
-    DataError,
-    TrainingError,
     check_data,
     check_finite,
     default_loss,

@@ -14,13 +14,7 @@ from typing import Any
 
 import keras
 
-
-class TrainingError(RuntimeError):
-    """Training cannot start (or was refused): the message says why."""
-
-
-class DataError(TrainingError, ValueError):
-    """Data that does not fit the model: wrong number of arrays, shape or dtype."""
+from .errors import DataError, TrainingError
 
 
 @dataclass(frozen=True)

@@ -22,9 +22,9 @@ from typing import Any
 import anywidget
 import traitlets
 
-from . import catalog, custom, insights, intent_handlers, later, limits, shape
+from . import custom, insights, intent_handlers, kinds, later, limits, shape
 from .diffs import Tracker
-from .drawing import EditError
+from .errors import EditError
 from .graph import Graph
 from .intent_checks import IntentError
 from .picture_output import PictureOutput, plain_text
@@ -46,7 +46,7 @@ class Canvas(anywidget.AnyWidget):
     """The revision of the state the kernel last described (diffs count it up)."""
 
     palette = traitlets.List().tag(sync=True, echo_update=False)
-    """The catalog for the palette and the inspector's forms (`catalog.palette()`), sent again
+    """The catalog for the palette and the inspector's forms (`kinds.palette()`), sent again
     when `kc.register` changes what is offered."""
 
     height = traitlets.Int(520).tag(sync=True)
@@ -86,7 +86,7 @@ class Canvas(anywidget.AnyWidget):
             graph = Graph.load(path)
         from .training import choices
 
-        super().__init__(height=height, palette=catalog.palette(), path=str(path or ""),
+        super().__init__(height=height, palette=kinds.palette(), path=str(path or ""),
                          train_choices=choices())
         self._trainer = None
         self._tracker: Tracker | None = None
@@ -102,7 +102,7 @@ class Canvas(anywidget.AnyWidget):
     def _offer_changed(self) -> None:
         """A class was registered (or forgotten) after this canvas was made: its palette too."""
         if self.comm is not None:  # (None once closed)
-            self.palette = catalog.palette()
+            self.palette = kinds.palette()
 
     @property
     def graph(self) -> Graph:

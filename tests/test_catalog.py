@@ -6,7 +6,7 @@ import keras
 import pytest
 
 import kerascanvas as kc
-from kerascanvas import catalog
+from kerascanvas import catalog, kinds
 
 # A symbolic sample input per group, and per class where the group's does not fit: (shape, dtype).
 GROUP_SAMPLE = {
@@ -390,11 +390,10 @@ def test_suggested_args_make_a_palette_drop_work():
 
 
 def test_palette_is_json_and_grouped():
-    entries = json.loads(json.dumps(catalog.palette()))
+    entries = json.loads(json.dumps(kinds.palette()))
     from kerascanvas import custom, ops
 
-    assert [e["class_name"] for e in entries] == catalog.names() + ops.names() + list(
-        custom.registered())
+    assert [e["class_name"] for e in entries] == catalog.names() + ops.names() + custom.offered()
     dense = next(e for e in entries if e["class_name"] == "Dense")
     assert dense["slots"] == {"kind": "single", "names": ["inputs"], "min": 1, "max": 1}
     assert dense["suggested"] == {"units": 32} and dense["group"] == "core"
@@ -403,3 +402,46 @@ def test_palette_is_json_and_grouped():
     assert "Dense" in groups["core"] and "Conv2D" in groups["convolutional"]
     assert "LSTM" in groups["recurrent"] and "Add" in groups["merging"]
     assert "RandomFlip" in groups["preprocessing"] and "ReLU" in groups["activations"]
+
+
+def test_every_kind_offers_the_kind_protocol():
+    from kerascanvas import layerkind
+
+    inner = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])
+
+    class Scale(keras.layers.Layer):
+        def call(self, x):
+            return x * 2
+
+    trusted = keras.layers.Lambda(lambda x: x + 1, name="plus_one")
+    kc.register(Scale, name="HouseScale")
+    name = kc.register(trusted)
+    try:
+        found = [kinds.get(n) for n in ("Dense", "TimeDistributed", "expand_dims", "Sequential",
+                                         "Functional", "HouseScale", name)]
+        assert [type(k).__name__ for k in found] == [
+            "LayerKind", "WrapperKind", "OpKind", "ModelKind", "ModelKind", "CustomKind",
+            "TrustedLambda"]
+        for kind in found:
+            assert isinstance(kind, layerkind.Kind), kind
+            assert isinstance(kind.slots, layerkind.Slots)
+        assert kinds.get("Sequential").slots_for(inner.get_config()).kind == "single"
+        assert kinds.get(name).checked({"trainable": False}) == {"trainable": False}
+    finally:
+        kc.unregister("HouseScale")
+        kc.unregister(name)
+
+
+def test_a_model_inside_time_distributed_comes_through_kinds():
+    inner = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])
+    wrapped = {"layer": {"class_name": "Sequential", "config": inner.get_config()}}
+    layer = kinds.get("TimeDistributed").create(wrapped)
+    assert type(layer.layer).__name__ == "Sequential"
+    twice = {"layer": {"class_name": "TimeDistributed", "config": wrapped}}
+    assert type(kinds.get("TimeDistributed").create(twice).layer.layer).__name__ == "Sequential"
+    with pytest.raises(kc.EditError, match="kerascanvas.kinds.get gives its kind"):
+        catalog.get("TimeDistributed").create(wrapped)  # the catalog alone knows keras.layers
+    evil = {"layer": {"class_name": "Sequential", "config": {**inner.get_config(), "layers": [
+        {"class_name": "Lambda", "config": {"name": "l"}}]}}}
+    with pytest.raises(kc.EditError, match="Lambda"):
+        kinds.get("TimeDistributed").create(evil)

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from support import call_again, grow, history, ok, rebuild
 
 import kerascanvas as kc
-from kerascanvas import catalog, custom, ops
+from kerascanvas import custom, kinds, ops
 
 
 def test_an_op_box_is_a_keras_node_with_its_constant_in_the_config():
@@ -98,7 +98,7 @@ def test_the_allow_list_is_read_from_keras_signatures():
     kind = ops.get("expand_dims")
     assert kind.cls is keras.src.ops.numpy.ExpandDims
     assert [p.name for p in kind.init] == ["axis"] and [p.name for p in kind.call_params] == ["x"]
-    entry = next(e for e in catalog.palette() if e["class_name"] == "expand_dims")
+    entry = next(e for e in kinds.palette() if e["class_name"] == "expand_dims")
     assert entry["group"] == "ops" and entry["schema"][0]["name"] == "axis"
 
 
@@ -130,7 +130,7 @@ def test_custom_layers_need_registering(tmp_path):
         g = ok(kc.Graph.from_model(model))
         assert g.layers["twice"]["class_name"] == "Doubler"
         assert any(e["class_name"] == "Doubler" and e["group"] == "custom"
-                   for e in catalog.palette())
+                   for e in kinds.palette())
         g.save(tmp_path / "d.kc")
     finally:
         custom.unregister("Doubler")

@@ -1,5 +1,5 @@
 // The state the kernel mirrors (its types generated from kerascanvas/state.json into
-// statetypes.ts) and the catalog palette (catalog.palette()).
+// statetypes.ts) and the palette (kinds.palette()).
 export * from "./statetypes";
 import type { Slots } from "./statetypes";
 

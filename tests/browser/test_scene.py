@@ -6,7 +6,7 @@ import json
 import pytest
 
 import kerascanvas as kc
-from kerascanvas import catalog
+from kerascanvas import kinds
 
 from .conftest import box, open_notebook, screenshot, static_site
 
@@ -129,7 +129,7 @@ def plain_page(browser):
     g.add_input((8,), name="vec")
     g.add_layer("Dense", units=4, name="first")
     g.connect("vec", "first")
-    data = json.dumps({"state": g.state(), "palette": catalog.palette(), "height": 400})
+    data = json.dumps({"state": g.state(), "palette": kinds.palette(), "height": 400})
     with static_site({"index.html": PAGE, "data.json": data}) as (_, url):
         page = browser.new_page(viewport={"width": 1200, "height": 800})
         page.goto(f"{url}/index.html")
@@ -186,7 +186,7 @@ def test_a_change_of_every_box_redraws_those_on_screen_at_once_and_the_rest_soon
     after = g.state()
     depths = {layer["name"]: layer["depth"] for layer in after["layers"]}
     assert depths["x"] != {layer["name"]: layer["depth"] for layer in before["layers"]}["x"]
-    data = json.dumps({"state": before, "palette": catalog.palette(), "height": 400})
+    data = json.dumps({"state": before, "palette": kinds.palette(), "height": 400})
     with static_site({"index.html": CHANGING, "data.json": data}) as (_, url):
         page = browser.new_page(viewport={"width": 1200, "height": 800})
         page.goto(f"{url}/index.html")
