@@ -18,7 +18,7 @@ def main(rounds: int = 5):
     g.to_code()  # warm-up (class defaults are cached)
     times = []
     for _ in range(rounds):
-        g._forget()  # depth map and model computed again, as after an edit
+        g.forget()  # depth map and model computed again, as after an edit
         gc.disable()
         start = time.perf_counter()
         code = g.to_code()

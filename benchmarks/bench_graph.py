@@ -5,7 +5,11 @@
 (a) a 200-layer residual graph built through kc.Graph vs the same model in plain Keras;
 (b) edits on it (append after the last layer, reconfigure the last, reconfigure one ~100 layers
     from the end) as a fraction of its full build through kc.Graph;
-(c) a 5,000-layer chain: it builds, and the time of its depth map.
+(c) a 5,000-layer chain: it builds, and the time of its depth map;
+(d) a 3,000-layer chain of Dense layers drawn edit by edit (an undo step per edit) vs the same
+    chain in plain Keras (issue 22: the cost of an edit must not grow with the drawing);
+    --chain-class Identity draws layers without weights (Keras's own cost per layer is smallest
+    there, so kerascanvas's per-edit cost weighs most).
 Layers are named alike in both builds, one warm-up round runs first, the garbage collector is
 paused while timing, and medians are reported (DESIGN.md: TensorFlow caches ops by name).
 """
@@ -143,17 +147,72 @@ def bench_chain(n):
             prev = name
     build = time.perf_counter() - start
     t_model, model = timed(lambda: g.model)
-    g._forget()
+    g.forget()
     t_depth, depth = timed(lambda: g.depth)
     return build, t_model, t_depth, model is not None, max(depth.nodes_by_depth)
+
+
+CHAIN_LAYERS = {"Dense": {"units": WIDTH}, "Identity": {}}
+
+
+def plain_chain(n, class_name="Dense"):
+    x = keras.Input((WIDTH,), name="x")
+    h = x
+    cls, config = getattr(keras.layers, class_name), CHAIN_LAYERS[class_name]
+    for i in range(n):
+        h = cls(name=f"layer_{i}", **config)(h)
+    limit = sys.getrecursionlimit()  # as kc.Graph does: Keras's map_graph recurses per node
+    sys.setrecursionlimit(max(limit, 20 * n + 2000))
+    try:
+        return keras.Model(x, h, name="model")
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+def graph_chain(n, class_name="Dense"):
+    """Edit by edit: add a layer, connect it (2n undoable edits), then the model."""
+    g = kc.Graph()
+    g.add_input((WIDTH,), name="x")
+    prev = "x"
+    for i in range(n):
+        name = g.add_layer(class_name, name=f"layer_{i}", **CHAIN_LAYERS[class_name])
+        g.connect(prev, name)
+        prev = name
+    assert g.model is not None
+    return g
+
+
+def bench_chain_edits(n, rounds, class_name="Dense"):
+    """Medians of interleaved rounds of plain Keras and kc.Graph edit by edit."""
+    builds = {"plain": lambda: plain_chain(n, class_name), "graph": lambda: graph_chain(n, class_name)}
+    for fn in builds.values():
+        fn()  # warm-up
+    times = {label: [] for label in builds}
+    for _ in range(rounds):
+        for label, fn in builds.items():
+            times[label].append(timed(fn)[0])
+    return {label: statistics.median(t) for label, t in times.items()}
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--chain", type=int, default=5000)
+    parser.add_argument("--edit-chain", type=int, default=3000)
+    parser.add_argument("--chain-class", choices=sorted(CHAIN_LAYERS), default="Dense")
+    parser.add_argument("--only", choices=["a", "d"], help="run only (a)+(b) or only (d)")
     args = parser.parse_args(argv)
     print(f"keras {keras.__version__}, backend {keras.backend.backend()}, python {sys.version.split()[0]}")
+    if args.only != "d":
+        bench_residual(args)
+    if args.only != "a":
+        t = bench_chain_edits(args.edit_chain, args.rounds, args.chain_class)
+        print(f"(d) {args.edit_chain}-layer {args.chain_class} chain edit by edit ({2 * args.edit_chain} undoable "
+              f"edits): plain Keras {t['plain']:.2f} s, kc.Graph {t['graph']:.2f} s, ratio "
+              f"{t['graph'] / t['plain']:.2f} (target <= 1.2)")
+
+
+def bench_residual(args):
     t = bench_build(args.rounds)
     print(f"(a) 200-layer residual build: plain Keras {t['plain'] * 1e3:.0f} ms; kc.Graph in one "
           f"batch {t['batch'] * 1e3:.0f} ms, ratio {t['batch'] / t['plain']:.2f} (target <= 1.2); "

@@ -4,7 +4,7 @@
                                                               [--cap-mb 16 64]
 
 Draws a chain of `--layers` Identity layers (one all-or-nothing batch), then moves one box at a
-time `--moves` times, each move one undo step holding its own copy of the drawing. For each cap
+time `--moves` times, each move one undo step (holding the point it replaced). For each cap
 it prints the memory Python holds after the moves minus before (tracemalloc, the history's
 share: the drawing itself does not grow), the steps kept, the steps dropped and growth / cap.
 The cap holds when growth stays within the cap plus 10%.

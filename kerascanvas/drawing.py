@@ -1,17 +1,19 @@
 """The drawing as data: layers, calls, edges and pinned positions, with structural checks.
 
-Pure Python (no keras): the live Keras objects are made from a Drawing by network.py. A Drawing is
-copied before every edit (shallow: specs and edges are immutable), so the old copy is the undo state.
+Pure Python (no keras): the live Keras objects are made from a Drawing by network.py. An edit
+changes the drawing in place while a change log records what it changed (`begin` / `end`): the log
+is how a refused edit is taken back and how undo and redo step, so one edit costs what it changes,
+not the size of the drawing. Specs and edges are immutable, so a log only holds references.
 """
 
 from __future__ import annotations
 
-import sys
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
+from .changelog import MISSING, Logged
 from .errors import EditError
 from .layerkind import Slots
 from .limits import check_calls, check_list_inputs
@@ -23,8 +25,8 @@ CallKey = tuple[str, int]  # (layer, call); call k is node_index k once the call
 
 INPUT_CLASS = "InputLayer"
 MAX_NAME_LENGTH = 100
-# Characters a layer name may not hold, and why. graph.py adds "." under the torch backend (it
-# knows the backend; this module does not import keras).
+# Characters a layer name may not hold, and why; a Drawing adds those its `forbidden` names (graph.py
+# adds "." under the torch backend: it knows the backend, this module does not import keras).
 FORBIDDEN_IN_NAMES = {"/": "Keras uses '/' in weight paths"}
 
 
@@ -63,16 +65,19 @@ class LayerSpec:
         return self.class_name == INPUT_CLASS
 
 
-class Drawing:
+class Drawing(Logged):
     """Layers (creation order), edges (creation order), pinned positions, expanded boxes, folded
-    runs.
+    runs. Every change is recorded in the change log of the edit under way (changelog.py).
 
     Two indexes (edges into a call, edges out of a call) are kept up to date by every edit, and
     each edit notes the calls it touched and the layers it took away, so that the network rebuild
     visits only those and what lies downstream of them.
     """
 
-    def __init__(self):
+    UNLOGGED = frozenset({"touched", "gone", "cycles_later", "forbidden"})  # marks, not state
+
+    def __init__(self, forbidden: Mapping[str, str] | None = None):
+        """forbidden: characters layer names may not hold here, beyond FORBIDDEN_IN_NAMES, and why."""
         self.layers: dict[str, LayerSpec] = {}
         self.edges: list[Edge] = []
         self.pinned: dict[str, tuple[float, float]] = {}
@@ -91,12 +96,35 @@ class Drawing:
         self.touched: set[CallKey] = set()
         self.gone: set[str] = set()
         self.cycles_later = False  # True: connect skips its cycle search; check_acyclic() after
+        self.forbidden: Mapping[str, str] = dict(forbidden or {})
 
-    def copy(self, keep_marks: bool = False) -> Drawing:
-        """A copy to edit (index values are tuples, so shallow copies suffice).
+    # ----- view fields the graph changes ------------------------------------------------------
 
-        keep_marks: carry over the touched calls and gone layers (edits batched into one rebuild).
-        """
+    def pin(self, name: str, point: tuple[float, float]) -> None:
+        """Pin a box at a point (the layout leaves it there)."""
+        self._set("pinned", name, point)
+
+    def pin_many(self, points: Mapping[str, tuple[float, float]]) -> None:
+        for name, point in points.items():
+            self._set("pinned", name, point)
+
+    def unpin_all(self) -> None:
+        self.pinned = {}
+
+    def begin(self) -> None:
+        """Start recording an edit (changelog.Logged); the marks of the last rebuild go."""
+        self.touched, self.gone = set(), set()
+        super().begin()
+
+    def adopt(self, copy: Drawing) -> None:
+        """Take over the edit under way on `copy`, a copy of this drawing made as it began (a
+        batch): its changes are made here too, as part of this drawing's edit."""
+        self.take_over(copy)
+        self.touched, self.gone = copy.touched, copy.gone
+
+    def copy(self) -> Drawing:
+        """A copy to edit apart (a batch): index values are tuples, so shallow copies suffice;
+        no edit under way, no marks."""
         d = Drawing.__new__(Drawing)
         d.layers, d.edges, d.pinned = dict(self.layers), list(self.edges), dict(self.pinned)
         d.output_order, d.name_counts = self.output_order, dict(self.name_counts)
@@ -104,16 +132,9 @@ class Drawing:
         d.dict_inputs, d.output_keys = self.dict_inputs, self.output_keys
         d.input_structure, d.output_structure = self.input_structure, self.output_structure
         d._into, d._out = dict(self._into), dict(self._out)
-        d.touched, d.gone = (set(self.touched), set(self.gone)) if keep_marks else (set(), set())
-        d.cycles_later = False
+        d.touched, d.gone = set(), set()
+        d.cycles_later, d.forbidden = False, self.forbidden
         return d
-
-    def container_bytes(self) -> int:
-        """Bytes of this copy's own containers (their items are shared with other copies):
-        what one undo step's drawing holds beyond the drawings next to it."""
-        return sum(sys.getsizeof(c) for c in (self.layers, self.edges, self.pinned, self._into,
-                                             self._out, self.name_counts, self.touched,
-                                             self.gone)) + sys.getsizeof(self)
 
     # ----- names -----------------------------------------------------------------------------
 
@@ -126,7 +147,7 @@ class Drawing:
         check_text(name, "A layer name")
         if not name.strip():  # a box with an invisible name could not be told apart or found
             raise EditError(f"A layer name needs a visible character, got {name!r}.")
-        for char, why in FORBIDDEN_IN_NAMES.items():
+        for char, why in {**FORBIDDEN_IN_NAMES, **self.forbidden}.items():
             if char in name:
                 raise EditError(f"A layer name may not contain {char!r} ({why}), got {name!r}.")
         if name in self.layers:
@@ -138,7 +159,7 @@ class Drawing:
         """Keras's naming (dense, dense_1, ...), counted per drawing instead of per session."""
         while True:
             count = self.name_counts.get(prefix, 0)
-            self.name_counts[prefix] = count + 1
+            self._set("name_counts", prefix, count + 1)
             name = prefix if count == 0 else f"{prefix}_{count}"
             if name not in self.layers:
                 return name
@@ -153,7 +174,7 @@ class Drawing:
 
     def add(self, spec: LayerSpec) -> None:
         self.check_new_name(spec.name)
-        self.layers[spec.name] = spec
+        self._set("layers", spec.name, spec)
         self.touched.update((spec.name, k) for k in range(spec.calls))
 
     def remove(self, name: str) -> None:
@@ -165,8 +186,8 @@ class Drawing:
                 self._drop_edge(self._out[(name, k)][0])
         if self.layers[name].is_input:
             self.input_structure = None  # its positions no longer say which Input is which
-        del self.layers[name]
-        self.pinned.pop(name, None)
+        self._pop("layers", name)
+        self._pop("pinned", name)
         self.expanded = self.expanded - {name}
         self._keep_outputs(lambda t: t[0] != name)
         self.gone.add(name)
@@ -195,7 +216,7 @@ class Drawing:
         self.edges = [Edge(swap(e.src), swap(e.dst)) for e in self.edges]
         self._reindex()
         if old in self.pinned:
-            self.pinned[new] = self.pinned.pop(old)
+            self.pinned = {(new if n == old else n): p for n, p in self.pinned.items()}
         if old in self.expanded:
             self.expanded = self.expanded - {old} | {new}
         if old in self.folded:
@@ -213,7 +234,7 @@ class Drawing:
                         f"With this config {spec.name} has {spec.n_outputs} output(s), but the edge "
                         f"{_fmt_edge(e)} uses output {e.src[2]}: disconnect it first.",
                         layer=spec.name)
-        self.layers[spec.name] = spec
+        self._set("layers", spec.name, spec)
         self.touched.add((spec.name, 0))
 
     def add_call(self, name: str) -> int:
@@ -222,7 +243,7 @@ class Drawing:
             raise EditError(f"{name} is an Input: it cannot be called.", layer=name)
 
         check_calls(name, spec.calls + 1)
-        self.layers[name] = replace(spec, calls=spec.calls + 1)
+        self._set("layers", name, replace(spec, calls=spec.calls + 1))
         self.touched.add((name, spec.calls))
         return spec.calls
 
@@ -245,8 +266,8 @@ class Drawing:
             kept.append(Edge(src, dst))
         self.edges = kept
         self._reindex()
-        self.layers[name] = replace(spec, calls=spec.calls - 1, call_args=tuple(
-            a for j, a in enumerate(spec.call_args) if j != call))
+        self._set("layers", name, replace(spec, calls=spec.calls - 1, call_args=tuple(
+            a for j, a in enumerate(spec.call_args) if j != call)))
         self._keep_outputs(lambda t: not (t[0] == name and t[1] == call))
         self.output_order = tuple(
             (t[0], t[1] - (t[0] == name and t[1] > call), t[2]) for t in self.output_order)
@@ -264,7 +285,7 @@ class Drawing:
         found = [default if a is None else a for a in found]
         while found and found[-1] == default:
             found.pop()
-        self.layers[name] = replace(spec, call_args=tuple(found))
+        self._set("layers", name, replace(spec, call_args=tuple(found)))
         self.touched.add((name, call))
 
     def connect(self, src: Triple, dst: tuple[str, int, int | None]) -> Edge:
@@ -311,25 +332,27 @@ class Drawing:
     # ----- edge bookkeeping: every change of self.edges keeps both indexes right ---------------
 
     def _link(self, edge: Edge, at: int | None = None) -> None:
-        if at is None:
-            self.edges.append(edge)
-        else:
-            self.edges.insert(at, edge)
-        self._into[edge.dst[:2]] = self._into.get(edge.dst[:2], ()) + (edge,)
-        self._out[edge.src[:2]] = self._out.get(edge.src[:2], ()) + (edge,)
+        self._insert("edges", len(self.edges) if at is None else at, edge)
+        self._set("_into", edge.dst[:2], self._into.get(edge.dst[:2], ()) + (edge,))
+        self._set("_out", edge.src[:2], self._out.get(edge.src[:2], ()) + (edge,))
         self.touched.add(edge.dst[:2])
 
     def _unlink(self, edge: Edge) -> int:
-        at = self.edges.index(edge)
-        del self.edges[at]
-        for index, key in ((self._into, edge.dst[:2]), (self._out, edge.src[:2])):
-            rest = tuple(e for e in index[key] if e != edge)
-            if rest:
-                index[key] = rest
-            else:
-                del index[key]
+        at = self._edge_index(edge)
+        self._delete("edges", at)
+        for attr, key in (("_into", edge.dst[:2]), ("_out", edge.src[:2])):
+            rest = tuple(e for e in getattr(self, attr)[key] if e != edge)
+            self._set(attr, key, rest if rest else MISSING)  # (an index's order means nothing)
         self.touched.add(edge.dst[:2])
         return at
+
+    def _edge_index(self, edge: Edge) -> int:
+        """Where `edge` is in `edges`: searched from the end, where a recent edge is."""
+        edges = self.edges
+        for at in range(len(edges) - 1, max(len(edges) - 8, 0) - 1, -1):
+            if edges[at] == edge:
+                return at
+        return edges.index(edge)
 
     def _drop_edge(self, edge: Edge) -> None:
         self._unlink(edge)
@@ -340,10 +363,12 @@ class Drawing:
                     self._link(Edge(e.src, (name, call, e.dst[2] - 1)), at=self._unlink(e))
 
     def _reindex(self) -> None:
-        self._into, self._out = {}, {}
+        into: dict[CallKey, tuple[Edge, ...]] = {}
+        out: dict[CallKey, tuple[Edge, ...]] = {}
         for e in self.edges:
-            self._into[e.dst[:2]] = self._into.get(e.dst[:2], ()) + (e,)
-            self._out[e.src[:2]] = self._out.get(e.src[:2], ()) + (e,)
+            into[e.dst[:2]] = into.get(e.dst[:2], ()) + (e,)
+            out[e.src[:2]] = out.get(e.src[:2], ()) + (e,)
+        self._into, self._out = into, out
 
     def _check_slot(self, spec: LayerSpec, call: int, slot: Any) -> int:
         slots = spec.slots

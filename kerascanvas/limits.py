@@ -71,9 +71,9 @@ CONFIG_SHOWN_BYTES = 64 << 10
 (the Graph keeps it whole)."""
 
 HISTORY_BYTES = 512 << 20
-"""Bytes the undo history may keep alive: old layer objects and weights, each step's copy of the
-drawing, the configs and positions only old steps hold (`step_bytes`); beyond it the oldest
-steps are dropped, with a warning."""
+"""Bytes the undo history may keep alive: old layer objects and weights, the configs and
+positions only old steps hold (history.changes_bytes); beyond it the oldest steps are dropped,
+with a warning."""
 
 # ----- training insights (insights.py) --------------------------------------------------------
 
@@ -316,27 +316,8 @@ def held_bytes(value: Any, seen: set | None = None) -> int:
 
 
 STEP_BYTES = 2_048
-"""What one undo step holds besides its drawing, configs and weights: the step, its journal and
+"""What one undo step holds besides its changes, configs and weights: the step, its journal and
 their small containers (measured: about 1.3 KB)."""
-
-
-def step_bytes(before: Any, after: Any) -> int:
-    """Bytes an undo step keeps alive beyond the drawing after it (which the next step or the
-    live graph holds anyway): its own copy of the drawing, the configs and positions only
-    that copy holds (replaced, renamed or removed boxes, moved points). Weights are counted by
-    `held_bytes`."""
-    if before is after:  # a weights-only step (training) shares the drawing
-        return STEP_BYTES
-    total = STEP_BYTES + before.container_bytes()
-    kept = {id(spec) for spec in after.layers.values()}
-    for spec in before.layers.values():
-        if id(spec) not in kept:
-            total += config_bytes(spec.config) + 512  # the spec and its slots
-    moved = after.pinned
-    for name, point in before.pinned.items():
-        if moved.get(name) is not point:
-            total += sys.getsizeof(point) + 2 * 24  # the tuple and its two floats
-    return total
 
 
 def config_bytes(value: Any, depth: int = 0) -> int:

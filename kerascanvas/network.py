@@ -103,6 +103,23 @@ class Network:
         self.prepared: dict[str, tuple[Mapping, Any]] = {}  # name -> (config, unbuilt layer made
         # while checking that config), used once instead of making the layer a second time
         self.parked: dict[str, SavedWeights] = {}  # pending boxes' weights from a loaded file
+        self.param_counts: dict[str, int] = {}  # name -> scalars in its live layer's variables
+        self.params_total = 0  # their sum, kept as layers come and go (limits.TOTAL_PARAMS)
+
+    # ----- what the graph gives and reads -------------------------------------------------------
+
+    def prepare(self, name: str, config: Mapping, layer: Any) -> None:
+        """A layer made from `config` while checking it: the network calls it instead of making
+        the layer a second time (once: a later config makes its own)."""
+        self.prepared[name] = (config, layer)
+
+    def park(self, name: str, arrays: list) -> None:
+        """A file's weights for a pending box: its first call's layer takes them if they fit."""
+        self.parked[name] = SavedWeights(arrays)
+
+    def is_live(self, obj: Any) -> bool:
+        """Whether `obj` is one of the live layers (undo history does not weigh those)."""
+        return self.objects.get(getattr(obj, "name", None)) is obj
 
     # ----- the rebuild -------------------------------------------------------------------------
 
@@ -113,13 +130,16 @@ class Network:
         predecessors: name -> a layer whose weights a newly made layer inherits (rename).
         """
         predecessors = predecessors or {}
-        status = dict(self.status)
+        status, ended = self.status, set()
         for name in drawing.gone | {c[0] for c in drawing.touched}:
             spec = drawing.layers.get(name)
             k = 0 if spec is None else spec.calls
             while (name, k) in status:  # calls that no longer exist
-                del status[(name, k)]
+                ended.add((name, k))
                 k += 1
+        if ended:  # a new dict (order kept); otherwise changed in place, key by key
+            journal.setattr(self, "status", {c: why for c, why in status.items() if c not in ended})
+            status = self.status
         redone: dict[str, int] = {}  # layer -> first call rebuilt in this pass
         order = drawing.downstream_order(drawing.touched)
         for key in order:
@@ -136,7 +156,8 @@ class Network:
                 waiting = [s for s in triples if status[s[:2]] is not None]
                 if waiting:
                     reason = f"it waits for {waiting[0][0]} call {waiting[0][1]}, which is pending"
-            status[key] = reason
+            if status.get(key, _MISSING) != reason:
+                journal.setitem(status, key, reason)
             if reason is not None:
                 self._cut(name, k, journal)
                 continue
@@ -159,7 +180,7 @@ class Network:
                 while built < spec.calls and status.get((name, built), "") is None:
                     built += 1
                 self._cut(name, built, journal)
-        journal.setattr(self, "status", status)
+        limits.check_total_params(self.params_total)
 
     def _tensor(self, src: tuple, consumer: CallKey):
         outputs = self.records[src[:2]].outputs
@@ -203,6 +224,8 @@ class Network:
             outputs = self._call(layer, spec, k, inputs, journal, how)
             if previous is not None and k == 0:
                 _inherit_weights(previous, layer)
+        if self.param_counts.get(name) is None:  # made now: its variables exist once called
+            self._count(name, limits.params_of(layer), journal)
         journal.setitem(self.records, (name, k), CallRecord(inputs, outputs, shapes, how))
 
     def _create(self, spec: LayerSpec) -> keras.layers.Layer:
@@ -295,6 +318,16 @@ class Network:
         self._cut(name, 0, journal)
         journal.delitem(self.objects, name)
         journal.delitem(self.made_from, name)
+        self._count(name, None, journal)
+
+    def _count(self, name: str, params: int | None, journal: Journal) -> None:
+        """Keep `params_total` as a layer's count is set (None: its layer went)."""
+        old = self.param_counts.get(name) or 0
+        if params is None:
+            journal.delitem(self.param_counts, name)
+        else:
+            journal.setitem(self.param_counts, name, params)
+        journal.setattr(self, "params_total", self.params_total - old + (params or 0))
 
 
 class SavedWeights:

@@ -198,3 +198,35 @@ class Wire:
 
     def clear(self) -> None:
         self.messages.clear()
+
+
+# ----- the teaching graphs (issue 25): built by the Python tests and, from this same source, in
+# the browser tests' kernels (tests/browser/conftest.py `graph_cell`) -----------------------------
+
+def shared_then_chain(name: str = "model"):
+    """inp -> A, inp2 -> A (call 1), A -> B -> C: node 1 of A is an output, yet gets depth 2."""
+    g = kc.Graph(name=name)
+    g.add_input((3,), name="inp")
+    g.add_input((3,), name="inp2")
+    g.add_layer("Dense", units=3, name="A")
+    g.connect("inp", "A")
+    g.connect("inp2", "A", call=1)
+    for src, dst in (("A", "B"), ("B", "C")):
+        g.add_layer("Dense", units=3, name=dst)
+        g.connect(src, dst)
+    return g
+
+
+def shared_lstm_states(name: str = "model"):
+    """One LSTM(return_state=True) called on two sequences; the cell states (tensor_index 2)
+    of both calls added."""
+    g = kc.Graph(name=name)
+    g.add_input((5, 3), name="s1")
+    g.add_input((5, 3), name="s2")
+    g.add_layer("LSTM", units=4, return_state=True, name="lstm")
+    g.connect("s1", "lstm")
+    g.connect("s2", "lstm", call=1)
+    g.add_layer("Add", name="add")
+    g.connect(("lstm", 0, 2), "add")
+    g.connect(("lstm", 1, 2), "add")
+    return g

@@ -203,16 +203,16 @@ def test_fold_and_expand_lists_are_checked_against_the_drawing_before_any_work(t
 def test_a_fold_list_costs_one_pass_over_the_drawing(tmp_path, monkeypatch):
     """However many entries the lists hold, the runs are found once and the drawing copied a
     few times (not once per entry)."""
-    from kerascanvas import drawing, graph
+    from kerascanvas import drawing, view
 
     path, doc = _blocks_file(tmp_path / "m.kcanvas")
     names = [layer["name"] for layer in doc["layers"]]
     _rewrite_document(path, lambda d: d.update(folded=names * 50))
     copies, finds = [], []
-    original_copy, original_find = drawing.Drawing.copy, graph._find_repeats
+    original_copy, original_find = drawing.Drawing.copy, view.find_repeats
     monkeypatch.setattr(drawing.Drawing, "copy",
                         lambda self, **k: copies.append(1) or original_copy(self, **k))
-    monkeypatch.setattr(graph, "_find_repeats",
+    monkeypatch.setattr(view, "find_repeats",
                         lambda *a, **k: finds.append(1) or original_find(*a, **k))
     with pytest.raises(kc.EditError, match="is not part of a run"):  # x heads no run
         kc.Graph.load(path)

@@ -4,7 +4,7 @@ import json
 
 import numpy as np
 import pytest
-from support import recorder, sent
+from support import recorder, sent, shared_lstm_states, shared_then_chain
 from support import siamese as support_siamese
 
 import kerascanvas as kc
@@ -138,35 +138,6 @@ def test_forward_step_thumbnail_of_an_image_tensor():
 
 
 # ----- what misled (issue 25) ------------------------------------------------------------------
-
-def shared_then_chain():
-    """inp -> A, inp2 -> A (call 1), A -> B -> C: node 1 of A is an output, yet gets depth 2."""
-    g = kc.Graph()
-    g.add_input((3,), name="inp")
-    g.add_input((3,), name="inp2")
-    g.add_layer("Dense", units=3, name="A")
-    g.connect("inp", "A")
-    g.connect("inp2", "A", call=1)
-    for src, dst in (("A", "B"), ("B", "C")):
-        g.add_layer("Dense", units=3, name=dst)
-        g.connect(src, dst)
-    return g
-
-
-def shared_lstm_states():
-    """One LSTM(return_state=True) called on two sequences; the cell states (tensor_index 2)
-    of both calls added."""
-    g = kc.Graph()
-    g.add_input((5, 3), name="s1")
-    g.add_input((5, 3), name="s2")
-    g.add_layer("LSTM", units=4, return_state=True, name="lstm")
-    g.connect("s1", "lstm")
-    g.connect("s2", "lstm", call=1)
-    g.add_layer("Add", name="add")
-    g.connect(("lstm", 0, 2), "add")
-    g.connect(("lstm", 1, 2), "add")
-    return g
-
 
 def keras_depths(model):
     """{(layer, node_index): depth} read off Keras's own _nodes_by_depth."""

@@ -1,44 +1,41 @@
-// The drawing area: boxes, ports and edges in SVG, and every gesture turned into a kernel intent.
-import { clear, el, svg } from "./dom";
+// The drawing area, as wiring: the scene (boxes, ports and edges in SVG) drawn from the state and
+// the interaction store (ui.ts) in one place; the pointer's gestures (pointer.ts), the keys
+// (keyboard.ts) and the context menus (contextmenus.ts) reach the kernel through the edits
+// (edits.ts), and the panels around the drawing are placed here.
+import { el, svg } from "./dom";
+import { IdleWork } from "./idle";
 import {
-  type Point, type Port, type Rect, type View, boxAt, boxHeight, boxWidth, bounds, centreOn, fitsIn, readableFit,
-  slotKey, toScreen, toWorld,
+  type Point, type Port, type Rect, type View, boxHeight, boxWidth, bounds, readableFit, toWorld,
 } from "./geometry";
-import { type Intent, connectIntent, insertIntent } from "./gestures";
-import { hostKey, keyCommand } from "./keys";
 import { Pointer, type PointerHost } from "./pointer";
-import { LABEL_SCALE, Scene, type SceneInput, edgeKey } from "./scene";
+import { Scene, type SceneInput, edgeKey } from "./scene";
 import { Inspector } from "./inspector";
 import type { QuickAdd } from "./quickadd";
 import { Adding, type AddingHost } from "./adding";
 import { FindBar } from "./find";
 import { drawnEdges, hiddenLayers, shownLayers } from "./folds";
-import { type MenuAction, type MenuEntry, ContextMenu, blankMenu, boxMenu, edgeMenu, visibleArea } from "./menu";
+import { ContextMenu } from "./menu";
+import { CanvasMenus, type MenusHost } from "./contextmenus";
+import { Keyboard, type KeyboardHost } from "./keyboard";
+import { Edits, type EditsHost } from "./edits";
 import { CodePanel } from "./codepanel";
 import { Legend, ProblemList } from "./legend";
 import { GLIDE_MS, Glide } from "./glide";
 import { toolbar } from "./toolbar";
-import { usefulMessage } from "./words";
-import { byName, summary } from "./mirror";
-import { type Explanation, INPUT_PRESETS, renderPalette } from "./panels";
-import { Client, type FieldsArg, type IntentArgs, type IntentFields, type IntentKind, type Model } from "./protocol";
+import { summary } from "./mirror";
+import { renderPalette } from "./panels";
+import { Client, type Model } from "./protocol";
 import { exportHtml, exportPng, exportSvg } from "./exporting";
 import { Teacher, sideColumn } from "./teacher";
 import { TrainingPanel } from "./training";
 import { Toast } from "./toast";
 import { MiniMap } from "./minimap";
 import { type UiState, UiStore } from "./ui";
-import { CameraGlide, keepInView, workRect } from "./camera";
+import { PanZoom, StageView } from "./stageview";
 import { FocusKeeper } from "./focus";
-import { neighbours } from "./edges";
 import type { EdgeState, GraphState, LayerState, PaletteEntry } from "./types";
 
 const BIG_GRAPH = 300; // layers: beyond this, draw only near the viewport and preview gestures
-const FAILED = Symbol("failed");
-/** `act`'s arguments after the kind: the intent's fields, then where to show a refusal. */
-type ActArgs<K extends IntentKind> = IntentArgs<K, Point>;
-
-export { portName } from "./scene";
 
 export class CanvasView {
   readonly root: HTMLElement;
@@ -66,9 +63,6 @@ export class CanvasView {
   private readonly ui = new UiStore({ x: 20, y: 20, k: 1 });
   private get view(): View { return this.ui.state.view; }
   private set view(view: View) { this.ui.setView(view); }
-  private drawn: View = this.view; // the view the SVG was last drawn for
-  private readonly camera = new CameraGlide(() => this.view, (view) => this.ui.setView(view));
-  private settle = 0;
   private stage: HTMLElement;
   private shown = new Map<string, Point>();
   private fitted = false;
@@ -77,6 +71,7 @@ export class CanvasView {
 
   constructor(private model: Model, host: HTMLElement) {
     this.client = new Client(model);
+    this.edits = new Edits(this.editsHost());
     this.state = model.get("state");
     this.palette = model.get("palette") ?? [];
     this.root = el("div", { class: "kc-root", tabindex: "0" });
@@ -95,6 +90,7 @@ export class CanvasView {
     this.overlay = svg("path", { class: "kc-temp-edge", d: "" });
     this.world.append(this.edgeLayer, this.boxLayer, this.portLayer, this.overlay);
     this.scene = new Scene(this.boxLayer, this.portLayer, this.edgeLayer);
+    this.panZoom = new PanZoom(this.svgEl, this.world, () => this.view, () => this.render());
     this.svgEl.append(this.world);
     this.minimap = new MiniMap();
     this.status = el("div", { class: "kc-status", role: "status" });
@@ -105,6 +101,7 @@ export class CanvasView {
     // the canvas owns its context menu: JupyterLab's (Restart Kernel, Delete Cell...) stays off it
     this.stage = el("div", { class: "kc-stage", "data-jp-suppress-context-menu": "" });
     this.stage.style.height = `${height}px`;
+    this.stageView = new StageView(this.stage, this.ui);
     this.adding = new Adding(this.addingHost());
     this.quick = this.adding.quick;
     this.finder = new FindBar(() => this.state.layers, (name, next) => this.showHit(name, next),
@@ -132,12 +129,15 @@ export class CanvasView {
     this.focus = new FocusKeeper({ root: this.root, svg: this.svgEl, stage: this.stage, view: () => this.view,
       setView: (view) => this.ui.setView(view), layers: () => this.placed(),
       portLayer: (key) => this.allPorts.find((p) => p.key === key)?.layer }, this.abort.signal);
+    const controls = this.controlsHost();
+    this.menus = new CanvasMenus(controls);
+    this.keyboard = new Keyboard({ ...controls, menus: this.menus }, this.root, this.abort.signal);
     this.ui.subscribe((s, before) => this.uiChanged(s, before));
     this.listen();
     this.render();
     // The widget is often drawn before it is on the page (zero size): fit the drawing to the view
     // as soon as it has a size, not at the first edit (which would then jump the view).
-    this.sized = new ResizeObserver(() => { this.size = null; this.minimapFor = null; if (!this.fitted) this.render(); });
+    this.sized = new ResizeObserver(() => { this.stageView.resized(); this.minimapFor = null; if (!this.fitted) this.render(); });
     this.sized.observe(this.stage);
     // the training chart is drawn on a canvas: it follows a theme switch by being redrawn
     this.themed = new MutationObserver(() => this.training.retheme());
@@ -155,6 +155,13 @@ export class CanvasView {
   private get routes(): (Point[] | null)[] { return this.scene.routes; }
   private get allPorts(): Port[] { return this.scene.allPorts; }
   private adding: Adding;
+  /** The stage's size, the world it shows and where the camera goes. */
+  private readonly stageView: StageView;
+  private readonly panZoom: PanZoom;
+  /** The edits any gesture, key or menu asks of the kernel; the keys; the context menus. */
+  private readonly edits: Edits;
+  private readonly keyboard: Keyboard;
+  private readonly menus: CanvasMenus;
 
   private sized: ResizeObserver;
   private training: TrainingPanel;
@@ -163,7 +170,7 @@ export class CanvasView {
 
   destroy(): void {
     this.abort.abort();
-    window.clearTimeout(this.settle);
+    this.panZoom.stop();
     this.toast.destroy();
     this.pointer.destroy();
     this.sized.disconnect();
@@ -174,7 +181,7 @@ export class CanvasView {
     this.teacher.destroy();
     this.client.close();
     this.glide.stop();
-    this.idle?.();
+    this.idle.cancel();
   }
 
   setState(state: GraphState): void {
@@ -217,6 +224,7 @@ export class CanvasView {
     if (s.selected !== before.selected || s.edge !== before.edge || s.highlighted !== before.highlighted
       || s.armed !== before.armed || s.inspectorError !== before.inspectorError || s.refusals !== before.refusals
       || wiring(s) !== wiring(before) || (s.hints !== before.hints && wiring(s))) this.renderSoon();
+    else if (s.explanation !== before.explanation) this.showInspector(); // the kernel explained the selected edge
   }
 
   private soon = false;
@@ -237,47 +245,13 @@ export class CanvasView {
   }
 
   private drawnBounds: Rect | null = null; // every box, as last drawn
-  private size: { width: number; height: number } | null = null;
 
-  /** The stage's size, measured again only after the ResizeObserver saw it change: reading the
-   * page's layout right after the scene changed the SVG forces a layout of it in the middle of
-   * drawing (several ms after an edit that rewrites every box's text). */
   private stageSize(): { width: number; height: number } {
-    if (!this.size) {
-      const r = this.stage.getBoundingClientRect();
-      if (r.width === 0) return r; // not on the page yet: measured again next time
-      this.size = { width: r.width, height: r.height };
-    }
-    return this.size;
-  }
-
-  /** The world rectangle on screen (no margin): boxes elsewhere are redrawn after the frame. */
-  private screenRect(): Rect {
-    const r = this.stageSize();
-    const tl = toWorld(this.view, { x: 0, y: 0 });
-    return { x: tl.x, y: tl.y, w: r.width / this.view.k, h: r.height / this.view.k };
+    return this.stageView.measure();
   }
 
   /** Off-screen boxes the last update left with an older state are redrawn when the page is idle. */
-  private catchUpSoon(): void {
-    if (this.idle || !this.scene.lagging || this.abort.signal.aborted) return;
-    const slice = (timeRemaining: number) => {
-      this.idle = null;
-      // 4-8 ms a slice: some progress when the page never idles (timeRemaining() is 0 then), and
-      // a key or a pointer move that comes in waits no longer than that
-      const end = performance.now() + Math.min(8, Math.max(4, timeRemaining));
-      if (this.scene.catchUp(() => end - performance.now())) this.catchUpSoon();
-    };
-    if (typeof requestIdleCallback === "function") {
-      const id = requestIdleCallback((deadline) => slice(deadline.timeRemaining()), { timeout: 100 });
-      this.idle = () => cancelIdleCallback(id);
-    } else { // no idle callbacks (older Safari): a slice a frame
-      const id = window.setTimeout(() => slice(0), 16);
-      this.idle = () => window.clearTimeout(id);
-    }
-  }
-
-  private idle: (() => void) | null = null; // cancels the idle redraw asked for
+  private readonly idle = new IdleWork((timeLeft) => this.scene.catchUp(timeLeft));
 
   private draw(): void {
     const layers = this.placed();
@@ -290,7 +264,7 @@ export class CanvasView {
     this.scene.update(this.sceneInput());
     this.teacher.decorate();
     this.training.showInsights((n) => this.scene.decor(n), this.ui.state.selected, this.state.layers.map((l) => l.name));
-    this.catchUpSoon();
+    if (this.scene.lagging && !this.abort.signal.aborted) this.idle.soon();
     // the panels under the drawing change with the state, not with the selection or a gesture
     if (this.panelsFor !== this.state) {
       this.panelsFor = this.state;
@@ -310,15 +284,14 @@ export class CanvasView {
 
   /** The inspector: the one selected layer's form, or the selected edge's tensor. */
   private showInspector(): void {
-    const { selected, edge: edgeKeyed, inspectorError } = this.ui.state;
+    const { selected, edge: edgeKeyed, explanation, inspectorError } = this.ui.state;
     const current = selected.size === 1 ? this.state.layers.find((l) => selected.has(l.name)) ?? null : null;
-    const edge = edgeKeyed !== null && this.edgeExplanation && !selected.size
-      ? { key: edgeKeyed, explanation: this.edgeExplanation } : null;
+    const edge = edgeKeyed !== null && explanation && !selected.size ? { key: edgeKeyed, explanation } : null;
     this.panel.show({ layer: current, entry: this.palette.find((p) => p.class_name === current?.class_name),
       error: inspectorError, refusals: this.ui.state.refusals, edge, edgeCount: this.state.edges.length,
-      onChange: (config) => current && this.act("configure", { name: current.name, config }),
-      onRename: (name) => current && name !== current.name && this.act("rename", { name: current.name, new_name: name }),
-      onCallSettings: (call, settings) => current && this.act("configure_call", { name: current.name, call, settings }) });
+      onChange: (config) => current && this.edits.act("configure", { name: current.name, config }),
+      onRename: (name) => current && name !== current.name && this.edits.act("rename", { name: current.name, new_name: name }),
+      onCallSettings: (call, settings) => current && this.edits.act("configure_call", { name: current.name, call, settings }) });
   }
 
   /** What the scene draws: the state, the boxes on the move, the selection, the gesture. */
@@ -328,7 +301,7 @@ export class CanvasView {
     const hints = this.pointer.wiring ? ui.hints : null;
     return {
       layers: shownLayers(this.state.layers), edges: drawnEdges(this.state.edges, this.state.layers), shown: this.shown,
-      seen: big ? this.visibleRect() : null, urgent: this.stageSize().width > 0 ? this.screenRect() : null,
+      seen: big ? this.stageView.shown(0.5) : null, urgent: this.stageSize().width > 0 ? this.stageView.shown() : null,
       look: {
         selected: ui.selected as Set<string>, highlighted: ui.highlighted ?? this.teacher.highlighted, armed: ui.armed?.key ?? null,
         hint: (port) => !hints ? "" : hints.accept.has(port.key) ? " kc-port-ok" : hints.refuse.has(port.key) ? " kc-port-dim" : "",
@@ -343,121 +316,65 @@ export class CanvasView {
     this.teacher.decorate();
   }
 
-  /** The world rectangle on screen, with half a screen of margin on every side. */
-  private visibleRect(): { x: number; y: number; w: number; h: number } {
-    const r = this.stageSize();
-    const tl = toWorld(this.view, { x: -r.width / 2, y: -r.height / 2 });
-    return { x: tl.x, y: tl.y, w: (2 * r.width) / this.view.k, h: (2 * r.height) / this.view.k };
-  }
-
-
   private focusBox(name: string): void {
     const box = this.boxLayer.querySelector(`[data-name="${CSS.escape(name)}"]`) as SVGElement | null;
     if (box) box.focus(); else this.root.focus({ preventScroll: true });
   }
 
-  /** The minimap is for graphs bigger than the view: hidden while everything is on screen. */
-  private minimapVisibility(): void {
-    const r = this.stageSize();
-    this.minimap.show(!(this.state.layers.length < 2 || r.width === 0 || fitsIn(this.drawnBounds, this.view, r.width, r.height)));
-  }
-
   private drawMinimap(layers: LayerState[]): void {
-    this.minimapVisibility();
     this.minimap.draw(layers.map((l) => ({ x: l.x, y: l.y, w: boxWidth(l), h: boxHeight(l) })), this.stageSize());
-    this.moveMiniView();
+    this.minimapSoon();
   }
 
-  /** Only the viewport's rectangle follows pan and zoom; the boxes are drawn with the state. */
-  private moveMiniView(): void {
-    this.minimap.follow(this.view, this.stageSize());
-  }
-
+  /** The view moved: the minimap (hidden while everything is on screen) and the toast follow. */
   private minimapSoon(): void {
-    this.minimapVisibility();
-    this.moveMiniView();
+    this.minimap.track(this.view, this.stageSize(), this.drawnBounds, this.state.layers.length);
     this.placeToast();
   }
 
   private applyView(): void {
-    this.world.setAttribute("transform", `translate(${this.view.x},${this.view.y}) scale(${this.view.k})`);
+    this.panZoom.apply();
     this.placeToast();
-    this.drawn = this.view;
-    this.svgEl.style.transform = "";
   }
 
-  /** Pan and zoom: big graphs move as one picture (a CSS transform of what is drawn) while the
-   * gesture goes on, and are drawn again, sharp and culled, once it pauses. */
+  /** Pan and zoom: the minimap, the toast and the picture follow (stageview.ts). */
   private viewChanged(): void {
     this.minimapSoon();
-    if (this.state.layers.length <= BIG_GRAPH) {
-      // zooming past the scales where slot names are written draws them (or takes them away)
-      const crossed = (t: number) => (this.view.k >= t) !== (this.drawn.k >= t);
-      if (crossed(LABEL_SCALE) || crossed(0.8)) this.render(); else this.applyView();
-      return;
-    }
-    const s = this.view.k / this.drawn.k;
-    this.svgEl.style.transform = `translate(${this.view.x - this.drawn.x * s}px,${this.view.y - this.drawn.y * s}px) scale(${s})`;
-    window.clearTimeout(this.settle);
-    this.settle = window.setTimeout(() => this.render(), 150);
+    this.panZoom.moved(this.state.layers.length > BIG_GRAPH);
   }
 
-  // ----- intents -------------------------------------------------------------------------------
+  // ----- what the keys, the menus and the edits reach (keyboard.ts, contextmenus.ts, edits.ts) ------
 
-  /** Send an intent (its fields as the description names them: checked when this compiles); a
-   * refusal is shown next to `at` (a world point), else at the pointer. */
-  private async act<K extends IntentKind>(kind: K, ...[fields, at]: ActArgs<K>): Promise<boolean> {
-    return (await this.actResult(kind, ...([fields, at] as ActArgs<K>))) !== FAILED;
+  /** The canvas as the edits see it (edits.ts). */
+  private editsHost(): EditsHost {
+    return {
+      client: this.client, ui: this.ui,
+      state: () => this.state, placed: () => this.placed(), routes: () => this.routes, ports: () => this.allPorts,
+      viewRect: () => this.stageView.kernelRect(), follow: (names) => this.stageView.follow(this.state.layers, names),
+      showError: (m, at) => this.showError(m, at), hideError: () => this.toast.hide(),
+      focusCanvas: () => this.root.focus({ preventScroll: true }), focusEdge: (key) => this.focusEdge(key),
+    };
   }
 
-  /** Send an intent; its result, or FAILED (the refusal is shown). */
-  private async actResult<K extends IntentKind>(kind: K, ...[fields, at]: ActArgs<K>): Promise<unknown> {
-    const reply = await this.client.send(kind, ...([fields] as FieldsArg<K>));
-    if (!reply.ok) {
-      this.showError(reply.error ?? "refused", at);
-      if (kind === "configure" || kind === "rename" || kind === "configure_call") this.refused(usefulMessage(reply.error ?? "").short);
-      return FAILED;
-    }
-    this.ui.refuse(null);
-    this.hideToast(); // an old refusal no longer applies
-    return reply.result;
-  }
-
-  /** The selected edge: an object like a box (Delete removes it, it has a menu). */
-  private selectedEdgeState(): EdgeState | null {
-    return this.state.edges.find((e) => edgeKey(e) === this.ui.state.edge) ?? null;
-  }
-
-  /** No edge selected, and the producer it highlighted is plain again. */
-  private clearEdge(): void {
-    this.edgeExplanation = null;
-    this.ui.clearEdge();
-  }
-
-  /** Select an edge: show its KerasTensor and _keras_history, and highlight the layer that made it. */
-  private async inspectEdge(index: number): Promise<void> {
-    const e = this.state.edges[index];
-    if (!e) return;
-    const key = edgeKey(e);
-    this.edgeExplanation = null;
-    this.ui.selectEdge(e, key);
-    this.focusEdge(key);
-    const reply = await this.client.send("explain_edge", { src: e.src, dst: e.dst });
-    if (!reply.ok) { this.showError(reply.error ?? "refused"); return; }
-    if (this.ui.state.edge !== key) return;
-    this.edgeExplanation = reply.result as Explanation;
-    if (!this.ui.state.selected.size) this.showInspector();
+  /** The canvas as the keys and the context menus see it (keyboard.ts, contextmenus.ts). */
+  private controlsHost(): MenusHost & Omit<KeyboardHost, "menus"> {
+    return {
+      ui: this.ui, edits: this.edits, menu: this.menu, stage: this.stage,
+      state: () => this.state, placed: () => this.placed(), routes: () => this.routes, ports: () => this.allPorts,
+      view: () => this.view, local: (ev) => this.pointer.local(ev), pointer: () => this.pointer,
+      cancelGesture: () => this.pointer.cancel("escape"), closeMenu: () => this.menu.hide(), hideError: () => this.toast.hide(),
+      glideTo: (view) => this.stageView.glideTo(view),
+      quickAdd: (at: Point, into?: EdgeState) => this.adding.open(at, null, into), find: () => this.openFind(),
+      rename: () => (this.inspector.querySelector('[aria-label="layer name"]') as HTMLInputElement | null)?.focus(),
+      copied: (count) => this.notice(`Copied ${count} layer(s)`), fit: () => this.fit(),
+      focusBox: (name) => this.focusBox(name), focusPort: (key) => this.focusPort(key), focusEdge: (key) => this.focusEdge(key),
+      focusCanvas: () => this.root.focus({ preventScroll: true }),
+    };
   }
 
   private focusEdge(key: string): void {
     const g = this.edgeLayer.querySelector(`[data-edge-key="${CSS.escape(key)}"]`) as SVGElement | null;
     if (g) this.focus.quietly(g);
-  }
-
-  private removeEdge(e: EdgeState): void {
-    this.clearEdge();
-    this.act("disconnect", { src: e.src, dst: e.dst }, this.portAt(slotKey(e.dst)));
-    this.root.focus({ preventScroll: true });
   }
 
   private portAt(key: string): Point | undefined {
@@ -468,32 +385,15 @@ export class CanvasView {
   private addingHost(): AddingHost {
     return {
       ui: this.ui, client: this.client, stage: this.stage,
-      state: () => this.state, palette: () => this.palette, view: () => this.view, viewRect: () => this.viewRect(),
+      state: () => this.state, palette: () => this.palette, view: () => this.view, viewRect: () => this.stageView.kernelRect(),
       ports: () => this.allPorts, routes: () => this.routes,
       closeMenu: () => this.menu.hide(),
       add: (kind, fields, at) => {
-        (this.actResult as (k: typeof kind, f: typeof fields, a: Point) => Promise<unknown>)(kind, fields, at)
-          .then((name) => this.selectNew(name));
+        (this.edits.actResult as (k: typeof kind, f: typeof fields, a: Point) => Promise<unknown>)(kind, fields, at)
+          .then((name) => this.edits.selectNew(name));
       },
       closed: () => this.root.focus({ preventScroll: true }),
     };
-  }
-
-  /** The world rectangle on screen, [x, y, w, h]: where the kernel puts new boxes. */
-  private viewRect(): number[] {
-    const r = this.stage.getBoundingClientRect();
-    const tl = toWorld(this.view, { x: 0, y: 0 });
-    return [tl.x, tl.y, Math.max(1, r.width / this.view.k), Math.max(1, r.height / this.view.k)];
-  }
-
-  /** A box the user just made (drop, quick-add, paste) is selected. */
-  private selectNew(result: unknown): void {
-    const names = typeof result === "string" ? [result]
-      : result && typeof result === "object" ? Object.values(result as Record<string, string>) : [];
-    if (!names.length) return;
-    this.ui.selectBoxes(names);
-    this.root.focus({ preventScroll: true });
-    this.follow(names);
   }
 
   /** Ctrl+F: find a layer by name; Enter jumps to the next (find.ts). */
@@ -505,7 +405,7 @@ export class CanvasView {
    * goes to the layer. */
   private showHit(name: string, next: boolean): void {
     const fold = hiddenLayers(this.state.layers).get(name);
-    if (fold !== undefined && next) this.act("fold", { name: fold, folded: false }).then((done) => done && this.showFound(name));
+    if (fold !== undefined && next) this.edits.act("fold", { name: fold, folded: false }).then((done) => done && this.showFound(name));
     else this.showFound(fold ?? name);
   }
 
@@ -514,11 +414,8 @@ export class CanvasView {
     const hit = this.state.layers.find((l) => l.name === name);
     if (!hit) return;
     this.ui.selectBoxes([name]);
-    const r = this.stage.getBoundingClientRect();
-    this.glideTo(centreOn(hit, this.view, r.width, r.height));
+    this.stageView.centre(hit);
   }
-
-  private edgeExplanation: Explanation | null = null;
 
   /** The teaching views (teacher.ts): the player beside the drawing, outputs, node view. */
   private makeTeacher(side: HTMLElement): Teacher {
@@ -526,11 +423,11 @@ export class CanvasView {
       client: this.client, stage: this.stage, drawing: this.svgEl, side,
       state: () => this.state, placed: () => this.placed(),
       edges: () => drawnEdges(this.state.edges, this.state.layers), routes: () => this.routes, ports: () => this.allPorts,
-      selected: () => this.ui.state.selected as Set<string>, render: () => this.render(),
-      select: (name) => { this.edgeExplanation = null; this.ui.selectBoxes([name]); },
+      edgeLabels: () => this.scene.edgeLabels(), selected: () => this.ui.state.selected as Set<string>, render: () => this.render(),
+      select: (name) => this.ui.selectBoxes([name]),
       showError: (m) => this.showError(m), focusCanvas: () => this.root.focus({ preventScroll: true }),
-      fit: () => { this.size = null; this.fit(); },
-      selectedTensor: () => this.selectedEdgeState()?.src ?? null,
+      fit: () => this.fit(),
+      selectedTensor: () => this.edits.selectedEdge()?.src ?? null,
     });
   }
 
@@ -553,21 +450,6 @@ export class CanvasView {
     this.toast.place(this.view, this.stageSize());
   }
 
-  /** Fold a nested model's box out into its inner graph, or back into one box. */
-  private toggle(name: string): void {
-    const layer = this.state.layers.find((l) => l.name === name);
-    if (layer?.fold) this.actOn("fold", { name, folded: false }, { x: layer.x, y: layer.y }, [name]); // a folded run opens
-    else if (layer) this.actOn("expand", { name, open: !layer.expanded }, { x: layer.x, y: layer.y }, [name]);
-  }
-
-  private addLayer(className: string, at: Point): void {
-    const preset = INPUT_PRESETS[className];
-    const view = this.viewRect();
-    const made = preset ? this.actResult("add_input", { shape: preset, x: at.x, y: at.y, view })
-      : this.actResult("add_layer", { class_name: className, x: at.x, y: at.y, view });
-    made.then((name) => this.selectNew(name)); // a new box is selected, as in every node editor
-  }
-
   // ----- gestures (pointer.ts) ---------------------------------------------------------------
 
   /** The canvas as the pointer gestures see it (pointer.ts): what they read and may change. */
@@ -576,7 +458,7 @@ export class CanvasView {
       stage: this.stage, svg: this.svgEl, world: this.world, overlay: this.overlay, minimap: this.minimap.root,
       ui: this.ui,
       view: () => this.view,
-      setView: (view) => { this.camera.stop(); this.ui.setView(view); },
+      setView: (view) => { this.stageView.camera.stop(); this.ui.setView(view); },
       layers: () => this.placed(),
       edges: () => this.state.edges,
       ports: () => this.allPorts,
@@ -586,10 +468,10 @@ export class CanvasView {
       focusCanvas: () => this.root.focus({ preventScroll: true }),
       closeQuickAdd: () => { this.quick.close(); this.menu.hide(); },
       wireFrom: (port) => this.adding.askHints(port),
-      toggle: (name) => this.toggle(name),
-      inspectEdge: (index) => { this.inspectEdge(index); },
-      pressBox: (selection) => { this.edgeExplanation = null; this.ui.selectBoxes(selection); },
-      pressBlank: () => this.clearEdge(),
+      toggle: (name) => this.edits.toggle(name),
+      inspectEdge: (index) => { this.edits.inspectEdge(index); },
+      pressBox: (selection) => this.ui.selectBoxes(selection),
+      pressBlank: () => this.ui.clearEdge(),
       select: (names) => this.ui.addSelectedBoxes(names),
       deselectAll: () => this.ui.clearSelection(),
       panned: () => this.drawMinimap(this.placed()),
@@ -600,10 +482,10 @@ export class CanvasView {
         const g = this.edgeLayer.querySelector(`[data-edge-key="${CSS.escape(edgeKey(edge))}"]`);
         g?.classList.add("kc-edge-lifted");
       },
-      perform: (intent, at) => this.perform(intent, at),
+      perform: (intent, at) => this.edits.perform(intent, at),
       search: (at, wire) => this.adding.open(at, wire),
-      dropLayer: (className, at, wire) => this.dropLayer(className, at, wire),
-      addLayer: (className, at) => this.addLayer(className, at),
+      dropLayer: (className, at, wire) => this.edits.dropLayer(className, at, wire),
+      addLayer: (className, at) => this.edits.addLayer(className, at),
     };
   }
 
@@ -615,21 +497,10 @@ export class CanvasView {
     const x = Math.round(at.x), y = Math.round(at.y);
     this.shown.set(name, { x, y });
     this.render(); // routes and labels around the box where it was dropped
-    this.act("move", { name, x, y }).then((ok) => {
+    this.edits.act("move", { name, x, y }).then((ok) => {
       const l = this.state.layers.find((q) => q.name === name);
       if (this.shown.get(name) !== undefined && (!ok || !l || (l.x === x && l.y === y))) { this.shown.delete(name); this.render(); }
     });
-  }
-
-  /** A palette entry dropped at world point `at`: into wire `wire` (an edge index, -1: none),
-   * or as a new box there. */
-  private dropLayer(className: string, at: Point, wire: number): void {
-    const e = wire >= 0 ? this.state.edges[wire] : undefined;
-    const pts = wire >= 0 ? this.routes[wire] : null;
-    if (e && pts && !INPUT_PRESETS[className]) {
-      const { kind, ...fields } = insertIntent(className, e, pts, at);
-      this.actResult(kind, fields, at).then((name) => this.selectNew(name));
-    } else this.addLayer(className, at);
   }
 
   private listen(): void {
@@ -638,221 +509,30 @@ export class CanvasView {
       if (this.quick.root.contains(ev.target as Node) || this.finder.root.contains(ev.target as Node)) { ev.stopPropagation(); return; }
       ev.preventDefault();
       ev.stopPropagation();
-      if (this.svgEl.contains(ev.target as Node)) this.onMenu(ev);
+      if (this.svgEl.contains(ev.target as Node)) this.menus.openAt(ev);
     }, this.on);
-    this.root.addEventListener("keydown", (ev) => this.onKey(ev), this.on);
     document.addEventListener("pointerdown", (ev) => { if (!this.menu.contains(ev.target as Node)) this.menu.hide(); }, this.on);
   }
-
-  private connect(src: Port, dst: Port): void {
-    this.perform(connectIntent(src, dst, this.state.layers), dst.at);
-  }
-
-  /** Send a gesture's intent; a refusal is shown next to `at`. */
-  private perform(intent: Intent, at?: Point): Promise<boolean> {
-    const { kind, ...fields } = intent;
-    return this.act(kind, fields, at);
-  }
-
-  /** Keys the canvas handles stop here (stopPropagation + preventDefault): JupyterLab's own
-   * shortcuts (its keybindings listen on the document; Enter edits a cell, A, B, Z, C, V and D act
-   * on cells) must not act on them too. Esc ends the canvas's own modes first; only when it has
-   * none left does Esc go on to the host. */
-  private onKey(ev: KeyboardEvent): void {
-    const target = ev.target as HTMLElement;
-    const field = ["INPUT", "SELECT", "BUTTON", "TEXTAREA"].includes(target.tagName);
-    const k = { key: ev.key, ctrl: ev.ctrlKey || ev.metaKey, shift: ev.shiftKey, alt: ev.altKey };
-    if (this.handleKey(ev, field)) { ev.stopPropagation(); ev.preventDefault(); }
-    else if (hostKey(k, field)) ev.stopPropagation();
-  }
-
-  private handleKey(ev: KeyboardEvent, field: boolean): boolean {
-    const target = ev.target as HTMLElement;
-    const attr = (name: string) => target.getAttribute?.(name) ?? null;
-    const edge = attr("data-edge");
-    if (ev.key === "Escape" && !field) return this.escape();
-    const command = keyCommand({ key: ev.key, ctrl: ev.ctrlKey || ev.metaKey, shift: ev.shiftKey, alt: ev.altKey }, {
-      port: attr("data-port"), toggle: attr("data-toggle"), edge: edge === null ? null : Number(edge), box: attr("data-name"),
-      field,
-    }, { selected: [...this.ui.state.selected], edge: this.selectedEdgeState(), clipboard: this.ui.state.clipboard.length, pointerInside: this.pointer.inside });
-    if (!command) return false;
-    switch (command.kind) {
-      case "port": {
-        const port = this.allPorts.find((p) => p.key === command.port);
-        const armed = this.ui.state.armed;
-        if (port?.kind === "out") { this.ui.arm(port); this.focusPort(port.key); }
-        else if (port && armed) { this.ui.arm(null); this.focusPort(port.key); this.connect(armed, port); }
-        ev.preventDefault();
-        break;
-      }
-      case "toggle": ev.preventDefault(); this.toggle(command.name); break;
-      case "inspect-edge": this.inspectEdge(command.index); break;
-      case "edge-menu": {
-        const e = this.state.edges[command.index];
-        const pts = this.routes[command.index];
-        if (e && pts) { ev.preventDefault(); this.openEdgeMenu(e, toScreen(this.view, pts[Math.floor(pts.length / 2)])); }
-        break;
-      }
-      case "box-menu": {
-        const layer = this.placed().find((l) => l.name === command.name);
-        if (layer) { ev.preventDefault(); this.openMenu(layer, toScreen(this.view, { x: layer.x + 20, y: layer.y + 20 })); }
-        break;
-      }
-      case "select-box":
-        if (command.add) this.ui.addSelectedBoxes([command.name]); else this.ui.selectBoxes([command.name]);
-        this.focusBox(command.name);
-        break;
-      case "find": ev.preventDefault(); this.openFind(); break;
-      case "edit":
-        ev.preventDefault();
-        if (command.intent.kind === "disconnect") this.removeEdge(this.selectedEdgeState()!); // it also clears the selection
-        else if (command.intent.kind === "remove") {
-          const gone = command.intent.names;
-          const keep = gone.flatMap((n) => neighbours(this.state.edges, n)).filter((n) => !gone.includes(n));
-          this.perform(command.intent).then((ok) => { if (ok) this.follow(keep); });
-        } else this.perform(command.intent);
-        break;
-      case "copy": this.ui.copy(this.ui.state.selected); this.notice(`Copied ${this.ui.state.clipboard.length} layer(s)`); break;
-      case "paste": ev.preventDefault(); this.paste(); break;
-      case "select-all": this.ui.selectBoxes(this.state.layers.map((l) => l.name)); break;
-      case "quick-add": ev.preventDefault(); this.adding.open(this.pointer.last); break;
-      case "rename": (this.inspector.querySelector('[aria-label="layer name"]') as HTMLInputElement | null)?.focus(); break;
-      case "nudge": this.nudge(command.dx, command.dy); break;
-      case "pan": this.glideTo({ ...this.view, x: this.view.x + command.dx, y: this.view.y + command.dy }); break;
-      case "escape": return this.escape();
-    }
-    return true;
-  }
-
-  /** A configure or rename refused: the inspector shows the refusal and, in every field, the
-   * kernel's value again (not what was typed), however often the same refusal comes. */
-  private refused(message: string): void {
-    this.ui.refuse(message);
-  }
-
-  /** The camera glides to `view`. */
-  private glideTo(view: View): void {
-    this.camera.to(view);
-  }
-
-  /** The view follows the work: the boxes `names` (or the folded run's box that holds one) are
-   * brought into view, gliding, where the state now puts them. */
-  private follow(names: Iterable<string>): void {
-    const r = workRect(this.state.layers, names);
-    const stage = this.stageSize();
-    if (!r || !stage.width) return;
-    this.glideTo(keepInView(this.view, r, stage));
-  }
-
-  /** Send an intent about box `name` and keep, once done, `keep` (the box itself by default) in view. */
-  private actOn<K extends IntentKind>(kind: K, fields: IntentFields<K>, at: Point | undefined, keep: string[]): void {
-    (this.act as (k: K, f: IntentFields<K>, a?: Point) => Promise<boolean>)(kind, fields, at)
-      .then((ok) => { if (ok) this.follow(keep); });
-  }
-
-  /** Esc: a gesture under way is cancelled (a wire being drawn goes, a dragged box goes back),
-   * else a menu closes, else the armed port and the selection go, else a refusal shown; false
-   * when none of these was there (the host's Esc then). */
-  private escape(): boolean {
-    if (this.pointer.cancel("escape")) return true;
-    if (this.ui.state.gesture.kind === "menu") { this.menu.hide(); return true; }
-    if (this.ui.escape()) { this.edgeExplanation = null; this.hideToast(); return true; }
-    return this.toast.hide();
-  }
-
-  /** Arrows: the selected boxes move together, each one move the kernel keeps. */
-  private nudge(dx: number, dy: number): void {
-    for (const l of this.placed()) {
-      if (this.ui.state.selected.has(l.name)) this.act("move", { name: l.name, x: Math.round(l.x + dx), y: Math.round(l.y + dy) });
-    }
-  }
-
-  /** Ctrl+V: copies of the copied boxes, together in free space in view, and selected. */
-  private paste(): void {
-    this.actResult("duplicate", { names: [...this.ui.state.clipboard], view: this.viewRect() }).then((mapping) => this.selectNew(mapping));
-  }
-
 
   private focusPort(key: string): void {
     (this.portLayer.querySelector(`[data-port="${CSS.escape(key)}"]`) as SVGElement | null)?.focus();
   }
 
-  private onMenu(ev: MouseEvent): void {
-    const p = this.pointer.local(ev);
-    const w = toWorld(this.view, p);
-    const edgeEl = (ev.target as Element).closest?.("[data-edge]");
-    if (edgeEl) {
-      const e = this.state.edges[Number(edgeEl.getAttribute("data-edge"))];
-      if (e) { this.openEdgeMenu(e, p); return; }
-    }
-    const box = boxAt(this.placed(), w);
-    if (box) { this.openMenu(box, p); return; }
-    this.openBlankMenu(p);
-  }
-
-  /** Shows a menu's entries (menu.ts), each run by the canvas, kept inside the visible stage. */
-  private showMenu(at: Point, entries: MenuEntry[], run: Partial<Record<MenuAction, () => void>>, back: () => void): void {
-    const area = visibleArea(this.stage.getBoundingClientRect(), { width: window.innerWidth, height: window.innerHeight });
-    this.menu.show(at, entries.map((e) => [e.label, () => run[e.action]?.()]), back, area);
-  }
-
-  /** A box's context menu (right click, or the Menu key / Shift+F10 on a focused box). */
-  private openMenu(box: LayerState, at: Point): void {
-    this.ui.selectBoxes([box.name]);
-    const anchor = { x: box.x + boxWidth(box), y: box.y };
-    const name = box.name;
-    this.showMenu(at, boxMenu(box, this.state.edges), {
-      "call-again": () => this.act("add_call", { name }, anchor),
-      "remove-call": () => this.act("remove_call", { name, call: box.calls.length - 1 }, anchor),
-      toggle: () => this.toggle(name),
-      fold: () => this.actOn("fold", { name, folded: true }, anchor, [name]),
-      unfold: () => this.actOn("fold", { name, folded: false }, anchor, [name]),
-      rename: () => (this.inspector.querySelector('[aria-label="layer name"]') as HTMLInputElement | null)?.focus(),
-      copy: () => { this.ui.copy([name]); this.notice("Copied 1 layer(s)"); },
-      delete: () => this.actOn("remove", { names: [name] }, anchor, neighbours(this.state.edges, name)),
-      "delete-bridged": () => this.actOn("remove", { names: [name], bridge: true }, anchor, neighbours(this.state.edges, name)),
-    }, () => this.focusBox(name));
-  }
-
-  /** An edge's context menu: delete it, insert a layer into it, show its tensor. */
-  private openEdgeMenu(e: EdgeState, at: Point): void {
-    const index = this.state.edges.indexOf(e);
-    this.inspectEdge(index);
-    this.showMenu(at, edgeMenu(), {
-      "delete-edge": () => this.removeEdge(e),
-      "insert-into-edge": () => this.adding.open(at, null, e),
-      "show-tensor": () => this.inspectEdge(index),
-    }, () => this.focusEdge(edgeKey(e)));
-  }
-
-  /** Empty space: add a layer there, paste, fit, find. */
-  private openBlankMenu(at: Point): void {
-    this.showMenu(at, blankMenu(this.ui.state.clipboard.length > 0, this.state.layers), {
-      "add-here": () => this.adding.open(at),
-      paste: () => this.paste(),
-      fit: () => this.fit(),
-      find: () => this.openFind(),
-      "fold-all": () => this.act("fold_all", { folded: true }),
-      "unfold-all": () => this.act("fold_all", { folded: false }),
-    }, () => this.root.focus({ preventScroll: true }));
-  }
-
   private fit(): void {
-    const r = this.stage.getBoundingClientRect();
-    this.view = readableFit(this.placed(), r.width, r.height);
+    this.stageView.fit(this.placed());
   }
 
   private toolbar(): HTMLElement {
     const path = () => this.model.get("path");
     return toolbar(Boolean(path()), {
-      undo: () => this.act("undo"),
-      redo: () => this.act("redo"),
+      undo: () => this.edits.act("undo"),
+      redo: () => this.edits.act("redo"),
       "add-layer": () => this.adding.open(this.pointer.last),
       find: () => this.openFind(),
       arrange: () => this.arrange(),
       fit: () => this.fit(),
-      save: () => this.act("save").then((ok) => ok && this.notice(`Saved to ${path()}`)),
-      load: () => this.act("load"),
+      save: () => this.edits.act("save").then((ok) => ok && this.notice(`Saved to ${path()}`)),
+      load: () => this.edits.act("load"),
       "depth-steps": () => this.teacher.play("depth_steps"),
       "forward-pass": () => this.teacher.play("forward_steps"),
       outputs: () => this.teacher.toggleOutputs(),
@@ -865,11 +545,7 @@ export class CanvasView {
 
   /** Arrange: the boxes glide to the depth layout, then the view fits it. */
   private arrange(): void {
-    this.act("arrange").then((ok) => { if (ok) window.setTimeout(() => this.fit(), GLIDE_MS + 60); });
+    this.edits.act("arrange").then((ok) => { if (ok) window.setTimeout(() => this.fit(), GLIDE_MS + 60); });
   }
 
-
-  byName(): Map<string, LayerState> {
-    return byName(this.state);
-  }
 }

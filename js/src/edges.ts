@@ -1,6 +1,27 @@
 // Edges as objects: which edge is under a point, and where a box dropped on a wire goes. Pure.
 import type { Point } from "./geometry";
+import type { Fan } from "./router";
 import type { EdgeState } from "./types";
+
+/** Each wire's place in the fan out of its port: wire i leaves port `ports[i]` for `ends[i]`
+ * (null: not drawn); the wires of one port are ordered left to right by where they go, so the
+ * fan they leave the port in does not cross itself (router.fanStart). */
+export function fanOut(ports: string[], ends: (Point | null)[]): Fan[] {
+  const byPort = new Map<string, number[]>();
+  ports.forEach((port, i) => {
+    if (!ends[i]) return;
+    let wires = byPort.get(port);
+    if (!wires) byPort.set(port, wires = []);
+    wires.push(i);
+  });
+  const fans: Fan[] = ports.map(() => ({ index: 0, count: 1 }));
+  for (const wires of byPort.values()) {
+    if (wires.length < 2) continue;
+    wires.sort((i, j) => ends[i]!.x - ends[j]!.x || ends[i]!.y - ends[j]!.y || i - j);
+    wires.forEach((w, index) => { fans[w] = { index, count: wires.length }; });
+  }
+  return fans;
+}
 
 /** The boxes wired to `name` (in or out): what stays in view when it is deleted. */
 export function neighbours(edges: EdgeState[], name: string): string[] {

@@ -2,7 +2,7 @@
 // while its viewport is dragged. Pure, so vitest checks it without a browser; MiniMap, at the
 // end, is the element that shows it.
 import { clear, svg } from "./dom";
-import type { Point, View } from "./geometry";
+import { type Point, type Rect, type View, fitsIn } from "./geometry";
 
 export interface Box { x: number; y: number; width: number; height: number }
 
@@ -109,6 +109,13 @@ export class MiniMap {
     this.viewport = svg("rect", { class: "kc-mini-view" });
     this.root.append(this.viewport);
     this.drawn = key;
+  }
+
+  /** The view moved (or the drawing did): shown only while the drawing (`drawing`, the bounds of
+   * its `count` boxes) does not fit the view, and the view's rectangle follows. */
+  track(view: View, stage: { width: number; height: number }, drawing: Rect | null, count: number): void {
+    this.show(!(count < 2 || stage.width === 0 || fitsIn(drawing, view, stage.width, stage.height)));
+    this.follow(view, stage);
   }
 
   /** The view's rectangle, for `view` on a stage of `stage`'s size. */

@@ -37,10 +37,6 @@ export function summary(state: GraphState): string {
   return `${paramsText(params)} params · not a model yet: ${n} problem${n === 1 ? "" : "s"}`;
 }
 
-export function byName(state: GraphState): Map<string, LayerState> {
-  return new Map(state.layers.map((l) => [l.name, l]));
-}
-
 /** Filter palette entries by a search text (class name or group), case-insensitive. */
 export function search<T extends { class_name: string; group: string }>(entries: T[], text: string): T[] {
   const q = text.trim().toLowerCase();

@@ -1,6 +1,6 @@
 // Where a box writes its ports' names: pure, so a test can check that no two of a box's names
 // overlap. Relative to the box's top left corner, as the ports are in the state.
-import type { Port, Rect } from "./geometry";
+import type { Point, Port, Rect } from "./geometry";
 import type { LayerState } from "./types";
 
 export const CHAR_WIDTH = 5; // about this many px a character of a port name
@@ -47,4 +47,24 @@ export function portLabels(l: LayerState, found: Port[], at: { x: number; y: num
     } else out.push(label(x, y - 9, "middle", text));
   }
   return out;
+}
+
+const hits = (a: Rect, b: Rect) => a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+
+/** Where the marker of an output port at `at` goes (walkdraw.ts: "+", or the output's number
+ * and key, `w` wide), so that it and every port name (`names`, in the same coordinates) can be
+ * read: just under the port; else under the port's name; else beside that name, right then
+ * left. Spots over `taken` (the edges' shape labels) are passed over while another is free;
+ * a port name is never covered. */
+export function markerRect(at: Point, w: number, names: PortLabel[], taken: Rect[] = []): Rect {
+  const h = 14;
+  const under = { x: at.x - w / 2, y: at.y + 8, w, h };
+  const own = names.find((n) => hits(under, n.rect))?.rect; // the port's own name
+  const spots = [under];
+  if (own) {
+    const mid = own.y + own.h / 2 - h / 2;
+    spots.push({ ...under, y: own.y + own.h + 2 }, { x: own.x + own.w + 3, y: mid, w, h }, { x: own.x - 3 - w, y: mid, w, h });
+  } else spots.push({ x: at.x + 8, y: at.y + 2, w, h }, { x: at.x - 8 - w, y: at.y + 2, w, h });
+  const readable = spots.filter((r) => !names.some((n) => hits(r, n.rect)));
+  return readable.find((r) => !taken.some((t) => hits(r, t))) ?? readable[0] ?? spots[1];
 }

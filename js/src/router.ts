@@ -15,6 +15,22 @@ const STAGGER = 5;   // wires out of one port (or into one box) turn this far ap
 export interface Stagger { out: number; in: number }
 const NO_STAGGER: Stagger = { out: 0, in: 0 };
 
+/** A wire's place in the fan out of a port several wires share: `index` of `count`, the wires
+ * ordered left to right by where they go (edges.fanOut), so that their fan does not cross. */
+export interface Fan { index: number; count: number }
+export const ALONE: Fan = { index: 0, count: 1 };
+export const FAN_DROP = 10;  // a shared port's wires are apart this far below it...
+export const FAN_GAP = 8;    // ...by this much (less when many share it: the fan is at most FAN_WIDTH wide)
+const FAN_WIDTH = 48;
+
+/** Where a wire out of shared port `a` starts its own course: a short slant out of the port to
+ * its place in the fan, so that each wire of the port can be told apart and clicked from there. */
+export function fanStart(a: Point, fan: Fan): Point {
+  if (fan.count < 2) return a;
+  const gap = Math.min(FAN_GAP, FAN_WIDTH / (fan.count - 1));
+  return { x: a.x + (fan.index - (fan.count - 1) / 2) * gap, y: a.y + FAN_DROP };
+}
+
 /** Points along the default S-curve (cubic Bezier) from a port below a box to a port above one. */
 export function curvePoints(a: Point, b: Point, n = 16): Point[] {
   const dy = Math.max(30, Math.abs(b.y - a.y) / 2);
@@ -107,25 +123,47 @@ export function roundedPoints(points: Point[], radius = RADIUS): Point[] {
  * rows: boxes side by side) leaves its port downward, runs up in a lane beside every box in its
  * span, its own two included, and comes into its port from above: never behind a box.
  */
-export function route(a: Point, b: Point, obstacles: Rect[], lane = 0, ends: Rect[] = [], stagger: Stagger = NO_STAGGER, into: Rect | null = null): Route {
+export function route(a: Point, b: Point, obstacles: Rect[], lane = 0, ends: Rect[] = [], stagger: Stagger = NO_STAGGER,
+  into: Rect | null = null, fan: Fan = ALONE): Route {
+  const start = fanStart(a, fan);
+  if (start === a) return routeFrom(a, b, obstacles, lane, ends, stagger, into, fan);
+  // a wire of a shared port: its fan's slant, then its own course from there
+  const r = routeFrom(start, b, obstacles, lane, ends, stagger, into, fan, a.y);
+  const curved = r.d.includes("C");
+  const points = [a, ...r.points];
+  return { d: curved ? `M${a.x},${a.y} L${r.d.slice(1)}` : roundedPath(points), points };
+}
+
+/** How many STAGGER steps below its port (or its place in the fan) a wire turns aside towards
+ * `side`: the wires of a fan that turn the same way turn outermost first, so that none runs
+ * across another's stem; a lone wire by its order out of the port. */
+function turnStep(stagger: Stagger, fan: Fan, side: number): number {
+  if (fan.count < 2) return stagger.out % 3;
+  return Math.min(4, side > 0 ? fan.count - 1 - fan.index : fan.index);
+}
+
+/** route() from `a` (the port, or a wire's place in its port's fan); `y0` is the port's row:
+ * whether there is room to go down, and where the wire turns, are measured from it. */
+function routeFrom(a: Point, b: Point, obstacles: Rect[], lane: number, ends: Rect[], stagger: Stagger, into: Rect | null, fan: Fan,
+  y0 = a.y): Route {
   const side = into ? sideOf(b, into) : 0;
   // the lane keeps clear of the source's box too (not of the slot's own: it ends on it)
   const others = [...obstacles, ...ends.filter((r) => into && !(r.x === into.x && r.y === into.y))];
-  if (into && side) return sideRoute(a, b, into, others.map((r) => inflate(r, MARGIN)), side, lane, stagger);
+  if (into && side) return sideRoute(a, b, into, others.map((r) => inflate(r, MARGIN)), side, lane, stagger, fan, y0);
   const curve = curvePoints(a, b);
   const grown = obstacles.map((r) => inflate(r, MARGIN));
-  const down = b.y - a.y >= 2 * BEND + 4;
+  const down = b.y - y0 >= 2 * BEND + 4;
   if (down) {
     const hit = grown.filter((r) => polylineHits(curve, r));
     if (!hit.length) return { d: curvePath(a, b), points: curve };
-    const best = detour(a, b, grown, hit, lane, stagger);
+    const best = detour(a, b, grown, hit, lane, stagger, fan, y0);
     return best ? { d: roundedPath(best), points: best } : { d: curvePath(a, b), points: curve };
   }
   // up, or level: the lane clears the edge's own boxes too (the curve would run behind them)
   const walls = [...grown, ...ends.map((r) => inflate(r, MARGIN))];
   const lo = Math.min(a.y, b.y) - BEND, hi = Math.max(a.y, b.y) + BEND;
   const span = walls.filter((r) => r.y < hi && r.y + r.h > lo);
-  const best = detour(a, b, walls, span.filter((r) => r.x < Math.max(a.x, b.x) && r.x + r.w > Math.min(a.x, b.x)), lane, stagger);
+  const best = detour(a, b, walls, span.filter((r) => r.x < Math.max(a.x, b.x) && r.x + r.w > Math.min(a.x, b.x)), lane, stagger, fan, y0);
   return best ? { d: roundedPath(best), points: best } : { d: curvePath(a, b), points: curve };
 }
 
@@ -141,8 +179,9 @@ export function sideOf(b: Point, into: Rect): -1 | 0 | 1 {
  * of the box (moved out past any box in its way), along it to the slot's row, then straight in:
  * it enters the call's row from outside, never looping over its own box.
  */
-function sideRoute(a: Point, b: Point, into: Rect, walls: Rect[], side: -1 | 1, lane: number, stagger: Stagger): Route {
-  const y1 = a.y + BEND + (stagger.out % 3) * STAGGER;
+function sideRoute(a: Point, b: Point, into: Rect, walls: Rect[], side: -1 | 1, lane: number, stagger: Stagger, fan: Fan,
+  y0: number): Route {
+  const y1 = y0 + BEND + turnStep(stagger, fan, side) * STAGGER;
   let x = (side < 0 ? into.x : into.x + into.w) + side * (BEND + lane * LANE_GAP);
   let pts: Point[] = [];
   for (let i = 0; i < 12; i++) {
@@ -159,13 +198,14 @@ function sideRoute(a: Point, b: Point, into: Rect, walls: Rect[], side: -1 | 1, 
  * with the lane right or left of `blockers` (widened while it crosses more boxes), the shorter of
  * the two that crosses no box in `walls`; null when neither side is clear.
  */
-function detour(a: Point, b: Point, walls: Rect[], blockers: Rect[], lane: number, stagger: Stagger): Point[] | null {
+function detour(a: Point, b: Point, walls: Rect[], blockers: Rect[], lane: number, stagger: Stagger, fan: Fan,
+  y0: number): Point[] | null {
   const candidates: Point[][] = [];
   for (const side of [1, -1]) {
     let beside = blockers;
     // wires out of one port turn at different heights, and so do wires into one box's slots:
     // their stretches across run apart, not on top of each other
-    let y1 = a.y + BEND + (stagger.out % 3) * STAGGER, y2 = b.y - BEND - (stagger.in % 3) * STAGGER;
+    let y1 = y0 + BEND + turnStep(stagger, fan, side) * STAGGER, y2 = b.y - BEND - (stagger.in % 3) * STAGGER;
     for (let i = 0; i < 12; i++) {
       const edge = beside.length ? (side > 0 ? Math.max(...beside.map((r) => r.x + r.w)) : Math.min(...beside.map((r) => r.x)))
         : (side > 0 ? Math.max(a.x, b.x) + MARGIN : Math.min(a.x, b.x) - MARGIN);

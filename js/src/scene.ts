@@ -3,14 +3,13 @@
 // touches only what it changes and elements under the pointer or the focus stay the same nodes.
 import { svg } from "./dom";
 import { type Point, type Port, type Rect, boxHeight, boxWidth, edgePath, ports, slotKey, sourceKey } from "./geometry";
-import { type Route, placeLabels, roundedPoints, route } from "./router";
+import { ALONE, type Fan, type Route, placeLabels, roundedPoints, route } from "./router";
+import { fanOut } from "./edges";
 import { boxShape } from "./boxes";
 import { BoxIndex } from "./obstacles";
 import { edgeTitle, shapeText } from "./mirror";
 import type { EdgeState, LayerState } from "./types";
 import { portLabels, portName } from "./portlabels";
-
-export { portName };
 
 export const ROUTE_LIMIT = 600; // edges: beyond this, plain curves (routing costs a little per edge)
 export const LABEL_SCALE = 1.2; // zoomed in at least this far: slot and port names are written by the ports
@@ -169,7 +168,7 @@ export class Scene {
   private boxes = new Map<string, BoxEntry>();
   private edges = new Map<string, EdgeEntry>();
   private portCache = new Map<string, PortCache>();
-  private routeCache = new Map<string, { a: Point; b: Point; lane: number; out: number; in: number; r: Route }>();
+  private routeCache = new Map<string, { a: Point; b: Point; lane: number; out: number; in: number; fan: Fan; r: Route }>();
   private routedAround: Map<string, Rect> | null = null; // the boxes the cached routes avoid
   private behind = new Set<string>(); // boxes drawn with an older state (off screen), for catchUp
   /** Every port of every box (drawn or culled), for hit tests; routes by edge index. */
@@ -180,11 +179,6 @@ export class Scene {
   touched = { made: 0, changed: 0, removed: 0 };
 
   constructor(private boxLayer: SVGGElement, private portLayer: SVGGElement, private edgeLayer: SVGGElement) {}
-
-  /** The drawn <g> of a box, if it is drawn. */
-  boxElement(name: string): SVGGElement | null {
-    return this.boxes.get(name)?.g ?? null;
-  }
 
   private pos(input: SceneInput, l: LayerState): Point {
     return input.shown.get(l.name) ?? { x: l.x, y: l.y };
@@ -279,6 +273,13 @@ export class Scene {
     let g = entry.ports.querySelector(":scope > g.kc-decor") as SVGGElement | null;
     if (!g) { g = svg("g", { class: "kc-decor" }); entry.ports.append(g); }
     return { g, width: boxWidth(entry.layer), height: boxHeight(entry.layer) };
+  }
+
+  /** Where the drawn edges' shape labels are (world): the teaching layer's marks keep clear. */
+  edgeLabels(): Rect[] {
+    const out: Rect[] = [];
+    for (const entry of this.edges.values()) if (entry.labelRect) out.push(entry.labelRect);
+    return out;
   }
 
   /** How many drawn boxes still show an older state (catchUp() redraws them). */
@@ -416,6 +417,8 @@ export class Scene {
     const lanes = new Map<string, number>();
     const fanned = new Map<string, number>(); // wires counted so far out of each port ("l:n:t"), into each box
     let boxIndex: BoxIndex | null = null; // made at the first edge to route
+    // the wires of a port several share leave it in a fan, ordered by where they go
+    const fans = routing ? fanOut(edges.map((e) => keysOf(e).out), edges.map((e) => this.portPoint(e.dst[0], keysOf(e).in) ?? null)) : null;
     if (!moving) this.routes = [];
     const keep = new Set<string>();
     const labelling: EdgeEntry[] = [];
@@ -445,14 +448,16 @@ export class Scene {
       keep.add(key);
       let r: Route;
       const cached = this.routeCache.get(key);
-      if (cached && cached.lane === lane && cached.out === out && cached.in === into && cached.a.x === a.x && cached.a.y === a.y && cached.b.x === b.x && cached.b.y === b.y) r = cached.r;
+      const fan = fans?.[index] ?? ALONE;
+      if (cached && cached.lane === lane && cached.out === out && cached.in === into && cached.fan.index === fan.index
+        && cached.fan.count === fan.count && cached.a.x === a.x && cached.a.y === a.y && cached.b.x === b.x && cached.b.y === b.y) r = cached.r;
       else if (routing) {
         boxIndex ??= new BoxIndex(rects); // every box in the edge's span, however far aside
-        r = route(a, b, boxIndex.obstacles(a, b, e.src[0], e.dst[0]), lane, [rects.get(e.src[0]), rects.get(e.dst[0])].filter((q): q is Rect => !!q), stagger, rects.get(e.dst[0]) ?? null);
+        r = route(a, b, boxIndex.obstacles(a, b, e.src[0], e.dst[0]), lane, [rects.get(e.src[0]), rects.get(e.dst[0])].filter((q): q is Rect => !!q), stagger, rects.get(e.dst[0]) ?? null, fan);
       } else r = { d: edgePath(a, b), points: [a, b] };
-      if (input.shown.size === 0) this.routeCache.set(key, { a, b, lane, out, in: into, r });
+      if (input.shown.size === 0) this.routeCache.set(key, { a, b, lane, out, in: into, fan, r });
       // hit tests follow the wire as drawn: a detour's corners are rounded (a curve's points are already)
-      this.routes[index] = r.points.length <= 6 ? roundedPoints(r.points) : r.points;
+      this.routes[index] = r.points.length <= 7 ? roundedPoints(r.points) : r.points;
       const cls = ["kc-edge"];
       if (!e.built) cls.push("kc-pending");
       if (look.selectedEdge === key) cls.push("kc-edge-selected");

@@ -2,7 +2,7 @@
 // step player beside the drawing (Keras's walk, the forward pass), what it shows drawn on the
 // graph, the outputs made explicit, the node view, and the inspector's Keras-internals tab.
 import { clear, el, svg } from "./dom";
-import type { Point, Port } from "./geometry";
+import type { Point, Port, Rect } from "./geometry";
 import { InternalsTab } from "./internals";
 import { NodeView, type NodeGraph, nodeViewNote } from "./nodeview";
 import { type Outputs, OutputsPanel, outputsIntent, toggleOutput } from "./outputs";
@@ -22,6 +22,7 @@ export interface TeacherHost {
   placed: () => LayerState[];
   edges: () => EdgeState[];        // the drawn edges, in the order of routes()
   routes: () => (Point[] | null)[];
+  edgeLabels: () => Rect[];        // where the edges' shape labels are written (world)
   ports: () => Port[];
   selected: () => Set<string>;
   render: () => void;
@@ -182,7 +183,7 @@ export class Teacher {
     const outputs = this.outputs ?? { ports: state.model?.outputs ?? [], keys: [] };
     drawTeaching(this.layer, {
       layers: this.host.placed(), ports: this.host.ports(), edges: this.host.edges(), routes: this.host.routes(),
-      walk: this.shown?.walk ?? null, values: this.shown?.values ?? null,
+      edgeLabels: this.host.edgeLabels(), walk: this.shown?.walk ?? null, values: this.shown?.values ?? null,
       outputs: outputs.ports, keys: outputs.keys, editOutputs: this.editingOutputs,
       shownPort: this.shownPort, onMarker: (port) => this.marker(port),
     });

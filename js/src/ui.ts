@@ -5,6 +5,7 @@
 // told once per batch of changes: the canvas draws from there, in one place.
 import type { Port, View } from "./geometry";
 import { type Gesture, type GestureEvent, IDLE, nextGesture } from "./machine";
+import type { Explanation } from "./panels";
 import type { EdgeState } from "./types";
 
 /** The kernel's answer about a wire from one port: which slots take it, which catalog classes. */
@@ -13,6 +14,7 @@ export interface Hints { key: string; accept: Set<string>; refuse: Set<string>; 
 export interface UiState {
   selected: ReadonlySet<string>;    // selected boxes
   edge: string | null;              // the selected edge's key (scene.edgeKey), boxes then unselected
+  explanation: Explanation | null;  // the kernel's account of the selected edge's tensor (once it answered)
   highlighted: string | null;       // a layer drawn highlighted (the selected edge's producer, a step)
   armed: Port | null;               // an output port armed from the keyboard (Enter), waiting for a slot
   hints: Hints | null;
@@ -32,7 +34,7 @@ export class UiStore {
   private before: UiState | null = null;
 
   constructor(view: View = { x: 20, y: 20, k: 1 }) {
-    this.current = { selected: new Set(), edge: null, highlighted: null, armed: null, hints: null, clipboard: [],
+    this.current = { selected: new Set(), edge: null, explanation: null, highlighted: null, armed: null, hints: null, clipboard: [],
       view, gesture: IDLE, inspectorError: null, refusals: 0 };
   }
 
@@ -56,6 +58,8 @@ export class UiStore {
   private set(patch: Partial<UiState>): void {
     const changed = (Object.keys(patch) as (keyof UiState)[]).some((k) => patch[k] !== this.current[k]);
     if (!changed) return;
+    // an explanation is of one edge: another edge, or none, drops it
+    if (patch.edge !== undefined && patch.edge !== this.current.edge && !("explanation" in patch)) patch = { ...patch, explanation: null };
     this.before ??= this.current;
     this.current = { ...this.current, ...patch };
     if (this.depth === 0) this.notify();
@@ -91,9 +95,14 @@ export class UiStore {
     this.set(patch);
   }
 
-  /** One edge selected: the boxes unselected, its producer highlighted. */
+  /** One edge selected: the boxes unselected, its producer highlighted, its tensor not yet explained. */
   selectEdge(edge: EdgeState, key: string): void {
-    this.set({ selected: new Set(), edge: key, highlighted: edge.src[0] });
+    this.set({ selected: new Set(), edge: key, explanation: null, highlighted: edge.src[0] });
+  }
+
+  /** The kernel explained edge `key`'s tensor: kept only while that edge is still the selected one. */
+  explainEdge(key: string, explanation: Explanation): void {
+    if (this.current.edge === key) this.set({ explanation });
   }
 
   clearEdge(): void {

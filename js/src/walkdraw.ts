@@ -3,8 +3,9 @@
 // each edge carries during a forward pass (small pictures for images), the model's outputs
 // numbered (and, while they are edited, a marker on every output port), a tensor shown.
 import { clear, svg } from "./dom";
-import { type Point, type Port, boxHeight, boxRows, boxWidth } from "./geometry";
+import { type Point, type Port, type Rect, boxHeight, boxRows, boxWidth } from "./geometry";
 import { type NodeStatus, type TensorValue, type Triple, type WalkView, nodeId, tensorId, valueText } from "./walk";
+import { type PortLabel, markerRect, portLabels } from "./portlabels";
 import type { EdgeState, LayerState } from "./types";
 
 export interface TeachLook {
@@ -12,6 +13,7 @@ export interface TeachLook {
   ports: Port[];
   edges: EdgeState[];              // the drawn edges, in the order of `routes`
   routes: (Point[] | null)[];
+  edgeLabels: Rect[];              // the edges' shape labels (world): output markers keep clear
   walk: WalkView | null;
   values: Map<string, TensorValue> | null;
   outputs: Triple[];               // the model's outputs, in order
@@ -137,6 +139,9 @@ export function drawTeaching(g: SVGGElement, look: TeachLook): void {
     }
   }
   const outputs = new Map(look.outputs.map((t, i) => [tensorId(t), i]));
+  const names = new Map<string, PortLabel[]>(); // each box's port names, where the scene writes them (world)
+  const namesOf = (l: LayerState) => names.get(l.name)
+    ?? names.set(l.name, portLabels(l, look.ports.filter((q) => q.layer === l.name), { x: 0, y: 0 })).get(l.name)!;
   for (const p of look.ports) {
     if (p.kind !== "out") continue;
     const i = outputs.get(`${p.layer}:${p.call}:${p.index}`);
@@ -148,9 +153,10 @@ export function drawTeaching(g: SVGGElement, look: TeachLook): void {
       role: look.editOutputs ? "button" : "img",
       "aria-label": i === undefined ? `mark ${p.layer} node ${p.call} tensor ${p.index} as an output`
         : `output ${i}: ${p.layer} node ${p.call} tensor ${p.index}${look.editOutputs ? " (click to unmark)" : ""}` });
-    const w = Math.max(14, text.length * 6 + 6);
-    marker.append(svg("rect", { x: p.at.x - w / 2, y: p.at.y + 8, width: w, height: 14, rx: 7 }),
-      svg("text", { x: p.at.x, y: p.at.y + 19, "text-anchor": "middle" }, text));
+    const l = byName.get(p.layer);
+    const r = markerRect(p.at, Math.max(14, text.length * 6 + 6), l ? namesOf(l) : [], look.edgeLabels); // clear of the port's name
+    marker.append(svg("rect", { x: r.x, y: r.y, width: r.w, height: r.h, rx: 7 }),
+      svg("text", { x: r.x + r.w / 2, y: r.y + 11, "text-anchor": "middle" }, text));
     if (look.editOutputs) {
       marker.addEventListener("pointerdown", (ev) => { ev.stopPropagation(); ev.preventDefault(); });
       marker.addEventListener("click", (ev) => { ev.stopPropagation(); look.onMarker(port); });

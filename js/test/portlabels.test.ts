@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ports } from "../src/geometry";
-import { portLabels } from "../src/portlabels";
+import { markerRect, portLabels } from "../src/portlabels";
 import type { LayerState, Slots } from "../src/types";
 import written from "./fixtures/boxes.json";
 
@@ -51,5 +51,42 @@ describe("port labels", () => {
     expect(side[3]).toBeGreaterThan(0);
     const label = portLabels(shared, ports(shared), { x: shared.x, y: shared.y }).find((t) => t.text === "call 1")!;
     expect(label.rect.x + label.rect.w).toBeLessThanOrEqual(0);
+  });
+});
+
+describe("output markers", () => {
+  it("a marked output's badge covers no port name, on every box of the kernel's geometry, and stays under its port", () => {
+    let moved = 0;
+    for (const l of fixtureLayers()) {
+      const found = ports(l);
+      const labels = portLabels(l, found, { x: 0, y: 0 }); // in the ports' own coordinates
+      for (const p of found.filter((q) => q.kind === "out")) {
+        for (const w of [14, 60]) { // "+", and "0: a_long_key"
+          const r = markerRect(p.at, w, labels);
+          for (const q of labels) expect(overlap(r, q.rect), `${l.name} ${p.key} "${q.text}"`).toBe(false);
+          expect(r.x + r.w / 2).toBe(p.at.x);
+          if (r.y > p.at.y + 8) moved++;
+        }
+      }
+    }
+    expect(moved).toBeGreaterThan(0); // some outputs are named: their markers went below the name
+  });
+
+  it("a wire's shape label under a port's name sends the marker beside the name, never over a name", () => {
+    const l = fixtureLayers().find((q) => q.calls.length > 1 && q.n_outputs === 1)!; // outputs named "call k"
+    const found = ports(l).filter((q) => q.kind === "out");
+    const names = portLabels(l, ports(l), { x: 0, y: 0 });
+    const p = found[found.length - 1];
+    const own = names.find((n) => n.text === `call ${p.call}`)!.rect;
+    const below = markerRect(p.at, 14, names);
+    expect(below.y).toBeGreaterThanOrEqual(own.y + own.h); // under its name when that is free
+    const taken = [{ x: below.x - 20, y: below.y, w: below.w + 40, h: 12 }]; // "(None, 3)" there
+    const r = markerRect(p.at, 14, names, taken);
+    expect([r.x >= own.x + own.w, r.x + r.w <= own.x]).toContain(true); // beside the name
+    for (const q of [...names.map((n) => n.rect), ...taken]) expect(overlap(r, q)).toBe(false);
+  });
+
+  it("an output with no name written keeps its marker just under the port", () => {
+    expect(markerRect({ x: 50, y: 100 }, 20, [])).toEqual({ x: 40, y: 108, w: 20, h: 14 });
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { contentKey, edgeKey, portName } from "../src/scene";
+import { contentKey, edgeKey } from "../src/scene";
+import { portName } from "../src/portlabels";
 import type { EdgeState, LayerState } from "../src/types";
 import { type Drawn, kernelLayer } from "./kernel";
 

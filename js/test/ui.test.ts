@@ -34,6 +34,25 @@ describe("ui store", () => {
     expect(ui.state.selected.size).toBe(0);
   });
 
+  it("an edge's explanation is kept only while that edge is selected", () => {
+    const { ui } = store();
+    const told = { title: "KerasTensor", rows: [] as [string, unknown][] };
+    ui.selectEdge(edge, "k");
+    ui.explainEdge("other", told); // an answer about an edge no longer selected
+    expect(ui.state.explanation).toBeNull();
+    ui.explainEdge("k", told);
+    expect(ui.state.explanation).toBe(told);
+    ui.selectEdge(edge, "k"); // selected again: explained afresh
+    expect(ui.state.explanation).toBeNull();
+    ui.explainEdge("k", told);
+    ui.selectBoxes(["a"]);
+    expect(ui.state.explanation).toBeNull();
+    ui.selectEdge(edge, "k");
+    ui.explainEdge("k", told);
+    ui.clearEdge();
+    expect(ui.state.explanation).toBeNull();
+  });
+
   it("keeps only what still exists after an edit", () => {
     const { ui } = store();
     ui.selectBoxes(["a", "gone"]);

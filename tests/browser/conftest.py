@@ -11,6 +11,11 @@ Helpers: `open_notebook(page, lab, notebook, cells=None, app="lab") -> Kernel`,
 `box(page, name)`, `port(page, label)`, `wait_edges(page, n)`, `centre(locator)`,
 `drag(page, start, end)`, `set_theme(page, name)`, `with dark_theme(page): ...`; `static_site(files)`
 (a loopback server over the built widget.js, for pages outside JupyterLab).
+Drawings and gestures several test files share: `CHAIN` (image -> conv2d -> flatten -> dense) and
+`open_chain(page, lab, notebook)`, `graph_cell(build, ...)` (a cell building a graph of
+tests/support.py from its own source: the teaching graphs), `edge(page, src, dst)`,
+`edges(kernel)`, `stage_box(page)`, `inside(inner, outer)`, `click_blank(page)`,
+`drop(page, class_name, x, y)`, `drag_edge(page, out_label, in_label)`.
 
 One server and one browser per session (each start costs seconds). The server runs with a
 temporary HOME and root dir so nothing of the user's is read or written. CHROMIUM overrides the
@@ -20,6 +25,7 @@ browser path (default /usr/bin/chromium).
 from __future__ import annotations
 
 import contextlib
+import inspect
 import json
 import os
 import shutil
@@ -437,3 +443,80 @@ def dark_theme(page):
     set_theme(page, "JupyterLab Dark")
     yield
     set_theme(page, "JupyterLab Light")
+
+
+# ----- drawings and gestures several test files share ------------------------------------------
+
+CHAIN = canvas_cell("""g = kc.Graph()
+g.add_input((28, 28, 1), name="image")
+g.add_layer("Conv2D", filters=4, kernel_size=3, activation="relu")
+g.add_layer("Flatten")
+g.add_layer("Dense", units=10, activation="softmax")
+g.connect("image", "conv2d"); g.connect("conv2d", "flatten"); g.connect("flatten", "dense")""")
+
+
+def open_chain(page, lab: Lab, notebook: str) -> Kernel:
+    """A notebook showing the CHAIN drawing, opened once its last box is drawn."""
+    return open_canvas(page, lab, notebook, CHAIN, "dense")
+
+
+def graph_cell(build, **kwargs) -> str:
+    """A canvas cell whose Graph `g` is `build(**kwargs)`, a function of tests/support.py sent
+    to the kernel as its own source: the Python tests and the browser tests draw the same graph."""
+    args = ", ".join(f"{k}={v!r}" for k, v in kwargs.items())
+    return canvas_cell(f"{inspect.getsource(build)}\ng = {build.__name__}({args})")
+
+
+def edge(page, src, dst):
+    """The drawn edge from layer `src`'s first output to layer `dst`'s first slot."""
+    return page.locator(f'.kc-svg [aria-label="edge {src}.0.0 to {dst}.0.0"]')
+
+
+def edges(kernel):
+    """The kernel's edges, as lists: [[src layer, node, tensor], [dst layer, call, slot]]."""
+    return kernel.value("[list(map(list, e)) for e in canvas.graph.edges]")
+
+
+def stage_box(page):
+    """The stage's rectangle on the page (x, y, width, height)."""
+    x, y, w, h = page.evaluate("() => { const r = document.querySelector('.kc-stage')"
+                               ".getBoundingClientRect(); return [r.x, r.y, r.width, r.height]; }")
+    return {"x": x, "y": y, "width": w, "height": h}
+
+
+def inside(inner, outer, slack=1):
+    """Whether rectangle `inner` lies inside `outer` (page rectangles), give or take `slack` px."""
+    return (inner["x"] >= outer["x"] - slack and inner["y"] >= outer["y"] - slack
+            and inner["x"] + inner["width"] <= outer["x"] + outer["width"] + slack
+            and inner["y"] + inner["height"] <= outer["y"] + outer["height"] + slack)
+
+
+def click_blank(page):
+    """A click on empty canvas (top right corner of the stage, away from the boxes)."""
+    s = stage_box(page)
+    page.mouse.click(s["x"] + s["width"] - 40, s["y"] + 30)
+
+
+def drop(page, class_name, x, y):
+    """Drag a palette entry onto the drawing at (x, y) from the drawing's top-left corner."""
+    entry = page.locator(f'.kc-palette [aria-label="{class_name}"]')
+    entry.hover()
+    page.mouse.down()
+    area = page.locator(".kc-svg").bounding_box()
+    page.mouse.move(area["x"] + x, area["y"] + y, steps=8)
+    page.mouse.up()
+
+
+def drag_edge(page, out_label, in_label):
+    """Draw a wire from port `out_label` to slot `in_label` with the mouse."""
+    # both ends on screen first, as a person would scroll the notebook to them (focusing boxes
+    # with the keyboard scrolls it; a press outside the window lands on JupyterLab instead)
+    port(page, in_label).scroll_into_view_if_needed()
+    port(page, out_label).scroll_into_view_if_needed()
+    a = port(page, out_label).bounding_box()
+    page.mouse.move(a["x"] + a["width"] / 2, a["y"] + a["height"] / 2)
+    page.mouse.down()
+    page.mouse.move(a["x"] + a["width"] / 2 + 4, a["y"] + a["height"] / 2 + 4)
+    b = port(page, in_label).bounding_box()  # aimed once the press is in, as a person does
+    page.mouse.move(b["x"] + b["width"] / 2, b["y"] + b["height"] / 2, steps=10)
+    page.mouse.up()

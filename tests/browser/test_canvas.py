@@ -9,6 +9,8 @@ from .conftest import (
     box,
     canvas_cell,
     dark_theme,
+    drag_edge,
+    drop,
     open_canvas,
     open_notebook,
     port,
@@ -17,30 +19,6 @@ from .conftest import (
 )
 
 pytestmark = pytest.mark.browser
-
-
-def drop(page, class_name, x, y):
-    """Drag a palette entry onto the drawing at (x, y) from the drawing's top-left corner."""
-    entry = page.locator(f'.kc-palette [aria-label="{class_name}"]')
-    entry.hover()
-    page.mouse.down()
-    area = page.locator(".kc-svg").bounding_box()
-    page.mouse.move(area["x"] + x, area["y"] + y, steps=8)
-    page.mouse.up()
-
-
-def drag_edge(page, out_label, in_label):
-    # both ends on screen first, as a person would scroll the notebook to them (focusing boxes
-    # with the keyboard scrolls it; a press outside the window lands on JupyterLab instead)
-    port(page, in_label).scroll_into_view_if_needed()
-    port(page, out_label).scroll_into_view_if_needed()
-    a = port(page, out_label).bounding_box()
-    page.mouse.move(a["x"] + a["width"] / 2, a["y"] + a["height"] / 2)
-    page.mouse.down()
-    page.mouse.move(a["x"] + a["width"] / 2 + 4, a["y"] + a["height"] / 2 + 4)
-    b = port(page, in_label).bounding_box()  # aimed once the press is in, as a person does
-    page.mouse.move(b["x"] + b["width"] / 2, b["y"] + b["height"] / 2, steps=10)
-    page.mouse.up()
 
 
 CANVAS = "import kerascanvas as kc\ncanvas = kc.Canvas()\ncanvas"

@@ -5,13 +5,19 @@ browser's own). Screenshots in test-artifacts/."""
 
 import pytest
 
-from .conftest import box, centre, dark_theme, drag, open_notebook, port, screenshot, wait_edges
+from .conftest import (
+    box,
+    centre,
+    dark_theme,
+    drag,
+    edges,
+    open_notebook,
+    port,
+    screenshot,
+    wait_edges,
+)
 
 pytestmark = pytest.mark.browser
-
-
-def edges(kernel):
-    return [[list(s), list(d)] for s, d in kernel.value("[list(e) for e in canvas.graph.edges]")]
 
 
 TWO_HEADS = """import kerascanvas as kc

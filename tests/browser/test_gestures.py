@@ -10,21 +10,20 @@ from .conftest import (
     box,
     canvas_cell,
     centre,
+    click_blank,
+    edge,
+    edges,
+    inside,
     open_canvas,
+    open_chain,
     port,
     screenshot,
+    stage_box,
     wait_edges,
     wait_still,
 )
 
 pytestmark = pytest.mark.browser
-
-CHAIN = canvas_cell("""g = kc.Graph()
-g.add_input((28, 28, 1), name="image")
-g.add_layer("Conv2D", filters=4, kernel_size=3, activation="relu")
-g.add_layer("Flatten")
-g.add_layer("Dense", units=10, activation="softmax")
-g.connect("image", "conv2d"); g.connect("conv2d", "flatten"); g.connect("flatten", "dense")""")
 
 # a residual block: two wires run into the Add side by side
 RESIDUAL = canvas_cell("""g = kc.Graph()
@@ -43,36 +42,12 @@ for i in range(10):
     prev = r
 g.add_layer("Dense", units=2, name="head"); g.connect(prev, "head")""")
 
-STAGE = "() => { const r = document.querySelector('.kc-stage').getBoundingClientRect(); return [r.x, r.y, r.width, r.height]; }"
-
-
-def stage_box(page):
-    x, y, w, h = page.evaluate(STAGE)
-    return {"x": x, "y": y, "width": w, "height": h}
-
-
-def inside(inner, outer, slack=1):
-    return (inner["x"] >= outer["x"] - slack and inner["y"] >= outer["y"] - slack
-            and inner["x"] + inner["width"] <= outer["x"] + outer["width"] + slack
-            and inner["y"] + inner["height"] <= outer["y"] + outer["height"] + slack)
-
-
 def cells(page):
     return page.locator(".jp-Notebook .jp-Cell").count()
 
 
-def edges(kernel):
-    return kernel.value("[list(map(list, e)) for e in canvas.graph.edges]")
-
-
-def click_blank(page):
-    """A click on empty canvas (top right corner of the stage, away from the boxes)."""
-    s = stage_box(page)
-    page.mouse.click(s["x"] + s["width"] - 40, s["y"] + 30)
-
-
 def test_esc_during_a_wire_drag_cancels_it_and_the_release_does_nothing(lab, page):
-    kernel = open_canvas(page, lab, "esc.ipynb", CHAIN, "dense")
+    kernel = open_chain(page, lab, "esc.ipynb")
     before = edges(kernel)
     a = port(page, "dense out 0.0").bounding_box()
     s = stage_box(page)
@@ -123,7 +98,7 @@ def test_esc_during_a_wire_drag_cancels_it_and_the_release_does_nothing(lab, pag
 
 
 def test_a_click_on_empty_canvas_gives_it_the_keyboard(lab, page):
-    kernel = open_canvas(page, lab, "keys.ipynb", CHAIN, "dense")
+    kernel = open_chain(page, lab, "keys.ipynb")
     n = cells(page)
     click_blank(page)
     assert page.evaluate("() => document.activeElement.classList.contains('kc-root')")
@@ -162,7 +137,7 @@ def test_a_click_on_empty_canvas_gives_it_the_keyboard(lab, page):
 
 
 def test_add_and_enter_adds_the_add_layer_and_entries_say_what_they_are(lab, page):
-    kernel = open_canvas(page, lab, "quickadd.ipynb", CHAIN, "dense")
+    kernel = open_chain(page, lab, "quickadd.ipynb")
     click_blank(page)
     page.keyboard.press("Tab")
     quick = page.locator(".kc-quickadd.kc-show")
@@ -182,8 +157,8 @@ def test_add_and_enter_adds_the_add_layer_and_entries_say_what_they_are(lab, pag
 
 
 def test_insert_layer_here_offers_only_what_accepts_the_wire(lab, page):
-    kernel = open_canvas(page, lab, "insert.ipynb", CHAIN, "dense")
-    x, y = centre(page.locator('.kc-svg [aria-label="edge flatten.0.0 to dense.0.0"] .kc-edge-line'))
+    kernel = open_chain(page, lab, "insert.ipynb")
+    x, y = centre(edge(page, "flatten", "dense").locator(".kc-edge-line"))
     page.mouse.click(x, y, button="right")
     page.get_by_role("menuitem", name="Insert layer here…").click()
     quick = page.locator(".kc-quickadd.kc-show")
@@ -229,9 +204,20 @@ NEAREST = """() => {
 }"""
 
 
+# two skip wires around the same boxes, in lanes side by side: their hit areas overlap (the
+# wires out of one port no longer do: they fan out)
+SKIPS = canvas_cell("""g = kc.Graph()
+g.add_input((16,), name="x")
+for name in ("d1", "d2", "d3"):
+    g.add_layer("Dense", units=16, name=name)
+g.add_layer("Concatenate", name="cat")
+g.connect("x", "d1"); g.connect("d1", "d2"); g.connect("d2", "d3")
+g.connect("d3", "cat"); g.connect("x", "cat"); g.connect("d1", "cat")""")
+
+
 def test_a_click_on_a_wire_picks_the_wire_drawn_nearest(lab, page):
-    kernel = open_canvas(page, lab, "wires.ipynb", RESIDUAL, "add")
-    wait_edges(page, 4)
+    kernel = open_canvas(page, lab, "wires.ipynb", SKIPS, "cat")
+    wait_edges(page, 6)
     spot = page.evaluate(NEAREST)
     assert spot is not None, "no point where one wire's hit area covers a nearer wire"
     page.mouse.click(spot["x"], spot["y"])
@@ -239,6 +225,34 @@ def test_a_click_on_a_wire_picks_the_wire_drawn_nearest(lab, page):
                            arg=spot["want"], timeout=10_000)
     assert page.locator(".kc-svg .kc-edge-selected").count() == 1
     screenshot(page, "gestures-nearest-wire")
+    kernel.close()
+
+
+# where each wire out of port x:0:0 is `along` px along its line, on the page
+FANNED = """(along) => [...document.querySelectorAll('.kc-svg [data-edge-key^="x:0:0>"] .kc-edge-line')].map((l) => {
+  const m = l.getScreenCTM(), p = l.getPointAtLength(along);
+  return { key: l.closest('[data-edge]').getAttribute('data-edge-key'), x: p.x * m.a + m.e, y: p.y * m.d + m.f };
+})"""
+
+
+def test_wires_out_of_a_shared_port_fan_out_and_each_can_be_clicked(lab, page):
+    kernel = open_canvas(page, lab, "fan.ipynb", RESIDUAL, "add")
+    wait_edges(page, 4)
+    x, y = centre(port(page, "x out 0.0"))
+    page.mouse.move(x, y)
+    for _ in range(3):  # closer, as a person would to tell the wires apart
+        page.mouse.wheel(0, -200)
+    page.wait_for_timeout(400)
+    screenshot(page, "gestures-shared-port-fan")
+    spots = page.evaluate(FANNED, 16)
+    assert sorted(s["key"] for s in spots) == ["x:0:0>a:0:0", "x:0:0>add:0:1"]
+    a, b = spots
+    assert ((a["x"] - b["x"]) ** 2 + (a["y"] - b["y"]) ** 2) ** 0.5 >= 6, spots  # apart, not one thick wire
+    for spot in spots:  # a click on each one's own stretch of the fan selects that wire
+        page.mouse.click(spot["x"], spot["y"])
+        page.wait_for_function("(key) => document.querySelector(`.kc-svg [data-edge-key=\"${key}\"]`)"
+                               "?.classList.contains('kc-edge-selected')", arg=spot["key"], timeout=10_000)
+    assert kernel.value("len(canvas.graph.edges)") == 4
     kernel.close()
 
 
@@ -288,7 +302,7 @@ def test_the_minimap_of_a_tall_model_is_not_a_thin_strip(lab, page):
 
 
 def test_a_refused_value_in_the_inspector_shows_the_layers_real_value(lab, page):
-    kernel = open_canvas(page, lab, "refused.ipynb", CHAIN, "dense")
+    kernel = open_chain(page, lab, "refused.ipynb")
     box(page, "dense").click()
     units = page.locator('.kc-inspector [aria-label="units"]')
     units.wait_for(timeout=10_000)

@@ -4,31 +4,27 @@ Netron) on the canvas, each asserted in the kernel. Screenshots in test-artifact
 import pytest
 
 from .conftest import (
+    CHAIN,
     box,
     canvas_cell,
     centre,
+    click_blank,
     dark_theme,
+    drag_edge,
+    edge,
+    edges,
+    inside,
     open_canvas,
+    open_chain,
     open_notebook,
     port,
     screenshot,
+    stage_box,
     wait_edges,
     wait_still,
 )
-from .test_canvas import drag_edge
 
 pytestmark = pytest.mark.browser
-
-CHAIN = canvas_cell("""g = kc.Graph()
-g.add_input((28, 28, 1), name="image")
-g.add_layer("Conv2D", filters=4, kernel_size=3, activation="relu")
-g.add_layer("Flatten")
-g.add_layer("Dense", units=10, activation="softmax")
-g.connect("image", "conv2d"); g.connect("conv2d", "flatten"); g.connect("flatten", "dense")""")
-
-
-def edge(page, src, dst):
-    return page.locator(f'.kc-svg [aria-label="edge {src}.0.0 to {dst}.0.0"]')
 
 
 def test_right_click_shows_only_the_canvas_menu_inside_the_view(lab, page):
@@ -40,7 +36,7 @@ def test_right_click_shows_only_the_canvas_menu_inside_the_view(lab, page):
     menu.wait_for(timeout=10_000)
     page.wait_for_timeout(300)
     assert page.locator(".lm-Menu").count() == 0  # JupyterLab's own context menu did not open
-    stage = page.locator(".kc-stage").bounding_box()
+    stage = stage_box(page)
     m = menu.bounding_box()
     assert stage["y"] <= m["y"] and m["y"] + m["height"] <= stage["y"] + stage["height"] + 1
     assert "Delete" in menu.text_content() and "Restart Kernel" not in page.content()
@@ -52,8 +48,7 @@ def test_right_click_shows_only_the_canvas_menu_inside_the_view(lab, page):
     page.mouse.click(x, y, button="right")
     page.get_by_role("menuitem", name="Show tensor").click()
     page.locator('.kc-svg .kc-highlight[data-name="flatten"]').wait_for(timeout=10_000)
-    s = page.locator(".kc-stage").bounding_box()
-    page.mouse.click(s["x"] + s["width"] - 30, s["y"] + 20)
+    click_blank(page)
     page.wait_for_function("() => !document.querySelector('.kc-svg .kc-highlight')", timeout=10_000)
     assert page.locator(".lm-Menu").count() == 0
     with dark_theme(page):
@@ -65,21 +60,21 @@ def test_right_click_shows_only_the_canvas_menu_inside_the_view(lab, page):
 
 
 def test_select_an_edge_and_delete_removes_it_in_the_kernel(lab, page):
-    kernel = open_canvas(page, lab, "edge_delete.ipynb", CHAIN, "dense")
+    kernel = open_chain(page, lab, "edge_delete.ipynb")
     x, y = centre(edge(page, "conv2d", "flatten").locator(".kc-edge-line"))
     page.mouse.click(x, y)
     page.locator(".kc-svg .kc-edge-selected").wait_for(timeout=10_000)
     screenshot(page, "handles-edge-selected")
     page.keyboard.press("Delete")
     wait_edges(page, 2)
-    assert [list(map(list, e)) for e in kernel.value("[list(e) for e in canvas.graph.edges]")] == [
+    assert edges(kernel) == [
         [["image", 0, 0], ["conv2d", 0, 0]], [["flatten", 0, 0], ["dense", 0, 0]]]
     # the wire of a filled slot drags off: dropped in empty space it is unplugged (one undo step)
     a = port(page, "flatten in 0.0")  # now empty
     drag_edge(page, "conv2d out 0.0", "flatten in 0.0")
     wait_edges(page, 3)
     x, y = centre(port(page, "flatten in 0.0"))
-    s = page.locator(".kc-stage").bounding_box()
+    s = stage_box(page)
     page.mouse.move(x, y)
     page.mouse.down()
     page.mouse.move(s["x"] + 40, s["y"] + s["height"] - 40, steps=8)
@@ -93,7 +88,7 @@ def test_select_an_edge_and_delete_removes_it_in_the_kernel(lab, page):
 
 
 def test_dropping_dropout_on_a_wire_inserts_it_and_dense_keeps_its_weights(lab, page):
-    kernel = open_canvas(page, lab, "insert.ipynb", CHAIN, "dense")
+    kernel = open_chain(page, lab, "insert.ipynb")
     kernel.run("w0 = canvas.graph.keras_layer('dense'); k0 = w0.kernel.numpy().copy()")
     entry = page.locator('.kc-palette [aria-label="Dropout"]')
     entry.scroll_into_view_if_needed()
@@ -106,7 +101,7 @@ def test_dropping_dropout_on_a_wire_inserts_it_and_dense_keeps_its_weights(lab, 
     page.mouse.up()
     box(page, "dropout").wait_for(timeout=20_000)
     wait_edges(page, 4)
-    assert kernel.value("[list(e) for e in canvas.graph.edges][2:]") == [
+    assert edges(kernel)[2:] == [
         [["flatten", 0, 0], ["dropout", 0, 0]], [["dropout", 0, 0], ["dense", 0, 0]]]
     assert kernel.value("canvas.graph.keras_layer('dense') is w0 and bool((w0.kernel.numpy() == k0).all())") is True
     assert "kc-selected" in box(page, "dropout").get_attribute("class")  # the new box is selected
@@ -118,7 +113,7 @@ def test_dropping_dropout_on_a_wire_inserts_it_and_dense_keeps_its_weights(lab, 
 
 
 def test_a_wire_dropped_in_empty_space_opens_the_filtered_search(lab, page):
-    kernel = open_canvas(page, lab, "quick.ipynb", CHAIN, "dense")
+    kernel = open_chain(page, lab, "quick.ipynb")
     kernel.run("g.add_layer('Dense', units=3, name='spare'); g.add_layer('Conv2D', filters=2, kernel_size=3, name='conv_spare')")
     box(page, "conv_spare").wait_for(timeout=20_000)
     page.wait_for_timeout(400)  # the boxes glide to the new layout
@@ -143,7 +138,7 @@ def test_a_wire_dropped_in_empty_space_opens_the_filtered_search(lab, page):
     screenshot(page, "handles-quick-add")
     page.keyboard.press("Enter")
     box(page, "dense_1").wait_for(timeout=20_000)
-    assert [["flatten", 0, 0], ["dense_1", 0, 0]] in kernel.value("[list(e) for e in canvas.graph.edges]")
+    assert [["flatten", 0, 0], ["dense_1", 0, 0]] in edges(kernel)
     # Tab at the pointer: the same search; "maxpool" ranks MaxPooling before AdaptiveMaxPooling
     box(page, "image").click()
     page.keyboard.press("Tab")
@@ -173,9 +168,7 @@ def test_ctrl_f_finds_a_layer_in_resnet50_at_a_readable_scale(lab, page):
     page.wait_for_function("() => document.querySelector('.kc-svg [data-name=\"conv4_block3_2_conv\"]').classList.contains('kc-selected')", timeout=10_000)
     wait_still(page, "conv4_block3_2_conv")  # it glides out of its run's folded box
     assert page.evaluate(scale) >= 0.6
-    b, s = target.bounding_box(), page.locator(".kc-stage").bounding_box()
-    assert s["x"] <= b["x"] and b["x"] + b["width"] <= s["x"] + s["width"]
-    assert s["y"] <= b["y"] and b["y"] + b["height"] <= s["y"] + s["height"]
+    assert inside(target.bounding_box(), stage_box(page), slack=0)
     assert page.locator(".kc-minimap .kc-mini-view").count() == 1
     screenshot(page, "handles-resnet-found")
     with dark_theme(page):
@@ -184,7 +177,7 @@ def test_ctrl_f_finds_a_layer_in_resnet50_at_a_readable_scale(lab, page):
 
 
 def test_paste_places_the_copy_in_view_without_moving_other_boxes(lab, page):
-    kernel = open_canvas(page, lab, "paste.ipynb", CHAIN, "dense")
+    kernel = open_chain(page, lab, "paste.ipynb")
     before = kernel.value("{n: list(p) for n, p in canvas.graph.positions.items()}")
     box(page, "flatten").click()
     page.keyboard.press("Control+c")
@@ -193,9 +186,7 @@ def test_paste_places_the_copy_in_view_without_moving_other_boxes(lab, page):
     copy.wait_for(timeout=20_000)
     after = kernel.value("{n: list(p) for n, p in canvas.graph.positions.items()}")
     assert all(after[n] == p for n, p in before.items())
-    b, s = copy.bounding_box(), page.locator(".kc-stage").bounding_box()
-    assert s["x"] <= b["x"] and b["x"] + b["width"] <= s["x"] + s["width"] + 1
-    assert s["y"] <= b["y"] and b["y"] + b["height"] <= s["y"] + s["height"] + 1
+    assert inside(copy.bounding_box(), stage_box(page))
     assert "kc-selected" in copy.get_attribute("class")
     screenshot(page, "handles-pasted")
     # dark theme: a selected edge, its producer highlighted, and the quick-add search open
@@ -203,7 +194,7 @@ def test_paste_places_the_copy_in_view_without_moving_other_boxes(lab, page):
         x, y = centre(edge(page, "conv2d", "flatten").locator(".kc-edge-line"))
         page.mouse.click(x, y)
         page.locator(".kc-svg .kc-edge-selected").wait_for(timeout=10_000)
-        s = page.locator(".kc-stage").bounding_box()
+        s = stage_box(page)
         page.mouse.move(s["x"] + 120, s["y"] + 250)
         page.keyboard.press("Shift+A")
         page.locator(".kc-quickadd.kc-show").wait_for(timeout=10_000)
@@ -214,7 +205,7 @@ def test_paste_places_the_copy_in_view_without_moving_other_boxes(lab, page):
 
 
 def test_export_code_panel_shows_to_code_live(lab, page):
-    kernel = open_canvas(page, lab, "code.ipynb", CHAIN, "dense")
+    kernel = open_chain(page, lab, "code.ipynb")
     page.locator(".kc-code summary").click()
     text = page.locator(".kc-code-text")
     page.wait_for_function("() => document.querySelector('.kc-code-text').textContent.length > 0", timeout=20_000)

@@ -3,31 +3,15 @@ drawing with the keyboard, values on the edges, outputs marked on the canvas, th
 inspector's Keras-internals tab; what they show is checked against the kernel's Keras objects."""
 
 import pytest
+from support import shared_lstm_states, shared_then_chain
 
-from .conftest import box, canvas_cell, open_canvas, screenshot
+from .conftest import box, canvas_cell, centre, graph_cell, open_canvas, screenshot
 
 pytestmark = pytest.mark.browser
 
-SHARED_CHAIN = canvas_cell("""g = kc.Graph(name="shared")
-g.add_input((3,), name="inp")
-g.add_input((3,), name="inp2")
-g.add_layer("Dense", units=3, name="A")
-g.connect("inp", "A")
-g.connect("inp2", "A", call=1)
-g.add_layer("Dense", units=3, name="B")
-g.connect("A", "B")
-g.add_layer("Dense", units=3, name="C")
-g.connect("B", "C")""")
-
-SHARED_LSTM = canvas_cell("""g = kc.Graph(name="states")
-g.add_input((5, 3), name="s1")
-g.add_input((5, 3), name="s2")
-g.add_layer("LSTM", units=4, return_state=True, name="lstm")
-g.connect("s1", "lstm")
-g.connect("s2", "lstm", call=1)
-g.add_layer("Add", name="add")
-g.connect(("lstm", 0, 2), "add")
-g.connect(("lstm", 1, 2), "add")""")
+# the teaching graphs of the Python tests (tests/support.py), built in the notebook's kernel
+SHARED_CHAIN = graph_cell(shared_then_chain, name="shared")
+SHARED_LSTM = graph_cell(shared_lstm_states, name="states")
 
 
 def player(page):
@@ -140,6 +124,18 @@ def test_forward_pass_draws_image_tensors_as_small_pictures(lab, page):
     kernel.close()
 
 
+# the marked outputs' badges on the canvas, and the port names ("call 0", "call 1": only A has
+# two calls) they cover
+BADGES_OVER_NAMES = """() => {
+  const names = [...document.querySelectorAll('.kc-svg .kc-port-label')]
+    .filter((t) => /^call /.test(t.textContent)).map((t) => [t.textContent, t.getBoundingClientRect()]);
+  const badges = [...document.querySelectorAll('.kc-teach .kc-out-marked rect')].map((r) => r.getBoundingClientRect());
+  const over = badges.flatMap((b) => names.filter(([, n]) => b.left < n.right && n.left < b.right && b.top < n.bottom
+    && n.top < b.bottom).map(([text]) => text));
+  return { names: names.length, badges: badges.length, over };
+}"""
+
+
 def test_outputs_marked_and_reordered_on_the_canvas_start_the_walk(lab, page):
     kernel = open_canvas(page, lab, "outputs.ipynb", SHARED_CHAIN, "C")
     page.locator('.kc-toolbar [aria-label="Outputs"]').click()
@@ -151,6 +147,17 @@ def test_outputs_marked_and_reordered_on_the_canvas_start_the_walk(lab, page):
     page.locator('.kc-teach .kc-out-marker[data-output="B:0:0"]').click()  # mark a consumed port too
     page.wait_for_function("() => document.querySelectorAll('.kc-output-item').length === 3", timeout=20_000)
     assert kernel.value("canvas.graph.outputs") == [["A", 1, 0], ["C", 0, 0], ["B", 0, 0]]
+    # each output's badge sits clear of the port names written there ("call 0", "call 1" under
+    # A), close up where the names are written
+    x, y = centre(box(page, "A"))
+    page.mouse.move(x, y)
+    for _ in range(3):
+        page.mouse.wheel(0, -200)
+    page.wait_for_function("() => document.querySelectorAll('.kc-svg .kc-port-label').length > 0", timeout=10_000)
+    page.wait_for_timeout(300)
+    seen = page.evaluate(BADGES_OVER_NAMES)
+    assert seen["names"] >= 2 and seen["badges"] == 3 and seen["over"] == [], seen
+    screenshot(page, "teaching-output-badges")
     panel.locator('[aria-label="move output 2 up"]').click()
     page.wait_for_function("() => document.querySelectorAll('.kc-output-item')[1].textContent.startsWith('B')",
                            timeout=20_000)
