@@ -61,7 +61,7 @@ class Capture:
         self.canvas.send = lambda content, buffers=None: self.sent.append(content)
 
     def intent(self, **message) -> dict:
-        self.canvas._on_message(self.canvas, message, [])
+        self.canvas.receive(message)
         return self.sent[-1]
 
     def bytes_since(self, mark: int) -> int:

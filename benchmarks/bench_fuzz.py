@@ -3,7 +3,7 @@
     PYTHONPATH=. .venv/bin/python benchmarks/bench_fuzz.py [--steps 50000]
 
 Runs the same state machine as the test suite (random valid and hostile intents through
-Canvas._handle_custom_msg, invariants after every step, undo to an empty drawing at the end of
+the widget's comm, invariants after every step, undo to an empty drawing at the end of
 each run of 50 steps), after a 500-step warm-up, and prints steps, steps/s, RSS before and after
 and its growth per 10,000 steps. A failure raises, with hypothesis's shrunk example.
 """

@@ -17,7 +17,7 @@ import keras
 from .errors import TrainingError
 
 
-def _devices() -> list[str]:
+def visible_devices() -> list[str]:
     """Devices of the default type ("gpu:0", ... or "cpu:0"), as keras.distribution lists them."""
     try:
         return list(keras.distribution.list_devices())
@@ -30,10 +30,10 @@ def _devices() -> list[str]:
 
 
 def _accelerators() -> list[str]:
-    return [d for d in _devices() if not d.startswith("cpu")]
+    return [d for d in visible_devices() if not d.startswith("cpu")]
 
 
-def _gpu_name() -> str:
+def gpu_name() -> str:
     backend = keras.backend.backend()
     try:
         if backend == "tensorflow":
@@ -61,7 +61,7 @@ def device_description() -> str:
     if not accelerators:
         return f"CPU: no GPU visible to {keras.backend.backend()}"
     kind = accelerators[0].split(":")[0].upper()
-    name = _gpu_name() if kind == "GPU" else kind
+    name = gpu_name() if kind == "GPU" else kind
     return f"{kind}: {name}" if len(accelerators) == 1 else f"{len(accelerators)} {kind}s: {name}"
 
 
@@ -94,7 +94,7 @@ def choose_engine(strategy: Any) -> Engine:
                     "data_parallel" if many and backend == "jax" else "none")
     if strategy == "none":
         return Engine("none", contextlib.nullcontext, device_description())
-    devices = _devices()
+    devices = visible_devices()
     listed = f"{len(devices)} devices ({', '.join(devices)}); {device_description()}"
     if strategy == "mirrored":
         if backend != "tensorflow":

@@ -30,6 +30,11 @@ def when_drawn(work: Callable[[], None]) -> None:
     loop.add_callback(lambda: loop.call_later(DRAWING_TIME, run_waiting))  # from any thread
 
 
+def waiting() -> int:
+    """How many pieces of work wait until the browser has drawn the last diff."""
+    return len(_waiting)
+
+
 def run_waiting() -> None:
     while _waiting:
         work = _waiting.pop(0)

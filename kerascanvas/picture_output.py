@@ -53,12 +53,12 @@ class PictureOutput:
         if self.display_id is None:
             return
         _due.add(self)
-        loop = _kernel_loop()
+        loop = kernel_loop()
         if loop is not None:
             loop.add_callback(self._restart_timer)  # the loop's own thread runs it
 
     def _restart_timer(self) -> None:
-        loop = _kernel_loop()
+        loop = kernel_loop()
         if loop is None:
             return
         if self._timer is not None:
@@ -74,6 +74,11 @@ class PictureOutput:
         from IPython.display import update_display
 
         update_display(self._bundle(), raw=True, display_id=self.display_id)
+
+
+def waiting() -> int:
+    """How many pictures have an edit not yet in them."""
+    return len(_due)
 
 
 def flush_all(*_args) -> None:
@@ -94,7 +99,7 @@ def _hook_cell_end() -> None:
     shell.events.register("post_run_cell", flush_all)
 
 
-def _kernel_loop():
+def kernel_loop():
     """The running IPython kernel's event loop, or None (a script, a test, marimo)."""
     kernelbase = sys.modules.get("ipykernel.kernelbase")
     if kernelbase is None or not kernelbase.Kernel.initialized():

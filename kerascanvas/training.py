@@ -42,8 +42,7 @@ from .training_data import (
     is_dataset,
 )
 
-__all__ = ["DataError", "Trainer", "TrainingError", "choices", "device_description",
-           "panel_options"]
+__all__ = ["DataError", "Trainer", "TrainingError", "choices", "device_description"]
 
 UPDATES_PER_SECOND = 10
 MAX_CURVE_POINTS = 2000
@@ -51,7 +50,8 @@ LOCK_MESSAGE = ("Training is running: the graph cannot be edited until it ends. 
                 "Stop it (canvas.stop()) or wait for it to finish.")
 # Arguments of keras.Model.fit that the Trainer sets itself.
 _OWN_FIT_ARGUMENTS = {"x", "y", "epochs", "batch_size", "validation_split", "validation_data"}
-# Choices offered by the training panel (Python callers may pass any Keras identifier).
+# Choices offered by the training panel (Python callers may pass any Keras identifier); what
+# the panel sends is checked against them in intent_checks.panel_options.
 OPTIMIZERS = ("adam", "adamw", "sgd", "rmsprop", "adagrad", "adadelta", "adamax", "nadam", "lion")
 LOSSES = ("auto", "sparse_categorical_crossentropy", "categorical_crossentropy",
           "binary_crossentropy", "mean_squared_error", "mean_absolute_error", "huber")
@@ -691,46 +691,3 @@ def choices() -> dict[str, Any]:
     return {"optimizers": list(OPTIMIZERS), "losses": list(LOSSES), "metrics": list(METRICS),
             "strategies": list(STRATEGIES), "backend": keras.backend.backend(),
             "device": device_description()}
-
-
-def panel_options(message: Mapping) -> dict[str, Any]:
-    """Keyword arguments for `Trainer.fit` from an untrusted panel message: each field checked
-    for type and range, names only from `choices()`. Missing fields take fit's defaults."""
-    options: dict[str, Any] = {}
-
-    def number(key, low, high, whole):
-        value = message[key]
-        ok = isinstance(value, int if whole else (int, float)) and not isinstance(value, bool)
-        if not ok or not math.isfinite(value) or not low <= value <= high:
-            kind = "a whole number" if whole else "a number"
-            raise ValueError(f"{key!r} must be {kind} in [{low}, {high}], got {value!r:.40}.")
-        return value
-
-    def name(key, allowed, value=None):
-        value = message[key] if value is None else value
-        if not isinstance(value, str) or value not in allowed:
-            raise ValueError(f"{key!r} must be one of {list(allowed)}, got {value!r:.80}.")
-        return value
-
-    if "optimizer" in message:
-        options["optimizer"] = name("optimizer", OPTIMIZERS)
-    if message.get("learning_rate") is not None:
-        options["learning_rate"] = float(number("learning_rate", 1e-9, 10.0, False))
-    if "loss" in message:
-        loss = name("loss", LOSSES)
-        options["loss"] = None if loss == "auto" else loss
-    if "metrics" in message:
-        metrics = message["metrics"]
-        if not isinstance(metrics, list) or len(metrics) > len(METRICS):
-            raise ValueError(f"'metrics' must be a list of names, got {metrics!r:.80}.")
-        options["metrics"] = [name("metrics", METRICS, m) for m in metrics]
-    if "epochs" in message:
-        options["epochs"] = number("epochs", 1, 100_000, True)
-    if "batch_size" in message:
-        options["batch_size"] = number("batch_size", 1, 1 << 20, True)
-    if "strategy" in message:
-        options["strategy"] = name("strategy", STRATEGIES)
-    if "validation_split" in message:
-        split = number("validation_split", 0.0, 0.95, False)
-        options["validation_split"] = float(split)
-    return options

@@ -1,6 +1,7 @@
 """Helpers shared by the tests."""
 
 import contextlib
+import uuid
 
 import hypothesis.strategies as st
 
@@ -66,14 +67,24 @@ def history(g, layer, call, slot):
     return (op.name, n, i)
 
 
+def undo_all(g) -> int:
+    """Undo every step the history holds; returns how many there were."""
+    steps = 0
+    while g.can_undo:
+        g.undo()
+        steps += 1
+    return steps
+
+
 def fingerprint(g):
     """The drawing, the identity of every live object and node, and every weight."""
-    d = g._drawing
-    objects = {n: g._net.objects.get(n) for n in d.layers}
+    specs = g.specs
+    objects = {n: g.live_layer(n) for n in specs}
     return (
         {n: (s.class_name, dict(s.config), s.calls, list(s.slots.names),
-             [a.as_json() for a in s.call_args]) for n, s in d.layers.items()},
-        g.edges, dict(d.pinned), d.output_order, d.outputs_only,
+             [a.as_json() for a in s.call_args]) for n, s in specs.items()},
+        g.edges, {n: g.positions.get(n) for n in sorted(g.pinned)}, g.output_order,
+        g.outputs_only,
         {n: (id(o), [id(x) for x in o._inbound_nodes], [id(x) for x in o._outbound_nodes],
              [w.tobytes() for w in getattr(o, "get_weights", list)()])  # (ops have none)
          for n, o in objects.items() if o is not None},
@@ -122,6 +133,71 @@ def residual(g, prev, i, units=8):
     g.connect(prev, f"b{i}_add")
     g.connect(f"b{i}_add", f"b{i}_out")
     return f"b{i}_out"
+
+
+# ----- the canvas seen from the browser's side ------------------------------------------------
+
+def recorder(canvas) -> list:
+    """What `canvas` sends from now on (replies and diffs, in order): its public `send` is
+    wrapped, and goes on sending. Read it again later with `sent(canvas)`."""
+    sent_so_far: list = []
+    send = canvas.send
+
+    def recording(content, buffers=None):
+        sent_so_far.append(content)
+        send(content, buffers)
+
+    recording.sent = sent_so_far
+    canvas.send = recording
+    return sent_so_far
+
+
+def sent(canvas) -> list:
+    """What `canvas` sent since `recorder(canvas)`."""
+    return canvas.send.sent
+
+
+def ask(canvas, message: dict) -> dict:
+    """The browser's message `message` answered by `canvas`: its reply (the last message sent
+    with the message's id). `recorder(canvas)` must be on."""
+    canvas.receive(message)
+    return next(m for m in reversed(sent(canvas)) if "diff" not in m
+                and m.get("id") == message.get("id"))
+
+
+class Wire:
+    """The comm between a widget and its browser, recorded: the widget's `comm` is replaced by
+    this one, which keeps every message ipywidgets puts on it (`messages`: trait updates and
+    custom messages) and hands `deliver`ed ones to the widget the way the kernel's comm does."""
+
+    def __init__(self, widget):
+        self.comm_id = uuid.uuid4().hex
+        self.messages: list[dict] = []
+        self._handlers: list = []
+        widget.comm = self  # ipywidgets registers its message handler with on_msg
+
+    def on_msg(self, handler) -> None:
+        self._handlers.append(handler)
+
+    def send(self, data=None, metadata=None, buffers=None) -> None:
+        self.messages.append(data)
+
+    def close(self, *args, **kwargs) -> None:
+        pass
+
+    def deliver(self, content, buffers=()) -> None:
+        """A custom message from the front end, as Jupyter delivers it."""
+        message = {"content": {"data": {"method": "custom", "content": content}},
+                   "buffers": list(buffers)}
+        for handler in self._handlers:
+            handler(message)
+
+    def custom(self) -> list:
+        """The custom messages sent (replies and diffs), in order."""
+        return [m["content"] for m in self.messages if m.get("method") == "custom"]
+
+    def clear(self) -> None:
+        self.messages.clear()
 
 
 # ----- the teaching graphs (issue 25): built by the Python tests and, from this same source, in

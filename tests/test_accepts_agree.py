@@ -8,6 +8,7 @@ answer compared."""
 
 import keras
 import pytest
+from support import recorder, sent
 
 import kerascanvas as kc
 from kerascanvas.accepts import ports_accepting
@@ -18,8 +19,8 @@ _ids = iter(range(1, 1_000_000))
 def _intent(canvas, **message):
     """The reply to one intent (a state diff may be sent after it)."""
     message["id"] = next(_ids)
-    canvas._on_message(canvas, message, [])
-    return next(m for m in reversed(canvas._sent) if m.get("id") == message["id"])
+    canvas.receive(message)
+    return next(m for m in reversed(sent(canvas)) if m.get("id") == message["id"])
 
 
 @pytest.fixture(scope="module")
@@ -41,8 +42,7 @@ def canvas():
     g.connect("seq", "mha", slot=0)                      # value and key free
     g.add_layer("Conv2D", filters=2, kernel_size=2, name="conv")
     c = kc.Canvas(g)
-    c._sent = []
-    c.send = lambda content, buffers=None: c._sent.append(content)
+    recorder(c)
     return c
 
 

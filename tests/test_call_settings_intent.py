@@ -3,7 +3,7 @@ untrusted input, applied through Graph.configure_call as one undo step."""
 
 import keras
 import pytest
-from support import fingerprint, ok
+from support import fingerprint, ok, recorder, sent
 
 import kerascanvas as kc
 
@@ -13,15 +13,14 @@ def canvas():
     x = keras.Input((4, 8), name="x")
     y = keras.layers.MultiHeadAttention(2, 4, name="mha")(x, x)
     c = kc.Canvas(kc.Graph.from_model(keras.Model(x, y)))
-    c._sent = []
-    c.send = lambda content, buffers=None: c._sent.append(content)
+    recorder(c)
     return c
 
 
 def intent(canvas, **message):
-    canvas._on_message(canvas, {"id": 7, **message}, [])
-    return canvas._sent[-1] if canvas._sent[-1].get("id") == 7 else next(
-        m for m in reversed(canvas._sent) if m.get("id") == 7)
+    canvas.receive({"id": 7, **message})
+    return sent(canvas)[-1] if sent(canvas)[-1].get("id") == 7 else next(
+        m for m in reversed(sent(canvas)) if m.get("id") == 7)
 
 
 def node_kwargs(g):

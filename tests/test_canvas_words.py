@@ -37,7 +37,7 @@ class Recorder:
         canvas.send = lambda content, buffers=None: self.replies.append(content)
 
     def intent(self, **message):
-        self.canvas._on_message(self.canvas, {"id": 1, **message}, [])
+        self.canvas.receive({"id": 1, **message})
         reply = self.replies[-1]
         if "error" in reply:
             self.shown.append((message["kind"], reply["error"]))
@@ -47,7 +47,7 @@ class Recorder:
         return reply
 
     def look(self):
-        state = self.canvas._full_state()
+        state = self.canvas.wire_state()
         self.shown += [("problem", p["message"]) for p in state["problems"]]
         self.shown += [("badge", m) for layer in state["layers"] for m in layer.get("problems", ())]
         status = self.canvas.training.get("status") or {}

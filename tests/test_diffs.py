@@ -203,11 +203,11 @@ def test_the_garbage_collector_waits_while_an_intent_is_answered():
     c.graph.observe(lambda _g: seen.append(gc.isenabled()))
     c.send = lambda content, buffers=None: None
     assert gc.isenabled()
-    c._on_message(None, {"kind": "add_layer", "id": 1, "class_name": "Dense", "config": {"units": 2}})
+    c.receive({"kind": "add_layer", "id": 1, "class_name": "Dense", "config": {"units": 2}})
     assert seen == [False] and gc.isenabled()
     gc.disable()
     try:  # a user's own choice is kept
-        c._on_message(None, {"kind": "move", "id": 2, "name": "d0", "x": 1, "y": 2})
+        c.receive({"kind": "move", "id": 2, "name": "d0", "x": 1, "y": 2})
         assert not gc.isenabled()
     finally:
         gc.enable()
@@ -224,8 +224,8 @@ def test_outside_a_kernel_keras_s_check_and_the_collector_wait_for_nothing():
     c.send = lambda content, buffers=None: None
 
     async def inside_a_loop():
-        c._on_message(None, {"kind": "add_layer", "id": 1, "class_name": "Dense", "config": {"units": 2}})
-        c._on_message(None, {"kind": "connect", "id": 2, "src": ["d2", 0, 0], "dst": ["dense", 0, None]})
+        c.receive({"kind": "add_layer", "id": 1, "class_name": "Dense", "config": {"units": 2}})
+        c.receive({"kind": "connect", "id": 2, "src": ["d2", 0, 0], "dst": ["dense", 0, None]})
         return c.graph.model_checked, gc.isenabled()
 
     seen = []  # in a thread of its own: this thread may hold Playwright's loop already
@@ -250,12 +250,12 @@ def test_in_a_kernel_the_check_follows_the_diff_and_waits_no_longer_than_the_nex
 import gc, kerascanvas as kc
 g = kc.Graph(); g.add_input((4,), name='x'); g.add_layer('Dense', units=2, name='d')
 c = kc.Canvas(g)
-c._on_message(None, {'kind': 'connect', 'id': 1, 'src': ['x', 0, 0], 'dst': ['d', 0, None]})
+c.receive({'kind': 'connect', 'id': 1, 'src': ['x', 0, 0], 'dst': ['d', 0, None]})
 print(g.model_checked, gc.isenabled())
 g2 = kc.Graph(); g2.add_input((4,), name='x'); g2.add_layer('Dense', units=2, name='d')
 c2 = kc.Canvas(g2)
-c2._on_message(None, {'kind': 'connect', 'id': 1, 'src': ['x', 0, 0], 'dst': ['d', 0, None]})
-c._on_message(None, {'kind': 'move', 'id': 2, 'name': 'd', 'x': 5, 'y': 5})
+c2.receive({'kind': 'connect', 'id': 1, 'src': ['x', 0, 0], 'dst': ['d', 0, None]})
+c.receive({'kind': 'move', 'id': 2, 'name': 'd', 'x': 5, 'y': 5})
 print(g2.model_checked)
 """) == ["False", "False", "True"]  # the diff went first; the next intent ran what waited
         import time
@@ -265,7 +265,7 @@ print(g2.model_checked)
 from kerascanvas import later
 for i in range(5):
     g.add_layer('Dense', units=2)
-print(len(later._waiting), g.model_checked)
+print(later.waiting(), g.model_checked)
 """) == ["1", "False"]  # five edits in a cell: one check waits for all of them
         time.sleep(0.5)
         assert run("print(g.model_checked)") == ["True"]

@@ -157,7 +157,7 @@ def test_the_fold_intent_checks_its_fields_and_changes_nothing_on_refusal():
     c.send = lambda content, buffers=None: sent.append(content)
 
     def intent(**m):
-        c._on_message(c, m, [])
+        c.receive(m)
         return sent[-1]
 
     for bad, words in (({"name": "b0_a", "folded": "yes"}, "'folded' must be true or false"),

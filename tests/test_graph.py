@@ -235,7 +235,21 @@ def test_editing_the_head_keeps_the_backbone_weights_and_objects():
     assert float(g.keras_layer("backbone").get_weights()[0][0, 0]) == 0.5
 
 
-def test_middle_edit_recalls_downstream_instead_of_recreating():
+def dense_made(monkeypatch) -> list:
+    """Every keras.layers.Dense made from now on (one item each)."""
+    import keras
+
+    made, init = [], keras.layers.Dense.__init__
+
+    def counting(self, *args, **kwargs):
+        made.append(self)
+        init(self, *args, **kwargs)
+
+    monkeypatch.setattr(keras.layers.Dense, "__init__", counting)
+    return made
+
+
+def test_middle_edit_recalls_downstream_instead_of_recreating(monkeypatch):
     g = kc.Graph()
     g.add_input((8,), name="x")
     prev = "x"
@@ -244,10 +258,10 @@ def test_middle_edit_recalls_downstream_instead_of_recreating():
         g.connect(prev, name)
         prev = name
     tail = g.keras_layer("dense_5")
-    made = g._net.created
+    made = dense_made(monkeypatch)
     g.configure("dense_2", activation="relu")
     ok(g)
-    assert g._net.created == made + 1  # only dense_2 was made again
+    assert made == [g.keras_layer("dense_2")]  # only dense_2 was made again
     assert g.keras_layer("dense_5") is tail
 
 
@@ -351,14 +365,14 @@ def test_batch_is_one_rebuild_and_one_undo_step():
     ok(g)
 
 
-def test_add_layer_from_config_uses_the_checked_layer_once():
+def test_add_layer_from_config_uses_the_checked_layer_once(monkeypatch):
     g = kc.Graph()
     g.add_input((4,), name="x")
-    made = g._net.created
+    made = dense_made(monkeypatch)
     name = g.add_layer_from_config({"class_name": "Dense", "config": {"name": "head", "units": 2}})
     g.connect("x", name)
     assert name == "head" and g.model.count_params() == 10
-    assert g._net.created == made + 1
+    assert made == [g.keras_layer("head")]
     with pytest.raises(ValueError):
         g.add_layer_from_config({"class_name": "Lambda", "config": {"name": "evil"}})
     with pytest.raises(kc.EditError):
@@ -368,12 +382,12 @@ def test_add_layer_from_config_uses_the_checked_layer_once():
 def test_edits_are_refused_while_locked():
     g = siamese()
     before = fingerprint(g)
-    g._edit_lock = "Training is running: edits wait until it ends."
+    g.lock("Training is running: edits wait until it ends.")
     for edit in (lambda: g.add_layer("Dense", units=2), g.undo, lambda: g.remove("shared")):
         with pytest.raises(kc.EditError, match="Training is running"):
             edit()
     g.move("shared", 10, 20)  # moving a box touches no Keras object: allowed while training
-    g._edit_lock = None
+    g.unlock()
     g.undo()
     assert fingerprint(g) == before
     g.remove("subtract")

@@ -35,13 +35,13 @@ def test_the_diffs_of_an_edit_from_the_browser_are_marked():
     c = Canvas(g)
     sent = []
     c.send = lambda content, buffers=None: sent.append(content)
-    c._on_message(None, {"kind": "connect", "id": 1, "src": ["x", 0, 0], "dst": ["d", 0, None]})
+    c.receive({"kind": "connect", "id": 1, "src": ["x", 0, 0], "dst": ["d", 0, None]})
     assert [m.get("edit") for m in sent if "diff" in m] == [True]
     assert sent[-1] == {"id": 1, "ok": True, "result": None}
     sent.clear()
     g.add_layer("Dense", units=3, name="e")  # from Python
-    c._on_message(None, {"kind": "explain", "id": 2, "name": "d"})
-    c._on_message(None, {"kind": "connect", "id": 3, "src": ["x", 0, 0], "dst": ["d", 0, None]})
+    c.receive({"kind": "explain", "id": 2, "name": "d"})
+    c.receive({"kind": "connect", "id": 3, "src": ["x", 0, 0], "dst": ["d", 0, None]})
     assert [m.get("edit") for m in sent if "diff" in m] == [None]
     assert "error" in sent[-1]
     c.set_state({"edits": 5})  # as the front end sets it: the kernel takes it and ignores it

@@ -86,7 +86,7 @@ def test_nested_models_import_as_boxes_with_their_weights():
     g = ok(kc.Graph.from_model(model))
     assert list(g.layers) == ["x", "y", "inner", "seq", "cat"]
     assert g.layers["inner"]["class_name"] == "Functional" and g.calls("seq") == 2
-    spec = g._drawing.layers["inner"]
+    spec = g.specs["inner"]
     assert (spec.slots.kind, spec.slots.names, spec.n_outputs) == ("list", ("a", "b"), 3)
     assert history(g, "cat", 0, 0) == ("seq", 0, 0) and history(g, "seq", 0, 0) == ("inner", 0, 2)
     assert g.model.get_config() == model.get_config()
@@ -297,7 +297,7 @@ def test_a_nested_model_is_configured_duplicated_and_undone_like_any_box():
     assert g.keras_layer("inner").trainable is False and g.model.get_layer("inner").trainable is False
     assert all(np.array_equal(a, b) for a, b in zip(g.keras_layer("inner").get_weights(), weights))
     copy = g.duplicate(["inner"])["inner"]
-    assert g._drawing.layers[copy].slots.names == ("a", "b") and g.keras_layer(copy).trainable is False
+    assert g.specs[copy].slots.names == ("a", "b") and g.keras_layer(copy).trainable is False
     g.undo()
     g.undo()
     assert g.keras_layer("inner").trainable is True
@@ -348,7 +348,7 @@ def test_a_sequential_ending_in_a_multi_output_layer_has_its_ports():
     x = keras.Input((5, 3), name="x")
     model = keras.Model(x, seq(x))
     g = ok(kc.Graph.from_model(model))
-    assert g._drawing.layers["seq"].n_outputs == 3 and len(g.model.outputs) == 3
+    assert g.specs["seq"].n_outputs == 3 and len(g.model.outputs) == 3
 
 
 def test_a_deep_chain_inside_a_nested_model_imports():
@@ -409,4 +409,4 @@ def test_a_nested_config_holds_only_catalog_layers_and_tensors(config):
     except kc.EditError as e:
         assert "Boom" in str(e) and g.layers["inner"] == before
     assert made == []
-    assert "compile_config" not in json.dumps(g._drawing.layers["inner"].config)
+    assert "compile_config" not in json.dumps(g.specs["inner"].config)

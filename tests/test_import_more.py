@@ -86,7 +86,7 @@ def test_files_and_the_browser_cannot_name_a_lambda(trusted, tmp_path):
     sent = []
     canvas.send = lambda content, buffers=None: sent.append(content)
     before = fingerprint(canvas.graph)
-    canvas._on_message(canvas, {"kind": "add_layer", "id": 1, "class_name": "Lambda"}, [])
+    canvas.receive({"kind": "add_layer", "id": 1, "class_name": "Lambda"})
     assert "not a layer the canvas offers" in sent[-1]["error"]
     assert fingerprint(canvas.graph) == before
 
@@ -210,7 +210,7 @@ def test_the_palette_follows_registration_after_the_canvas_was_made():
         assert entry["group"] == "custom"
         sent = []
         canvas.send = lambda content, buffers=None: sent.append(content)
-        canvas._on_message(canvas, {"kind": "add_layer", "id": 1, "class_name": "Later"}, [])
+        canvas.receive({"kind": "add_layer", "id": 1, "class_name": "Later"})
         assert sent[-1]["result"] == "later"
     finally:
         custom.unregister("Later")

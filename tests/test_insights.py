@@ -104,18 +104,18 @@ def test_problems_across_depth_from_records():
 
 def test_undo_of_a_run_takes_its_records_and_the_panel_says_so(data):
     canvas = kc.Canvas(drawn())
-    canvas._send = lambda *a, **k: None
+    canvas.send = lambda *a, **k: None  # no browser
     canvas.set_data(*data)
     canvas.fit(epochs=1, loss=None)
     canvas.fit(epochs=2, loss=None)
     assert [r["epoch"] for r in canvas.insights["dense"]] == [1, 2, 3]  # runs count on
     assert canvas.training["undone"] is False and canvas.insight_summary["layers"]["dense"]
-    canvas._on_message(canvas, {"kind": "undo", "id": 1}, [])
+    canvas.receive({"kind": "undo", "id": 1})
     assert [r["epoch"] for r in canvas.insights["dense"]] == [1]
     assert canvas.training["undone"] is True
     assert canvas.training["status"]["state"] == "finished"  # the run's own word stays below
     assert len(canvas.insight_summary["layers"]["dense"]["strip"]) == 1
-    canvas._on_message(canvas, {"kind": "redo", "id": 2}, [])
+    canvas.receive({"kind": "redo", "id": 2})
     assert [r["epoch"] for r in canvas.insights["dense"]] == [1, 2, 3]
     assert canvas.training["undone"] is False
     canvas.graph.undo()

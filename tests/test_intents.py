@@ -13,13 +13,24 @@ from hypothesis import HealthCheck, given, settings
 from support import fingerprint
 
 import kerascanvas as kc
-from kerascanvas import intents, widget
-
-SPECIAL = {"save", "load", "train", "stop", "state", "forward_steps"}  # handled in Canvas.handle
+from kerascanvas import intent_checks, intent_handlers, intents
 
 
 def test_the_description_names_exactly_the_kinds_the_kernel_handles():
-    assert set(intents.kinds()) == set(widget._HANDLERS) | SPECIAL
+    assert set(intents.kinds()) == set(intent_handlers.INTENTS)  # one table, no kind beside it
+
+
+def test_only_edits_of_the_drawing_are_taken_back_when_their_state_is_too_big():
+    edits = {k for k in intents.kinds() if intent_handlers.edits(k)}
+    assert {"add_layer", "connect", "remove", "configure_call", "undo", "set_outputs"} <= edits
+    assert not edits & {"explain", "accepts", "code", "state", "save", "load", "train", "stop",
+                        "forward_steps", "export_html"}
+    assert not intent_handlers.edits("exec") and not intent_handlers.edits(None)
+
+
+def test_a_message_that_is_not_an_object_is_refused():
+    with pytest.raises(intent_checks.IntentError, match="An intent is an object, got list"):
+        kc.Canvas().handle(["add_input"])
 
 
 def test_every_field_has_a_described_type_and_no_field_is_both_required_and_optional():
@@ -55,7 +66,7 @@ def test_a_kind_not_described_or_a_missing_required_field_is_refused(message, wo
     canvas.graph.add_input((4,), name="x")
     sent = []
     canvas.send = sent.append
-    canvas._on_message(canvas, message)
+    canvas.receive(message)
     assert words in sent[-1]["error"] and sent[-1]["id"] == message["id"]
     assert list(canvas.graph.layers) == ["x"]
 
@@ -151,7 +162,7 @@ def test_an_intent_with_a_field_of_another_type_is_refused_naming_it_and_changes
     @given(_mistyped_intent())
     def refused(case):
         message, words = case
-        canvas._on_message(canvas, message)
+        canvas.receive(message)
         assert sent[-1]["id"] == 7 and "ok" not in sent[-1], (message, sent[-1])
         assert sent[-1]["error"].startswith(words), (message, sent[-1]["error"])
         assert fingerprint(canvas.graph) == before and canvas.state == state
@@ -195,7 +206,7 @@ def test_a_mistyped_field_is_named_with_what_was_expected_and_what_came(message,
     sent = []
     canvas.send = sent.append
     before = fingerprint(canvas.graph)
-    canvas._on_message(canvas, {**message, "id": 3})
+    canvas.receive({**message, "id": 3})
     assert sent[-1]["error"].startswith(words) and sent[-1]["id"] == 3
     assert fingerprint(canvas.graph) == before
 
@@ -267,3 +278,37 @@ def test_the_cases_vitest_checks_get_the_kernels_verdict():
     assert len(cases) > 500 and sum(c["refused"] is None for c in cases) > 50
     for case in cases:
         assert _verdict(case["intent"]) == case["refused"], case
+
+
+# ----- the training panel's fields (checked before Trainer.fit sees them) -----------------------
+
+def test_panel_options_are_checked():
+    import keras
+
+    from kerascanvas import training
+
+    options = intent_checks.panel_options({
+        "optimizer": "sgd", "learning_rate": 0.05, "loss": "auto", "metrics": ["accuracy"],
+        "epochs": 3, "batch_size": 16, "validation_split": 0.25, "strategy": "mirrored"})
+    assert options == {"optimizer": "sgd", "learning_rate": 0.05, "loss": None,
+                       "metrics": ["accuracy"], "epochs": 3, "batch_size": 16,
+                       "validation_split": 0.25, "strategy": "mirrored"}
+    for bad, match in (({"optimizer": "os.system"}, "'optimizer' must be one of"),
+                       ({"learning_rate": float("nan")}, "'learning_rate' must be a number"),
+                       ({"epochs": 2.5}, "'epochs' must be a whole number"),
+                       ({"epochs": True}, "'epochs' must be a whole number"),
+                       ({"batch_size": 0}, "'batch_size' must be a whole number"),
+                       ({"validation_split": 1}, "'validation_split' must be a number"),
+                       ({"metrics": "accuracy"}, "'metrics' must be a list"),
+                       ({"metrics": [{"x": 1}]}, "'metrics' must be one of"),
+                       ({"loss": None}, "'loss' must be one of"),
+                       ({"strategy": "tf.distribute.X"}, "'strategy' must be one of")):
+        with pytest.raises(intent_checks.IntentError, match=match):
+            intent_checks.panel_options(bad)
+    names = training.choices()
+    for name in names["optimizers"]:
+        keras.optimizers.get(name)
+    for name in names["losses"][1:]:
+        keras.losses.get(name)
+    for name in names["metrics"]:
+        keras.metrics.get(name)

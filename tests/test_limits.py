@@ -13,7 +13,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from support import fingerprint, ok
+from support import fingerprint, ok, recorder, sent
 
 import kerascanvas as kc
 from kerascanvas import limits
@@ -23,14 +23,13 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def canvas():
     c = kc.Canvas()
-    c._sent = []
-    c.send = lambda content, buffers=None: c._sent.append(content)
+    recorder(c)
     return c
 
 
 def intent(c, **message):
-    c._on_message(c, message, [])
-    return c._sent[-1]
+    c.receive(message)
+    return sent(c)[-1]
 
 
 # ----- parameters and activations, counted before any weight exists ------------------------------
@@ -222,7 +221,7 @@ c = kc.Canvas()
 sent = []
 c.send = lambda content, buffers=None: sent.append(content)
 def intent(**m):
-    c._on_message(c, m, [])
+    c.receive(m)
     return sent[-1]
 intent(kind="add_input", id=0, shape=[3], name="x")  # warm up Keras
 intent(kind="add_layer", id=0, class_name="Dense", name="warm", config={"units": 2})

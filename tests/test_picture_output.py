@@ -25,7 +25,7 @@ class FakeLoop:
 
 def test_edits_update_the_picture_once_after_the_last_and_at_the_cell_end(monkeypatch):
     loop, shown, updates = FakeLoop(), [], []
-    monkeypatch.setattr(picture_output, "_kernel_loop", lambda: loop)
+    monkeypatch.setattr(picture_output, "kernel_loop", lambda: loop)
     monkeypatch.setattr(IPython.display, "display", lambda data, **kw: shown.append((data, kw)))
     monkeypatch.setattr(IPython.display, "update_display",
                         lambda data, **kw: updates.append((data, kw)))
@@ -53,8 +53,8 @@ def test_edits_update_the_picture_once_after_the_last_and_at_the_cell_end(monkey
 
 def test_a_canvas_never_displayed_sends_no_picture(monkeypatch):
     loop = FakeLoop()
-    monkeypatch.setattr(picture_output, "_kernel_loop", lambda: loop)
+    monkeypatch.setattr(picture_output, "kernel_loop", lambda: loop)
     g = kc.Graph()
     kc.Canvas(g)
     g.add_input((4,), name="x")
-    assert loop.timers == [] and not picture_output._due
+    assert loop.timers == [] and picture_output.waiting() == 0

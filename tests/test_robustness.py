@@ -125,7 +125,7 @@ def test_nan_in_arrays_is_refused_before_any_step():
     y[7] = np.inf  # changed after set_data: fit checks again
     with pytest.raises(DataError, match=r"y holds a non-finite value \(inf\) at index \(7, 0\)"):
         trainer.fit(block=True)
-    assert _same(_weights(g), before) and g._edit_lock is None
+    assert _same(_weights(g), before) and g.lock_reason is None
     with pytest.raises(DataError, match=r"validation_data's x holds a non-finite value"):
         trainer.set_data(*_data(8), validation_data=(bad, _data()[1]))
 
@@ -146,7 +146,7 @@ def test_a_nan_batch_in_a_dataset_stops_before_it_reaches_the_weights():
         trainer.fit(epochs=2, block=True)
     after = _weights(g)
     assert all(np.isfinite(w).all() for w in after) and not _same(after, before)
-    assert trainer.status["state"] == "failed" and g._edit_lock is None
+    assert trainer.status["state"] == "failed" and g.lock_reason is None
     g.undo()  # the three good batches are one undo step
     assert _same(_weights(g), before)
     g.redo()
@@ -273,12 +273,12 @@ def test_a_surrogate_from_the_browser_is_refused_and_the_canvas_keeps_pushing():
     c = kc.Canvas()
     sent = []
     c.send = lambda content, buffers=None: sent.append(content)
-    c._on_message(c, {"kind": "add_input", "id": 1, "shape": [3], "name": "x\ud800"}, [])
+    c.receive({"kind": "add_input", "id": 1, "shape": [3], "name": "x\ud800"})
     assert "surrogate" in sent[-1]["error"]
-    c._on_message(c, {"kind": "add_layer", "id": 2, "class_name": "Dense",
-                      "config": {"units": 2, "name_scope": "\ud800"}}, [])
+    c.receive({"kind": "add_layer", "id": 2, "class_name": "Dense",
+                      "config": {"units": 2, "name_scope": "\ud800"}})
     assert "surrogate" in sent[-1]["error"] and c.graph.layers == {}
-    c._on_message(c, {"kind": "add_input", "id": 3, "shape": [3], "name": "x"}, [])
+    c.receive({"kind": "add_input", "id": 3, "shape": [3], "name": "x"})
     assert sent[-1]["ok"] and [layer["name"] for layer in c.state["layers"]] == ["x"]
     json.dumps(c.state, ensure_ascii=False).encode("utf-8")  # what Jupyter does with it
 
@@ -302,7 +302,7 @@ def test_load_and_replacing_the_drawing_are_refused_while_training(tmp_path):
         while c.trainer.status["batch"] == 0:
             assert time.monotonic() < end
             time.sleep(0.01)
-        c._on_message(c, {"kind": "load", "id": 1}, [])
+        c.receive({"kind": "load", "id": 1})
         assert "Training is running" in sent[-1]["error"]
         with pytest.raises(Exception, match="Training is running"):
             c.graph = kc.Graph()
@@ -311,7 +311,7 @@ def test_load_and_replacing_the_drawing_are_refused_while_training(tmp_path):
         c.stop()
         c.trainer.wait(timeout=30)
     assert c.trainer.status["state"] == "stopped"  # Stop reached the run
-    c._on_message(c, {"kind": "load", "id": 2}, [])
+    c.receive({"kind": "load", "id": 2})
     assert sent[-1]["ok"] and c.graph is not g
 
 
@@ -413,12 +413,12 @@ def test_an_input_configured_from_the_browser_takes_add_inputs_dtypes():
     c = kc.Canvas()
     sent = []
     c.send = lambda content, buffers=None: sent.append(content)
-    c._on_message(c, {"kind": "add_input", "id": 1, "shape": [3], "name": "x"}, [])
+    c.receive({"kind": "add_input", "id": 1, "shape": [3], "name": "x"})
     for dtype in ("string", "object", 3):
-        c._on_message(c, {"kind": "configure", "id": 2, "name": "x", "config": {"dtype": dtype}}, [])
+        c.receive({"kind": "configure", "id": 2, "name": "x", "config": {"dtype": dtype}})
         assert "'dtype' must be one of" in sent[-1]["error"]
         assert c.graph.layers["x"]["config"]["dtype"] == "float32"
-    c._on_message(c, {"kind": "configure", "id": 3, "name": "x", "config": {"dtype": "int32"}}, [])
+    c.receive({"kind": "configure", "id": 3, "name": "x", "config": {"dtype": "int32"}})
     assert sent[-1]["ok"]
 
 

@@ -76,7 +76,7 @@ def test_the_export_html_intent_answers_the_same_file():
     undo = canvas.graph.can_undo
     sent = []
     canvas.send = sent.append
-    canvas._on_message(canvas, {"kind": "export_html", "id": 3})
+    canvas.receive({"kind": "export_html", "id": 3})
     reply = sent[-1]
     assert reply["id"] == 3 and reply["ok"] is True
     assert reply["result"]["name"] == canvas.graph.name

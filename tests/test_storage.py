@@ -71,7 +71,7 @@ def test_nested_models_survive_save_and_load(tmp_path):
     g.save(tmp_path / "n.kcanvas")
     h = ok(kc.Graph.load(tmp_path / "n.kcanvas"))
     same_drawing(g, h)
-    assert h._drawing.layers["inner"].slots == g._drawing.layers["inner"].slots
+    assert h.specs["inner"].slots == g.specs["inner"].slots
     assert h.expanded == {"inner"} and h.positions == g.positions
     assert json.dumps(h.model.get_config()) == json.dumps(g.model.get_config())
 
@@ -169,19 +169,19 @@ def test_a_canvas_with_a_file_survives_a_kernel_restart(tmp_path):
     sent = []
     canvas.send = lambda content, buffers=None: sent.append(content)
     canvas.graph.add_input((3,), name="x")
-    canvas._on_message(canvas, {"kind": "save", "id": 1}, [])
+    canvas.receive({"kind": "save", "id": 1})
     assert sent[-1] == {"id": 1, "ok": True, "result": None}
     restarted = kc.Canvas(path=str(path))  # a new kernel: the file brings the drawing back
     assert list(restarted.graph.layers) == ["x"]
     canvas.graph.add_layer("Dense", units=2)
-    canvas._on_message(canvas, {"kind": "load", "id": 2}, [])
+    canvas.receive({"kind": "load", "id": 2})
     assert list(canvas.graph.layers) == ["x"] and [l["name"] for l in canvas.state["layers"]] == ["x"]
     path.write_bytes(b"garbage")
-    canvas._on_message(canvas, {"kind": "load", "id": 3}, [])
+    canvas.receive({"kind": "load", "id": 3})
     assert "corrupt" in sent[-1]["error"] and list(canvas.graph.layers) == ["x"]
     bare = kc.Canvas()
     bare.send = lambda content, buffers=None: sent.append(content)
-    bare._on_message(bare, {"kind": "save", "id": 4}, [])
+    bare.receive({"kind": "save", "id": 4})
     assert "no file" in sent[-1]["error"]
 
 

@@ -4,7 +4,7 @@ import json
 
 import numpy as np
 import pytest
-from support import shared_lstm_states, shared_then_chain
+from support import recorder, sent, shared_lstm_states, shared_then_chain
 from support import siamese as support_siamese
 
 import kerascanvas as kc
@@ -263,14 +263,13 @@ def test_check_source_reads_keras_history():
 
 def _canvas(g):
     c = kc.Canvas(g)
-    c._sent = []
-    c.send = lambda content, buffers=None: c._sent.append(content)
+    recorder(c)
     return c
 
 
 def _intent(canvas, **message):
-    canvas._on_message(canvas, {"id": 1, **message}, [])
-    return canvas._sent[-1]
+    canvas.receive({"id": 1, **message})
+    return sent(canvas)[-1]
 
 
 def test_outputs_marked_and_reordered_from_the_canvas_match_keras_with_that_order():

@@ -7,7 +7,7 @@ import zipfile
 
 import keras
 import pytest
-from support import fingerprint, ok
+from support import fingerprint, ok, recorder, sent
 
 import kerascanvas as kc
 from kerascanvas import custom
@@ -16,15 +16,14 @@ from kerascanvas import custom
 @pytest.fixture
 def canvas():
     c = kc.Canvas()
-    c._sent = []
-    c.send = lambda content, buffers=None: c._sent.append(content)
+    recorder(c)
     c.graph.add_input((4,), name="x")
     return c
 
 
 def intent(canvas, **message):
-    canvas._on_message(canvas, message, [])
-    return canvas._sent[-1]
+    canvas.receive(message)
+    return sent(canvas)[-1]
 
 
 class Secret(keras.layers.Layer):
@@ -63,8 +62,7 @@ def nested_canvas():
     inner = keras.Sequential([keras.Input((3,), name="i"), keras.layers.Dense(3, name="d")],
                              name="inner")
     c = kc.Canvas(kc.Graph.from_model(keras.Model(x, inner(x))))
-    c._sent = []
-    c.send = lambda content, buffers=None: c._sent.append(content)
+    recorder(c)
     return c
 
 

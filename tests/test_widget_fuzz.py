@@ -1,7 +1,7 @@
 """Random intents, valid and hostile, through the widget's message handler (issue 13).
 
 Every intent kind the front end sends (paste and mixed precision included) goes through
-`Canvas._handle_custom_msg`, the way ipywidgets delivers it, with `_send` mocked. After every
+the widget's comm, the way Jupyter delivers it, with that comm recorded (support.Wire). After every
 step: each intent is answered with its id and never with an internal error, a refused intent
 changed nothing, DESIGN.md's invariants hold, and the state the browser gets encodes as UTF-8
 JSON; Save then Load (a real file) gives the drawing back whole. At the end, undo goes back to
@@ -16,13 +16,12 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from unittest.mock import MagicMock
 
 import hypothesis.strategies as st
 import numpy as np
 from hypothesis import HealthCheck, settings
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
-from support import DrawsFromGraph, fingerprint
+from support import DrawsFromGraph, Wire, fingerprint
 
 import kerascanvas as kc
 from kerascanvas import diffs
@@ -62,7 +61,7 @@ class WidgetIntents(DrawsFromGraph, RuleBasedStateMachine):
         super().__init__()
         self.folder = tempfile.TemporaryDirectory()
         self.canvas = kc.Canvas(path=os.path.join(self.folder.name, "drawing.kcanvas"))
-        self.canvas._send = MagicMock()  # what ipywidgets would put on the wire
+        self.wire = Wire(self.canvas)  # what ipywidgets would put on the wire
         self.mirror = self.canvas.snapshot
         self.next_id = 0
         self.loaded = None  # (layers, edges) as last loaded: undo stops there
@@ -81,10 +80,9 @@ class WidgetIntents(DrawsFromGraph, RuleBasedStateMachine):
             message = {**message, "id": self.next_id}
         mutating = isinstance(message, dict) and message.get("kind") in MUTATING
         before = fingerprint(self.g) if mutating else None
-        self.canvas._send.reset_mock()
-        self.canvas._handle_custom_msg(message, [])
-        sent = [c.args[0]["content"] for c in self.canvas._send.call_args_list
-                if c.args[0].get("method") == "custom"]
+        self.wire.clear()
+        self.wire.deliver(message)
+        sent = self.wire.custom()
         replies = [m for m in sent if "diff" not in m]
         assert len(replies) == 1, replies
         for m in sent:  # the browser's copy, kept by the diffs, is the kernel's state

@@ -1,9 +1,7 @@
 """The widget protocol without a browser: intents as the front end sends them, hostile ones too."""
 
-from unittest.mock import MagicMock
-
 import pytest
-from support import fingerprint, history, ok
+from support import Wire, fingerprint, history, ok, recorder, sent
 
 import kerascanvas as kc
 
@@ -11,14 +9,13 @@ import kerascanvas as kc
 @pytest.fixture
 def canvas():
     c = kc.Canvas()
-    c._sent = []
-    c.send = lambda content, buffers=None: c._sent.append(content)
+    recorder(c)
     return c
 
 
 def intent(canvas, **message):
-    canvas._on_message(canvas, message, [])
-    return canvas._sent[-1]
+    canvas.receive(message)
+    return sent(canvas)[-1]
 
 
 def test_intents_build_a_model_and_state_follows(canvas):
@@ -93,8 +90,8 @@ HOSTILE = [
 def test_hostile_intents_get_errors_and_change_nothing(canvas, message):
     canvas.graph.add_input((3,), name="x")
     before = fingerprint(canvas.graph)
-    canvas._on_message(canvas, message, [])
-    assert "error" in canvas._sent[-1] and canvas._sent[-1]["error"]
+    canvas.receive(message)
+    assert "error" in sent(canvas)[-1] and sent(canvas)[-1]["error"]
     assert fingerprint(canvas.graph) == before
 
 
@@ -113,13 +110,12 @@ def test_canvas_arguments_are_checked():
 
 def test_comm_messages_reach_the_handler_and_are_answered_on_the_comm():
     c = kc.Canvas()
-    c._send = MagicMock()  # what ipywidgets would put on the wire
-    c._handle_custom_msg({"kind": "add_input", "id": 7, "shape": [2]}, [])
+    wire = Wire(c)  # what ipywidgets would put on the wire, and the front end's messages
+    wire.deliver({"kind": "add_input", "id": 7, "shape": [2]})
     assert c.graph.inputs == ["input_layer"]
-    replies = [call.args[0] for call in c._send.call_args_list if call.args[0].get("method") == "custom"]
-    assert replies[-1]["content"] == {"id": 7, "ok": True, "result": "input_layer"}
-    c._handle_custom_msg({"kind": "add_layer", "id": "a-1", "class_name": "Lambda"}, [])
-    last = c._send.call_args_list[-1].args[0]
+    assert wire.custom()[-1] == {"id": 7, "ok": True, "result": "input_layer"}
+    wire.deliver({"kind": "add_layer", "id": "a-1", "class_name": "Lambda"})
+    last = wire.messages[-1]
     assert last["method"] == "custom" and last["content"]["id"] == "a-1"
     assert "Lambda" in last["content"]["error"] and "ok" not in last["content"]
 
@@ -129,10 +125,11 @@ def test_state_reaches_the_front_end_as_diffs_not_a_widget_per_layer():
 
     c = kc.Canvas()
     held = c.snapshot
-    c._send = MagicMock()
+    wire = Wire(c)
+    wire.clear()  # (the state ipywidgets sends when a comm opens)
     c.graph.add_input((3,), name="x")
     c.graph.add_layer("Dense", units=2, name="d")
-    sent = [call.args[0] for call in c._send.call_args_list]
+    sent = wire.messages
     updates = [m for m in sent if m.get("method") == "update"]
     assert updates and all(set(u["state"]) == {"revision"} for u in updates)  # no state trait
     for m in sent:
@@ -205,8 +202,7 @@ def test_a_nested_model_folds_out_and_back_through_intents():
     x = keras.Input((3,), name="x")
     inner = keras.Sequential([keras.Input((3,), name="i"), keras.layers.Dense(2, name="d")], name="inner")
     c = kc.Canvas(kc.Graph.from_model(keras.Model(x, inner(x))))
-    c._sent = []
-    c.send = lambda content, buffers=None: c._sent.append(content)
+    recorder(c)
     assert intent(c, kind="expand", id=1, name="inner", open=True) == {"id": 1, "ok": True, "result": None}
     layer = next(item for item in c.state["layers"] if item["name"] == "inner")
     assert layer["expanded"] and [b["name"] for b in layer["inner"]["layers"]] == ["i", "d"]
@@ -294,8 +290,7 @@ def test_accepts_judges_the_free_slots_at_the_end_of_a_big_drawing():
             g.connect(("x", 0, 0) if i == 0 else (f"a{i - 1}", 0, 0), prev)
         g.add_layer("Dense", units=2, name="tail")
     c = kc.Canvas(g)
-    c._sent = []
-    c.send = lambda content, buffers=None: c._sent.append(content)
+    recorder(c)
     result = intent(c, kind="accepts", id=1, src=["a399", 0, 0])["result"]
     assert "in:tail:0:0" in result["accept"] and "in:a399:0:2" in result["accept"]
     assert len(result["accept"]) == 401  # every Add's next slot and the tail: none left out

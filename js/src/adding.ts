@@ -45,10 +45,11 @@ export class Adding {
     this.quick = new QuickAdd(() => { this.wire = null; host.ui.gesture({ kind: "close" }); host.closed(); });
   }
 
-  /** Accepting slots and classes for a wire from `port` (asked once per drag, cached per state). */
+  /** Accepting slots and classes for a wire from `port` (asked once per drag, cached per
+   * revision of the drawing: an answer asked for before an edit is never shown after it). */
   askHints(port: Port): void {
     const { ui, client } = this.host;
-    const key = `${port.key}@${this.host.state().version}`;
+    const key = `${port.key}@${this.host.state().revision ?? 0}`;
     if (ui.state.hints?.key === key) return;
     ui.setHints({ key, accept: new Set(), refuse: new Set(), classes: null });
     client.send("accepts", { src: [port.layer, port.call, port.index] }).then((reply) => {

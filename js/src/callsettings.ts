@@ -1,7 +1,7 @@
 // The inspector's "call k settings" sections (issue 23): each call's non-tensor keyword arguments
 // (training=, use_causal_mask=, ...) with an editor fitting each value, a button that clears
 // one, and a field that adds one as name=value. A change sends configure_call; the kernel checks
-// it (kerascanvas/call_intent.py) and, when it refuses, the inspector is made again from its state.
+// it (kerascanvas/intent_checks.py) and, when it refuses, the inspector is made again from its state.
 import { el } from "./dom";
 import type { Call } from "./types";
 

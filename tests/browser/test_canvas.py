@@ -182,7 +182,7 @@ def test_train_button_draws_curves_and_the_run_finishes_in_the_kernel(lab, page)
     assert len(history["loss"]) == 4 and history["loss"][-1] < history["loss"][0]
     assert "val_loss" in history and "accuracy" in history
     assert "CPU" in page.locator(".kc-training .kc-device").text_content()
-    assert kernel.value("canvas.graph._edit_lock") is None  # edits allowed again
+    assert kernel.value("canvas.graph.lock_reason") is None  # edits allowed again
     screenshot(page, "canvas-training")
     # the chart is drawn on a canvas: after a theme switch it is drawn again in the theme's ink
     chart = page.locator(".kc-chart canvas").first
