@@ -59,7 +59,7 @@ class Insights:
         self.thinned = 0
         self.compiled: dict[str, Any] = {}  # recording.measure's cache: the last model's program
         self._epochs: tuple[Any, list[float]] = (None, [])  # (records, their epochs)
-        self._view: tuple[Any, Any, dict] = (None, None, {})  # epoch_view's last (records, epoch)
+        self._epoch_cache: tuple[Any, Any, dict] = (None, None, {})  # epoch_view's last answer
 
     # ----- a run -----------------------------------------------------------------------------
 
@@ -265,10 +265,11 @@ def epoch_view(store: Insights, epoch: Any) -> dict[str, Any]:
     and, for the recorded epoch nearest to `epoch` (untrusted: from the browser; a negative or
     non-number one picks none), each layer's activation summary then."""
     records = store.cell["records"]
-    if store._view[0] is records and store._view[1] == epoch:  # (asked ten times a second
-        return store._view[2]  # while training runs)
+    seen, asked, view = store._epoch_cache  # (asked ten times a second while training runs)
+    if seen is records and asked == epoch:
+        return view
     view = _epoch_view(store, epoch)
-    store._view = (records, epoch, view)
+    store._epoch_cache = (records, epoch, view)
     return view
 
 
