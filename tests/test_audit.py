@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import json
+import linecache
 import os
 import subprocess
 import sys
@@ -354,9 +355,19 @@ def _interrupt_fit_at(trainer, line: int) -> bool:
     """Raise KeyboardInterrupt at the `line`-th line event of Trainer.fit and what it calls in
     this thread; True if the interrupt happened."""
     seen = [0]
+    visited: dict = {}  # frame -> its lines run so far
 
     def tracer(frame, event, arg):
         if event == "line":
+            lines = visited.setdefault(frame, set())
+            again, lines_text = frame.f_lineno in lines, linecache.getline(
+                frame.f_code.co_filename, frame.f_lineno).lstrip()
+            lines.add(frame.f_lineno)
+            if again and lines_text.startswith("with "):
+                # a `with` block's exit: the line event comes before `__exit__` runs, while a
+                # real KeyboardInterrupt arrives where CPython checks for signals, after a call
+                # (`__exit__` included) has returned: raising here would leak a held lock
+                return tracer
             seen[0] += 1
             if seen[0] == line:
                 raise KeyboardInterrupt
