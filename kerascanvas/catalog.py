@@ -211,9 +211,16 @@ class LayerKind:
                         "drawing (kerascanvas.kinds.get gives its kind); the catalog alone "
                         "knows keras.layers classes.")
 
-    def _parameters(self) -> list[inspect.Parameter]:
-        return [p for p in list(inspect.signature(self.cls.__init__).parameters.values())[1:]
-                if p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)]
+    def _parameters(self) -> tuple[inspect.Parameter, ...]:
+        return _own_parameters(self.cls)
+
+
+@functools.cache
+def _own_parameters(cls: type) -> tuple[inspect.Parameter, ...]:
+    """The named constructor arguments of a class: read once per class (every add asks for its
+    suggested arguments, and `inspect.signature` is a measurable part of an edit)."""
+    return tuple(p for p in list(inspect.signature(cls.__init__).parameters.values())[1:]
+                 if p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL))
 
 
 @functools.cache
