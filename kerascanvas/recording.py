@@ -133,12 +133,10 @@ def probe_batch(x: Any, y: Any, samples: int = PROBE_SAMPLES) -> tuple[Any, Any]
         return np.asarray(a[:samples])
 
     try:
-        if hasattr(x, "element_spec"):  # tf.data
-            batch = next(iter(x.take(1)))
-            return (batch[0], batch[1]) if isinstance(batch, tuple) else (batch, None)
-        if isinstance(x, keras.utils.PyDataset):
-            batch = x[0]
-            return batch[0], batch[1]
+        if hasattr(x, "element_spec") or isinstance(x, keras.utils.PyDataset):
+            # as NumPy: a tf.data batch is TensorFlow's, which JAX's and torch's measures refuse
+            batch = next(iter(x.take(1))) if hasattr(x, "element_spec") else x[0]
+            x, y = (batch[0], batch[1]) if isinstance(batch, tuple) else (batch, None)
         return head(x), (None if y is None else head(y))
     except Exception:  # noqa: BLE001 - no probe: weights are still recorded
         return None

@@ -224,3 +224,21 @@ def test_the_forward_pass_view_shows_the_activations_recorded_at_a_chosen_epoch(
     canvas.insight_epoch = 1
     canvas.graph.undo()  # the run's records go with its undo, and so does the view
     assert canvas.insight_activations == {"epochs": [], "epoch": None, "layers": {}}
+
+
+def test_a_tf_data_pipeline_is_probed_under_every_backend(data):
+    """A tf.data batch is TensorFlow's: the probe takes it as NumPy, so JAX's and torch's
+    measures record activations and gradients from it too (they refused it before)."""
+    import warnings
+
+    import tensorflow as tf
+
+    x, y = data
+    canvas = kc.Canvas(drawn())
+    canvas.set_data(tf.data.Dataset.from_tensor_slices((x, y)).batch(32))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)  # "insights stopped recording" included
+        canvas.fit(epochs=2)
+    records = canvas.insights["dense"]
+    assert [r["epoch"] for r in records] == [1, 2]
+    assert all(r["activations"] and r["gradients"] for r in records)
