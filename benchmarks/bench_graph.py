@@ -40,6 +40,18 @@ def timed(fn):
         gc.enable()
 
 
+def interleaved(builds, rounds):
+    """Median seconds of each build over `rounds` interleaved rounds, after one warm-up each, so
+    drift on a busy machine hits every build alike."""
+    for fn in builds.values():
+        fn()  # warm-up
+    times = {label: [] for label in builds}
+    for _ in range(rounds):
+        for label, fn in builds.items():
+            times[label].append(timed(fn)[0])
+    return {label: statistics.median(t) for label, t in times.items()}
+
+
 def plain_residual(blocks=BLOCKS):
     x = keras.Input((WIDTH,), name="x")
     h = x
@@ -86,13 +98,7 @@ def median_time(fn, rounds):
 def bench_build(rounds):
     """Medians of interleaved rounds, so drift on a busy machine hits all three alike."""
     builds = {"plain": plain_residual, "graph": graph_residual, "batch": graph_residual_batch}
-    for fn in builds.values():
-        fn()  # warm-up
-    times = {label: [] for label in builds}
-    for _ in range(rounds):
-        for label, fn in builds.items():
-            times[label].append(timed(fn)[0])
-    return {label: statistics.median(t) for label, t in times.items()}
+    return interleaved(builds, rounds)
 
 
 def bench_edits(rounds, full):
@@ -185,13 +191,7 @@ def graph_chain(n, class_name="Dense"):
 def bench_chain_edits(n, rounds, class_name="Dense"):
     """Medians of interleaved rounds of plain Keras and kc.Graph edit by edit."""
     builds = {"plain": lambda: plain_chain(n, class_name), "graph": lambda: graph_chain(n, class_name)}
-    for fn in builds.values():
-        fn()  # warm-up
-    times = {label: [] for label in builds}
-    for _ in range(rounds):
-        for label, fn in builds.items():
-            times[label].append(timed(fn)[0])
-    return {label: statistics.median(t) for label, t in times.items()}
+    return interleaved(builds, rounds)
 
 
 def main(argv=None):
