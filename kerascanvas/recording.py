@@ -7,13 +7,14 @@ batches in long epochs, N chosen from the measured cost so that recording stays 
 - weights: for each weight its mean, std, norm, min, max and a histogram; the update-to-weight
   ratio ||w - w_before|| / ||w_before|| since the previous record (the weight delta: free);
 - gradients: each weight's gradient norm on a fixed probe batch (one extra forward and backward
-  pass per record, backend-specific through Keras: tf.GradientTape, jax.grad over
-  `compute_loss_and_updates`, torch.autograd.grad);
+  pass per record, backend-specific through Keras: tf.GradientTape, jax.grad over the model's
+  stateless loss, torch.autograd.grad);
 - activations: on the same probe batch, the layer's output mean, std, fraction of zeros, dead
-  units (units zero on >= 99% of the probe) and a histogram.
+  units (units zero on >= 99% of the probe) and a histogram, taken from the same forward pass
+  the gradients come from.
 
-Statistics are computed with keras.ops where the tensors live; one small vector per record
-travels to the host. The records go to an `insights.Insights` store (plain floats and lists).
+Statistics are computed with keras.ops where the tensors live (tensor_stats: stacked by shape);
+one small vector per record travels to the host. The records go to an `insights.Insights` store (plain floats and lists).
 """
 
 from __future__ import annotations
@@ -27,51 +28,14 @@ import keras
 import numpy as np
 from keras import ops
 
-BINS = 16
+from . import tensor_stats
+from .tensor_stats import BINS  # noqa: F401 - (the histogram's bins, part of a record)
+
 PROBE_SAMPLES = 128
 DEAD_SHARE = 0.99  # a unit zero on at least this share of the probe batch is dead
 COST_SHARE = 0.02  # records within an epoch take at most this share of training time
 MIN_BATCHES_BETWEEN = 50  # and never come more often than this
-_FIELDS = ("mean", "std", "norm", "min", "max", "zeros", "non_finite")
-
-
-# ----- statistics on the device -----------------------------------------------------------------
-
-def _stats(x) -> Any:
-    """One vector: the _FIELDS, then BINS histogram counts (over [min, max] of finite values)."""
-    x = ops.reshape(x, (-1,))
-    x = x if str(x.dtype).endswith("float32") else ops.cast(x, "float32")
-    finite = ops.isfinite(x)
-    bad = ops.sum(ops.cast(ops.logical_not(finite), "float32"))
-    x = ops.where(finite, x, ops.zeros_like(x))
-    lo, hi = ops.min(x), ops.max(x)
-    width = ops.maximum(hi - lo, 1e-12)
-    index = ops.cast(ops.clip(ops.floor((x - lo) / width * BINS), 0, BINS - 1), "int32")
-    head = ops.stack([ops.mean(x), ops.std(x), ops.sqrt(ops.sum(x * x)), lo, hi,
-                      ops.mean(ops.cast(ops.equal(x, 0.0), "float32")), bad])
-    return ops.concatenate([head, ops.cast(_count(index), "float32")])
-
-
-def _count(index) -> Any:
-    """How many of `index` fall in each of the BINS bins, in one pass."""
-    if keras.backend.backend() == "torch":  # (its segment_sum copies the ids several times)
-        return ops.bincount(index, minlength=BINS)
-    return ops.segment_sum(ops.ones_like(index, dtype="float32"), index, num_segments=BINS)
-
-
-def _dead_units(x) -> Any:
-    """How many units (last axis) are zero on at least DEAD_SHARE of the probe batch, and how
-    many units there are."""
-    units = int(x.shape[-1]) if len(x.shape) > 1 else 1
-    x = ops.reshape(ops.cast(x, "float32"), (-1, units))
-    zero = ops.mean(ops.cast(ops.equal(x, 0.0), "float32"), axis=0)
-    return ops.stack([ops.sum(ops.cast(zero >= DEAD_SHARE, "float32")),
-                      ops.cast(units, "float32")])
-
-
-def _norm(x) -> Any:
-    x = ops.cast(ops.reshape(x, (-1,)), "float32")
-    return ops.sqrt(ops.sum(ops.square(x)))
+_FIELDS = tensor_stats.FIELDS
 
 
 def _unpack(vector: np.ndarray) -> dict[str, Any]:
@@ -81,43 +45,6 @@ def _unpack(vector: np.ndarray) -> dict[str, Any]:
     out["histogram"] = {"counts": [int(c) for c in vector[len(_FIELDS):]],
                         "range": [out["min"], out["max"]]}
     return out
-
-
-# ----- gradients on the probe batch, one way per backend ----------------------------------------
-
-def gradients(model: keras.Model, x: Any, y: Any) -> list:
-    """The gradient of the model's compiled loss on (x, y) for each trainable variable (None
-    where it does not reach one). Does not change the model, its optimizer or its metrics."""
-    variables = model.trainable_variables
-    backend = keras.backend.backend()
-    if backend == "tensorflow":
-        import tensorflow as tf
-
-        with tf.GradientTape() as tape:
-            y_pred = model(x, training=False)
-            loss = model.compute_loss(x=x, y=y, y_pred=y_pred, training=False)
-        return tape.gradient(loss, variables)
-    if backend == "jax":
-        import jax
-
-        def loss_of(trainable):
-            loss, aux = model.compute_loss_and_updates(
-                trainable, [v.value for v in model.non_trainable_variables],
-                [v.value for v in model.metrics_variables], x, y, None, training=False)
-            return loss, aux
-
-        grads, _ = jax.grad(loss_of, has_aux=True)([v.value for v in variables])
-        return grads
-    if backend == "torch":
-        import torch
-
-        values = [v.value for v in variables]
-        y_pred = model(x, training=False)
-        loss = model.compute_loss(x=x, y=y, y_pred=y_pred, training=False)
-        wanted = [v for v in values if v.requires_grad]
-        found = iter(torch.autograd.grad(loss, wanted, allow_unused=True)) if wanted else iter(())
-        return [next(found) if v.requires_grad else None for v in values]
-    return [None] * len(variables)  # another backend: weights and activations only
 
 
 # ----- the probe batch --------------------------------------------------------------------------
@@ -173,26 +100,52 @@ def _as_inputs(model, x) -> Any:
     return x
 
 
-def _assemble(values, previous, grads, outputs) -> tuple[Any, list]:
+def _assemble(measure, values, previous, grads, outputs) -> tuple[Any, list]:
     """The record's numbers as one vector (per weight: its statistics, gradient norm, update
-    ratio; per output: its statistics, dead units, units) and the weights now, copied."""
-    pieces = []
-    minus_one = ops.convert_to_tensor(-1.0, dtype="float32")
-    for value, before, grad in zip(values, previous, grads):
-        change = _norm(value - before) / ops.maximum(_norm(before), 1e-12)
-        pieces += [_stats(value), ops.stack([minus_one if grad is None else _norm(grad),
-                                             ops.cast(change, "float32")])]
-    for out in outputs:
-        pieces += [_stats(out), _dead_units(out)]
-    return ops.concatenate(pieces), [ops.copy(v) for v in values]
+    ratio; per output: its statistics, dead units, units) and the weights now, copied (stacked
+    by shape, as `previous` is: see tensor_stats)."""
+    weight_parts, now = [], []
+    for group, before in zip(measure.weight_groups, previous):
+        rows = tensor_stats.stacked(values, group)
+        now.append(rows)
+        change = tensor_stats.norms(rows - before) / ops.maximum(tensor_stats.norms(before),
+                                                                 1e-12)
+        weight_parts.append(ops.concatenate([tensor_stats.summaries(rows), ops.stack(
+            [_grad_norms(grads, group), change], axis=1)], axis=1))
+    parts = [tensor_stats.in_order(weight_parts, measure.weight_groups)] if weight_parts else []
+    if outputs:
+        output_parts = []
+        for group in tensor_stats.groups(outputs):
+            rows = tensor_stats.stacked(outputs, group)
+            shape = outputs[group[0]].shape
+            units = int(shape[-1]) if len(shape) > 1 else 1
+            dead = tensor_stats.dead_units(rows, units, DEAD_SHARE)
+            output_parts.append(ops.concatenate([tensor_stats.summaries(rows), ops.stack(
+                [dead, ops.full_like(dead, float(units))], axis=1)], axis=1))
+        parts.append(tensor_stats.in_order(output_parts, tensor_stats.groups(outputs)))
+    return ops.reshape(ops.concatenate(parts, axis=0), (-1,)), now
+
+
+def _grad_norms(grads, group) -> Any:
+    """The gradient norm of each weight in `group`, -1 for a weight without a gradient."""
+    present = [grads[i] is not None for i in group]
+    if all(present):
+        return tensor_stats.norms(tensor_stats.stacked(grads, group))
+    if not any(present):
+        return ops.full((len(group),), -1.0, dtype="float32")
+    return ops.stack([tensor_stats.norms(tensor_stats.stacked(grads, [i]))[0]
+                      if grads[i] is not None else ops.convert_to_tensor(-1.0, "float32")
+                      for i in group])
 
 
 class _Measure:
     """What one record computes for a model: its layers' weights (in `layout` order) with their
     gradients on the probe batch and their change since the last record, and its layers' outputs
-    on the probe batch through a model that returns them all. Compiled for the backend
-    (tf.function, jax.jit: one device program instead of hundreds of small operations), once per
-    model (`measure`); torch runs it eagerly."""
+    on the probe batch. One forward pass on the probe batch gives both: `forward` is a model
+    that returns every layer's output (the model's own outputs among them), the loss is taken
+    on those and differentiated. Compiled for the backend (tf.function, jax.jit: one device
+    program instead of hundreds of small operations), once per model (`measure`); torch runs it
+    eagerly, its statistics stacked by shape (tensor_stats)."""
 
     def __init__(self, model: keras.Model, probe: bool):
         self.model = model
@@ -202,21 +155,40 @@ class _Measure:
             for weight in layer.trainable_weights + layer.non_trainable_weights:
                 self.weights.append(weight)
                 self.layout.append(("weight", layer.name, _weight_name(layer, weight)))
+        self.weight_groups = tensor_stats.groups(self.weights)
         self.relu = {l.name: relu_like(l) for l in layers}
-        self.probe_model = None
-        tensors = [(l.name, _layer_output(l)) for l in layers]
-        tensors = [(n, t) for n, t in tensors if t is not None and hasattr(t, "shape")]
-        if probe and tensors:
-            try:
-                self.probe_model = keras.Model(model.input, [t for _, t in tensors])
-                self.layout += [("activation", n, None) for n, _ in tensors]
-            except Exception:  # noqa: BLE001 - a model Keras cannot slice: no activations
-                self.probe_model = None
+        self.forward, self.activations, self.predicted = None, 0, []
+        if probe:
+            self._forward_model(layers)
         self.with_gradients = probe
         self._run = self._compiled()
 
+    def _forward_model(self, layers) -> None:
+        """`forward`: the model's input to every layer's output and then the model's outputs
+        that are not among them; `predicted`: where the model's outputs are in that list."""
+        model = self.model
+        tensors = [(l.name, _layer_output(l)) for l in layers]
+        tensors = [(n, t) for n, t in tensors if t is not None and hasattr(t, "shape")]
+        outputs = [t for _, t in tensors]
+        predicted = []
+        for out in keras.tree.flatten(model.outputs):
+            at = next((i for i, t in enumerate(outputs) if t is out), None)
+            if at is None:
+                at = len(outputs)
+                outputs.append(out)
+            predicted.append(at)
+        try:
+            self.forward = keras.Model(model.input, outputs)
+            self.activations = len(tensors)
+            self.layout += [("activation", n, None) for n, _ in tensors]
+        except Exception:  # noqa: BLE001 - a model Keras cannot slice: gradients, no activations
+            self.forward = model
+            predicted = list(range(len(keras.tree.flatten(model.outputs))))
+        self.predicted = predicted
+
     def initial(self) -> list:
-        return [ops.copy(w.value) for w in self.weights]
+        values = [w.value for w in self.weights]
+        return [tensor_stats.stacked(values, g) for g in self.weight_groups]
 
     def __call__(self, x, y, previous) -> tuple[list, list]:
         """(per `layout` entry (statistics, a, b), the weights now): a and b are a weight's
@@ -230,7 +202,7 @@ class _Measure:
             self._run = self._compiled()
             vector, previous = self._run(x, y, previous)
         vector = keras.ops.convert_to_numpy(vector)
-        width = len(_FIELDS) + BINS + 2
+        width = tensor_stats.WIDTH + 2
         rows = []
         for i, (kind, _, _) in enumerate(self.layout):
             row = vector[i * width:(i + 1) * width]
@@ -238,15 +210,22 @@ class _Measure:
             rows.append((row[:-2], None if kind == "weight" and a == -1.0 else a, b))
         return rows, previous
 
+    def y_pred(self, outputs) -> Any:
+        """The model's prediction (in its own output structure) out of `forward`'s outputs."""
+        found = [outputs[i] for i in self.predicted]
+        struct = getattr(self.model, "_outputs_struct", None)
+        if struct is None:
+            return found[0] if len(found) == 1 else found
+        return keras.tree.pack_sequence_as(struct, found)
+
     def _eager(self, x, y, previous):
-        model = self.model
-        found = {}
-        if self.with_gradients and x is not None:
-            found = {id(v): g for v, g in zip(model.trainable_variables, gradients(model, x, y))}
+        """One record, run eagerly (torch) or traced by tf.function (TensorFlow)."""
+        grads, outputs = [], []
+        if self.forward is not None and x is not None:
+            grads, outputs = _probe_pass(self, x, y)
+        found = dict(zip(map(id, self.model.trainable_variables), grads))
         with _no_grad():
-            outputs = [] if self.probe_model is None or x is None else \
-                _listed(self.probe_model(x, training=False))
-            return _assemble([w.value for w in self.weights], previous,
+            return _assemble(self, [w.value for w in self.weights], previous,
                              [found.get(id(w)) for w in self.weights], outputs)
 
     def _compiled(self):
@@ -262,37 +241,84 @@ class _Measure:
     def _jax(self):
         import jax
 
-        model, probe_model, weights = self.model, self.probe_model, self.weights
+        model, forward, weights, measure = self.model, self.forward, self.weights, self
         tv, ntv, mv = (model.trainable_variables, model.non_trainable_variables,
                        model.metrics_variables)
-        with_gradients = self.with_gradients
+        with_gradients, activations = self.with_gradients, self.activations
 
         def run(t, n, m, previous, x, y):
-            values = {id(v): a for v, a in zip(tv, t)} | {id(v): a for v, a in zip(ntv, n)}
-            found = {}
-            if with_gradients and x is not None:
-                def loss_of(trainable):
-                    return model.compute_loss_and_updates(trainable, n, m, x, y, None,
-                                                          training=False)
+            def outputs_of(trainable):
+                values = {id(v): a for v, a in zip(tv, trainable)} | \
+                    {id(v): a for v, a in zip(ntv, n)}
+                outputs, _, losses = forward.stateless_call(
+                    [values[id(v)] for v in forward.trainable_variables],
+                    [values[id(v)] for v in forward.non_trainable_variables], x,
+                    return_losses=True, training=False)
+                return _listed(outputs), losses
 
-                grads, _ = jax.grad(loss_of, has_aux=True)(t)
-                found = {id(v): g for v, g in zip(tv, grads)}
-            outputs = []
-            if probe_model is not None and x is not None:
-                outputs, _ = probe_model.stateless_call(
-                    [values[id(v)] for v in probe_model.trainable_variables],
-                    [values[id(v)] for v in probe_model.non_trainable_variables], x,
-                    training=False)
-            return _assemble([values[id(w)] for w in weights], previous,
-                             [found.get(id(w)) for w in weights], _listed(outputs))
+            def loss_of(trainable):
+                outputs, losses = outputs_of(trainable)
+                if losses:  # (the forward pass's own losses, as compute_loss_and_updates does)
+                    model._losses_override = losses
+                try:
+                    loss, _ = model.stateless_compute_loss(
+                        trainable, n, m, x=x, y=y, y_pred=measure.y_pred(outputs),
+                        training=False)
+                finally:
+                    if losses:
+                        model._losses_override = []
+                return loss, outputs
+
+            grads, outputs = [None] * len(tv), []
+            if forward is not None and x is not None:
+                if with_gradients:
+                    grads, outputs = jax.grad(loss_of, has_aux=True)(t)
+                else:
+                    outputs, _ = outputs_of(t)
+            found = {id(v): g for v, g in zip(tv, grads)}
+            values = {id(v): a for v, a in zip(tv, t)} | {id(v): a for v, a in zip(ntv, n)}
+            return _assemble(measure, [values[id(w)] for w in weights], previous,
+                             [found.get(id(w)) for w in weights], outputs[:activations])
 
         jitted = jax.jit(run)
         return lambda x, y, previous: jitted([v.value for v in tv], [v.value for v in ntv],
                                              [v.value for v in mv], previous, x, y)
 
 
+def _probe_pass(measure: _Measure, x, y) -> tuple[list, list]:
+    """(the loss's gradient for each trainable variable of the model, None where it does not
+    reach one or without gradients; each layer's output) from one forward pass of
+    `measure.forward` on the probe batch, TensorFlow or torch. Changes no variable, optimizer
+    or metric."""
+    model, forward, keep = measure.model, measure.forward, measure.activations
+    variables = model.trainable_variables
+    if not measure.with_gradients:
+        with _no_grad():
+            return [None] * len(variables), _listed(forward(x, training=False))[:keep]
+    backend = keras.backend.backend()
+    if backend == "tensorflow":
+        import tensorflow as tf
+
+        with tf.GradientTape() as tape:
+            outputs = _listed(forward(x, training=False))
+            loss = model.compute_loss(x=x, y=y, y_pred=measure.y_pred(outputs), training=False)
+        return tape.gradient(loss, variables), outputs[:keep]
+    if backend == "torch":
+        import torch
+
+        values = [v.value for v in variables]
+        outputs = _listed(forward(x, training=False))
+        loss = model.compute_loss(x=x, y=y, y_pred=measure.y_pred(outputs), training=False)
+        wanted = [v for v in values if v.requires_grad]
+        found = iter(torch.autograd.grad(loss, wanted, allow_unused=True)) if wanted else iter(())
+        return ([next(found) if v.requires_grad else None for v in values],
+                [o.detach() for o in outputs[:keep]])
+    with _no_grad():  # another backend: weights and activations only
+        return [None] * len(variables), _listed(forward(x, training=False))[:keep]
+
+
 def _listed(outputs) -> list:
-    return list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
+    return keras.tree.flatten(outputs)
 
 
 def measure(model: keras.Model, probe: tuple | None, cache: dict) -> _Measure:
