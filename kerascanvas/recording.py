@@ -19,6 +19,7 @@ one small vector per record travels to the host. The records go to an `insights.
 
 from __future__ import annotations
 
+import concurrent.futures
 import math
 import time
 import warnings
@@ -161,6 +162,7 @@ class _Measure:
         if probe:
             self._forward_model(layers)
         self.with_gradients = probe
+        self.cost: float | None = None  # seconds from a record's start to its rows, last seen
         self._run = self._compiled()
 
     def _forward_model(self, layers) -> None:
@@ -193,14 +195,23 @@ class _Measure:
     def __call__(self, x, y, previous) -> tuple[list, list]:
         """(per `layout` entry (statistics, a, b), the weights now): a and b are a weight's
         gradient norm (None without one) and update ratio, an output's dead units and units."""
+        vector, previous = self.start(x, y, previous)
+        return self.rows(vector), previous
+
+    def start(self, x, y, previous) -> tuple[Any, list]:
+        """(the record's vector, still on the device and perhaps still being computed (JAX
+        dispatches it and returns), the weights now) for `rows`."""
         try:
-            vector, previous = self._run(x, y, previous)
+            return self._run(x, y, previous)
         except Exception:
             if not self.with_gradients:
                 raise
             self.with_gradients = False
             self._run = self._compiled()
-            vector, previous = self._run(x, y, previous)
+            return self._run(x, y, previous)
+
+    def rows(self, vector) -> list:
+        """`__call__`'s rows out of `start`'s vector (waits for it, moves it to the host)."""
         vector = keras.ops.convert_to_numpy(vector)
         width = tensor_stats.WIDTH + 2
         rows = []
@@ -208,7 +219,7 @@ class _Measure:
             row = vector[i * width:(i + 1) * width]
             a, b = float(row[-2]), float(row[-1])
             rows.append((row[:-2], None if kind == "weight" and a == -1.0 else a, b))
-        return rows, previous
+        return rows
 
     def y_pred(self, outputs) -> Any:
         """The model's prediction (in its own output structure) out of `forward`'s outputs."""
@@ -347,7 +358,12 @@ def _no_grad():
 
 
 class Recorder(keras.callbacks.Callback):
-    """Records insights (see the module's docstring) into `store` while fit runs."""
+    """Records insights (see the module's docstring) into `store` while fit runs.
+
+    A record is started in the training thread (its device program dispatched: under JAX, and
+    on a GPU, training goes on while it computes) and finished in a worker thread (its vector
+    moved to the host, made into records, added to the store), in order. `finish()` waits for
+    them: training's end calls it, and so does the Trainer when a run ends any other way."""
 
     def __init__(self, store, probe: tuple[Any, Any] | None, first_epoch: float = 0.0):
         super().__init__()
@@ -356,12 +372,13 @@ class Recorder(keras.callbacks.Callback):
         self._first_epoch = first_epoch  # epochs recorded before this run
         self._measure: _Measure | None = None
         self._previous: list = []  # the weights at the last record (for update ratios)
-        self._cost = 0.0  # seconds the last record took
         self._every: int | None = None  # batches between records within an epoch
         self._epoch = 0
         self._batch = 0
         self._since = 0  # batches since the last record
         self._epoch_started = 0.0
+        self._worker: concurrent.futures.ThreadPoolExecutor | None = None
+        self._pending: list[concurrent.futures.Future] = []
 
     def on_train_begin(self, logs=None):
         model = self.model
@@ -389,10 +406,13 @@ class Recorder(keras.callbacks.Callback):
 
     def on_epoch_end(self, epoch, logs=None):
         self._record(int(self._first_epoch) + epoch + 1, partial=False)
+        if self._measure is not None and self._measure.cost is None:
+            self._settle()  # the first record of this model: its cost is needed now
         steps = self._steps()
-        if steps:  # how often within an epoch recording stays cheap (measured each epoch)
-            per_batch = (time.monotonic() - self._epoch_started - self._cost) / steps
-            every = max(MIN_BATCHES_BETWEEN, math.ceil(self._cost / max(per_batch, 1e-9)
+        cost = self._measure.cost if self._measure is not None else None
+        if steps and cost is not None:  # how often within an epoch recording stays cheap
+            per_batch = (time.monotonic() - self._epoch_started - cost) / steps
+            every = max(MIN_BATCHES_BETWEEN, math.ceil(cost / max(per_batch, 1e-9)
                                                         / COST_SHARE))
             self._every = every if every < steps else None
 
@@ -401,6 +421,15 @@ class Recorder(keras.callbacks.Callback):
             done = self._batch + 1
             self._record(self._first_epoch + self._epoch + done / max(self._steps(), done),
                          partial=True)
+        self.finish()
+
+    def finish(self) -> None:
+        """Wait until every record started is in the store (a failure is warned about, and
+        recording stops); then the worker thread ends. Training goes on or ends either way."""
+        self._settle()
+        if self._worker is not None:
+            self._worker.shutdown(wait=True)
+            self._worker = None
 
     def _steps(self) -> int:
         return int((self.params or {}).get("steps") or 0)
@@ -411,18 +440,46 @@ class Recorder(keras.callbacks.Callback):
         try:
             self._take(epoch, partial)
         except Exception as e:  # noqa: BLE001 - insights must never end a training run
-            self._measure = None
-            warnings.warn(f"Training insights stopped recording ({type(e).__name__}: {e}); "
-                          "training goes on.", RuntimeWarning, stacklevel=1)
+            self._stopped(e)
+
+    def _stopped(self, e: BaseException) -> None:
+        if self._measure is None:
+            return
+        self._measure = None
+        warnings.warn(f"Training insights stopped recording ({type(e).__name__}: {e}); "
+                      "training goes on.", RuntimeWarning, stacklevel=1)
+
+    def _settle(self) -> None:
+        """Wait for the records started so far (in the training thread: warnings said here)."""
+        pending, self._pending = self._pending, []
+        for future in pending:
+            error = future.exception()
+            if error is not None:
+                self._stopped(error)
 
     def _take(self, epoch: float, partial: bool) -> None:
+        if any(f.done() and f.exception() is not None for f in self._pending):
+            self._settle()  # an earlier record failed: say so, and record no more
+            if self._measure is None:
+                return
         started = time.monotonic()
         self._since = 0
         self.model  # (under JAX this puts the trained values back on the variables)  # noqa: B018
         x, y = self._probe if self._probe is not None else (None, None)
-        rows, self._previous = self._measure(x, y, self._previous)
-        self._store.add(_records(rows, self._measure.layout, epoch, partial, self._measure.relu))
-        self._cost = time.monotonic() - started
+        measure_ = self._measure
+        vector, self._previous = measure_.start(x, y, self._previous)
+        if self._worker is None:
+            self._worker = concurrent.futures.ThreadPoolExecutor(
+                1, thread_name_prefix="kerascanvas-insights")
+        self._pending = [f for f in self._pending if not f.done() or f.exception() is not None]
+        self._pending.append(self._worker.submit(self._finish_record, measure_, vector, epoch,
+                                                 partial, started))
+
+    def _finish_record(self, measure_: _Measure, vector, epoch: float, partial: bool,
+                       started: float) -> None:
+        rows = measure_.rows(vector)
+        self._store.add(_records(rows, measure_.layout, epoch, partial, measure_.relu))
+        measure_.cost = time.monotonic() - started
 
 
 def _weight_name(layer, weight) -> str:
