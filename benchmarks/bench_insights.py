@@ -128,6 +128,14 @@ def measure(name: str, plain: keras.Model, graph: kc.Graph, x, y, args) -> None:
         costs.append(time.perf_counter() - start)
 
     recording.Recorder._record = timed_record
+    finish = recording.Recorder._finish_record
+    full: list[float] = []  # from a record's start until its numbers are in the store
+
+    def timed_finish(self, measure_, vector, epoch, partial, started):
+        finish(self, measure_, vector, epoch, partial, started)
+        full.append(time.monotonic() - started)
+
+    recording.Recorder._finish_record = timed_finish
 
     def run_plain():  # in a thread of its own, as the Trainer runs fit: under torch on these
         # machines a fit in the main thread ran 10 to 30 times slower than the same fit in a
@@ -148,6 +156,7 @@ def measure(name: str, plain: keras.Model, graph: kc.Graph, x, y, args) -> None:
     for run in variants.values():
         run()  # warm-up: trace and compile each (the insights program too)
     costs.clear()
+    full.clear()
     times: dict[str, list[float]] = {k: [] for k in variants}
     cpu: dict[str, list[float]] = {k: [] for k in variants}
     epochs: dict[str, list[float | None]] = {k: [] for k in variants}
@@ -159,6 +168,7 @@ def measure(name: str, plain: keras.Model, graph: kc.Graph, x, y, args) -> None:
             cpu[k].append(used)
             epochs[k].append(clock.steady())
     recording.Recorder._record = record
+    recording.Recorder._finish_record = finish
 
     def pair(a, b, of=times):
         return statistics.median(p / q for p, q in zip(of[a], of[b]))
@@ -187,7 +197,8 @@ def measure(name: str, plain: keras.Model, graph: kc.Graph, x, y, args) -> None:
               f"{', '.join(f'{k} {statistics.median(epochs[k]) * 1000:.0f}' for k in names)}")
     print(f"  whole fit, Trainer without insights / plain: median of per-round ratios "
           f"{pair('plain', 'off'):.3f}; load average now {os.getloadavg()[0]:.2f}")
-    print(f"  one record: median {statistics.median(costs) * 1000:.1f} ms, "
+    print(f"  one record: median {statistics.median(costs) * 1000:.1f} ms in the training "
+          f"thread, {statistics.median(full) * 1000:.1f} ms until it is in the store, "
           f"{len(costs)} records; one epoch (plain): "
           f"{statistics.median(times['plain']) / args.epochs * 1000:.0f} ms")
 

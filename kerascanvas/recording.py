@@ -14,13 +14,15 @@ batches in long epochs, N chosen from the measured cost so that recording stays 
   the gradients come from.
 
 Statistics are computed with keras.ops where the tensors live (tensor_stats: stacked by shape);
-one small vector per record travels to the host. The records go to an `insights.Insights` store (plain floats and lists).
+one small vector per record travels to the host. The records go to an `insights.Insights` store
+(plain floats and lists).
 """
 
 from __future__ import annotations
 
 import concurrent.futures
 import math
+import threading
 import time
 import warnings
 from typing import Any
@@ -163,6 +165,7 @@ class _Measure:
             self._forward_model(layers)
         self.with_gradients = probe
         self.cost: float | None = None  # seconds from a record's start to its rows, last seen
+        self._initial = None
         self._run = self._compiled()
 
     def _forward_model(self, layers) -> None:
@@ -189,8 +192,16 @@ class _Measure:
         self.predicted = predicted
 
     def initial(self) -> list:
-        values = [w.value for w in self.weights]
-        return [tensor_stats.stacked(values, g) for g in self.weight_groups]
+        """The weights now, copied as `__call__` wants its `previous` (one compiled program
+        under TensorFlow and JAX, made on first use)."""
+        if self._initial is None:
+            groups = self.weight_groups
+
+            def copies(values):
+                return [tensor_stats.stacked(values, g) for g in groups]
+
+            self._initial = _compile(copies)
+        return self._initial([w.value for w in self.weights])
 
     def __call__(self, x, y, previous) -> tuple[list, list]:
         """(per `layout` entry (statistics, a, b), the weights now): a and b are a weight's
@@ -240,14 +251,7 @@ class _Measure:
                              [found.get(id(w)) for w in self.weights], outputs)
 
     def _compiled(self):
-        backend = keras.backend.backend()
-        if backend == "tensorflow":
-            import tensorflow as tf
-
-            return tf.function(self._eager, reduce_retracing=True)
-        if backend == "jax":
-            return self._jax()
-        return self._eager
+        return self._jax() if keras.backend.backend() == "jax" else _compile(self._eager)
 
     def _jax(self):
         import jax
@@ -328,6 +332,20 @@ def _probe_pass(measure: _Measure, x, y) -> tuple[list, list]:
         return [None] * len(variables), _listed(forward(x, training=False))[:keep]
 
 
+def _compile(fn):
+    """fn as one TensorFlow graph or JAX program; torch runs it eagerly."""
+    backend = keras.backend.backend()
+    if backend == "tensorflow":
+        import tensorflow as tf
+
+        return tf.function(fn, reduce_retracing=True)
+    if backend == "jax":
+        import jax
+
+        return jax.jit(fn)
+    return fn
+
+
 def _listed(outputs) -> list:
     return keras.tree.flatten(outputs)
 
@@ -362,8 +380,10 @@ class Recorder(keras.callbacks.Callback):
 
     A record is started in the training thread (its device program dispatched: under JAX, and
     on a GPU, training goes on while it computes) and finished in a worker thread (its vector
-    moved to the host, made into records, added to the store), in order. `finish()` waits for
-    them: training's end calls it, and so does the Trainer when a run ends any other way."""
+    moved to the host, made into records, added to the store), in order: one worker thread for
+    all recorders, started on first use (a thread per run cost about 1 ms of each run).
+    `finish()` waits for them: training's end calls it, and so does the Trainer when a run ends
+    any other way."""
 
     def __init__(self, store, probe: tuple[Any, Any] | None, first_epoch: float = 0.0):
         super().__init__()
@@ -377,7 +397,6 @@ class Recorder(keras.callbacks.Callback):
         self._batch = 0
         self._since = 0  # batches since the last record
         self._epoch_started = 0.0
-        self._worker: concurrent.futures.ThreadPoolExecutor | None = None
         self._pending: list[concurrent.futures.Future] = []
 
     def on_train_begin(self, logs=None):
@@ -425,11 +444,8 @@ class Recorder(keras.callbacks.Callback):
 
     def finish(self) -> None:
         """Wait until every record started is in the store (a failure is warned about, and
-        recording stops); then the worker thread ends. Training goes on or ends either way."""
+        recording stops). Training goes on or ends either way."""
         self._settle()
-        if self._worker is not None:
-            self._worker.shutdown(wait=True)
-            self._worker = None
 
     def _steps(self) -> int:
         return int((self.params or {}).get("steps") or 0)
@@ -468,18 +484,27 @@ class Recorder(keras.callbacks.Callback):
         x, y = self._probe if self._probe is not None else (None, None)
         measure_ = self._measure
         vector, self._previous = measure_.start(x, y, self._previous)
-        if self._worker is None:
-            self._worker = concurrent.futures.ThreadPoolExecutor(
-                1, thread_name_prefix="kerascanvas-insights")
         self._pending = [f for f in self._pending if not f.done() or f.exception() is not None]
-        self._pending.append(self._worker.submit(self._finish_record, measure_, vector, epoch,
-                                                 partial, started))
+        self._pending.append(_worker().submit(self._finish_record, measure_, vector, epoch,
+                                              partial, started))
 
     def _finish_record(self, measure_: _Measure, vector, epoch: float, partial: bool,
                        started: float) -> None:
         rows = measure_.rows(vector)
         self._store.add(_records(rows, measure_.layout, epoch, partial, measure_.relu))
         measure_.cost = time.monotonic() - started
+
+
+_WORKER: list[concurrent.futures.ThreadPoolExecutor] = []
+_WORKER_LOCK = threading.Lock()
+
+
+def _worker() -> concurrent.futures.ThreadPoolExecutor:
+    with _WORKER_LOCK:
+        if not _WORKER:
+            _WORKER.append(concurrent.futures.ThreadPoolExecutor(
+                1, thread_name_prefix="kerascanvas-insights"))
+        return _WORKER[0]
 
 
 def _weight_name(layer, weight) -> str:

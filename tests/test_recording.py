@@ -53,7 +53,7 @@ def test_gradients_and_activations_of_one_shared_forward_pass_match_numpy():
     assert measure.forward is not None and measure.with_gradients
     before = measure.initial()
     m.get_layer("out").set_weights([W2, B2])  # unchanged: an update ratio of 0
-    rows, now = measure(X, Y, before)
+    rows, _ = measure(X, Y, before)
     grads, outputs = by_hand()
     seen = set()
     for (kind, layer, weight), (stats, a, b) in zip(measure.layout, rows):
