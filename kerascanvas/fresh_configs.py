@@ -44,13 +44,18 @@ def forget() -> None:
 
 def copied(value: Any) -> Any:
     """A copy of a config's dicts and lists at every depth (JSON-like values are shared)."""
+    if type(value) in _ATOMS:
+        return value
     if isinstance(value, dict):
-        return {k: copied(v) for k, v in value.items()}
-    if isinstance(value, list):
+        return {k: v if type(v) in _ATOMS else copied(v) for k, v in value.items()}
+    if isinstance(value, list):  # (Keras's TrackedList too: copied as a list)
         return [copied(v) for v in value]
     if isinstance(value, tuple):
         return tuple(copied(v) for v in value)
     return value
+
+
+_ATOMS = {str, int, float, bool, type(None)}
 
 
 def _keepable(config: Mapping, given: Mapping) -> bool:
