@@ -14,7 +14,7 @@ from typing import Any
 
 import keras
 
-from . import registry
+from . import fresh_configs, registry
 from .errors import EditError, UnknownLayerError
 from .layerkind import DENIED, Slots, plain, slots_of, type_of
 
@@ -135,7 +135,12 @@ class LayerKind:
 
     def make_config(self, **kwargs: Any) -> dict:
         """The full Keras config of a layer built from suggested_args() updated by kwargs."""
-        return self.build(**{**self.suggested_args(), **kwargs}).get_config()
+        args = {**self.suggested_args(), **kwargs}
+        return self.config_of(self.build(**args), args)
+
+    def config_of(self, layer: keras.layers.Layer, given: Any) -> dict:
+        """The config of `layer`, just built from the arguments `given`."""
+        return fresh_configs.read(self.class_name, layer, given)
 
     def build(self, **kwargs: Any) -> keras.layers.Layer:
         """`cls(**kwargs)`; a nested layer may be given as a catalog layer config or object.

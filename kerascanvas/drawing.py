@@ -450,6 +450,8 @@ class Drawing(Logged):
         """The seed calls that still exist and everything that waits on them, sources first."""
         affected, todo = set(), [c for c in seeds if c[0] in self.layers
                                  and c[1] < self.layers[c[0]].calls]
+        if len(todo) == 1 and not self.successors(todo[0]):  # most edits: a call nothing uses
+            return todo
         while todo:
             c = todo.pop()
             if c not in affected:

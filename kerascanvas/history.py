@@ -225,11 +225,14 @@ class History:
             raise EditError(self.lock_reason)
 
 
+_WEIGHTLESS = {object, type(None), str, int, float, bool, tuple, dict}
+
+
 def _may_hold_weights(value: Any) -> bool:
     """Whether a journal value may keep weights alive that nothing else does: a layer or a list
     of weight arrays; not a call record, a layer's node list, a status, a count or a config (a
     config only the step keeps is weighed with the drawing's changes)."""
-    if type(value) is object or isinstance(value, (tuple, dict, str, int, float, type(None))):
+    if type(value) in _WEIGHTLESS or isinstance(value, (tuple, dict, str, int, float)):
         return False  # a bare object(): the journal's "was not there" mark
     if isinstance(value, list):  # a layer's node list, or its weight arrays
         return bool(value) and hasattr(value[0], "nbytes")

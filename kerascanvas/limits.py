@@ -160,14 +160,14 @@ def counted(name: str) -> Iterator[None]:
     from keras.src.backend.common import global_state
 
     key = "uninitialized_variables"
-    before = list(global_state.get_global_attribute(key) or [])
+    before = global_state.get_global_attribute(key)
     global_state.set_global_attribute(key, [])
     try:
         with keras.StatelessScope(initialize_variables=False) as scope:
             yield
-        created = list(global_state.get_global_attribute(key) or [])
-        count = sum(math.prod(v.shape) for v in created)
-        check_layer_params(name, count)
+        created = global_state.get_global_attribute(key) or []
+        if created:
+            check_layer_params(name, sum(math.prod(v.shape) for v in created))
         for v in created:  # now they may hold memory
             v._deferred_initialize()
             assigned = scope.get_current_value(v)  # a build that assigned a value

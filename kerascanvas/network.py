@@ -10,7 +10,7 @@ Journal, which is how a refused edit is rolled back and how undo/redo restore ex
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 import keras
@@ -30,23 +30,18 @@ class CallRecord(NamedTuple):
 
 
 class Journal:
-    """Before/after values of everything an edit mutates: rollback, undo and redo in one place."""
+    """Before/after values of everything an edit mutates: rollback, undo and redo in one place.
+
+    A cell is [kind, target, key, before, after]; _read and _write know each kind (no closures
+    per cell: an edit makes a dozen cells)."""
 
     def __init__(self):
-        self._cells: dict[Any, list] = {}
-
-    def _touch(self, key: Any, read: Callable[[], Any], write: Callable[[Any], None]) -> None:
-        if key not in self._cells:
-            self._cells[key] = [read, write, read(), None]
+        self._cells: dict[tuple, list] = {}
 
     def item(self, d: dict, key: Any) -> None:
-        def write(v):
-            if v is _MISSING:
-                d.pop(key, None)
-            else:
-                d[key] = v
-
-        self._touch(("item", id(d), key), lambda: d.get(key, _MISSING), write)
+        cell_key = ("item", id(d), key)
+        if cell_key not in self._cells:
+            self._cells[cell_key] = ["item", d, key, d.get(key, _MISSING), None]
 
     def setitem(self, d: dict, key: Any, value: Any) -> None:
         self.item(d, key)
@@ -57,38 +52,68 @@ class Journal:
         d.pop(key, None)
 
     def setattr(self, obj: Any, attr: str, value: Any) -> None:
-        self._touch(("attr", id(obj), attr), lambda: getattr(obj, attr),
-                    lambda v: setattr(obj, attr, v))
+        cell_key = ("attr", id(obj), attr)
+        if cell_key not in self._cells:
+            self._cells[cell_key] = ["attr", obj, attr, getattr(obj, attr), None]
         setattr(obj, attr, value)
 
     def node_lists(self, layer: Any) -> None:
         """Remember a layer's inbound and outbound node lists before Keras or we change them."""
         for lst in (layer._inbound_nodes, layer._outbound_nodes):
-            # list.__setitem__: TrackedList overrides only the element-wise mutators
-            self._touch(("list", id(lst)), lambda lst=lst: list(lst),
-                        lambda v, lst=lst: list.__setitem__(lst, slice(None), v))
+            cell_key = ("list", id(lst))
+            if cell_key not in self._cells:
+                self._cells[cell_key] = ["list", lst, None, list(lst), None]
 
     def weights(self, layer: Any) -> None:
         """Remember a layer's weight values (training changes them, not the structure)."""
-        self._touch(("weights", id(layer)), layer.get_weights, layer.set_weights)
+        cell_key = ("weights", id(layer))
+        if cell_key not in self._cells:
+            self._cells[cell_key] = ["weights", layer, None, layer.get_weights(), None]
 
     def held(self) -> list:
-        """Every before and after value the journal keeps (what undo history weighs)."""
-        return [v for cell in self._cells.values() for v in (cell[2], cell[3])]
+        """The before and after values the journal keeps that may hold weights (what undo
+        history weighs): all but node lists."""
+        return [v for cell in self._cells.values() if cell[0] != "list" for v in cell[3:]]
 
     def seal(self) -> None:
         for cell in self._cells.values():
-            cell[3] = cell[0]()
+            cell[4] = _read(cell)
 
     def undo(self) -> None:
-        for read, write, before, _ in reversed(list(self._cells.values())):
-            write(before)
+        for cell in reversed(list(self._cells.values())):
+            _write(cell, cell[3])
 
     def redo(self) -> None:
-        for read, write, _, after in self._cells.values():
-            write(after)
+        for cell in self._cells.values():
+            _write(cell, cell[4])
 
     rollback = undo
+
+
+def _read(cell: list) -> Any:
+    kind, target, key = cell[:3]
+    if kind == "item":
+        return target.get(key, _MISSING)
+    if kind == "attr":
+        return getattr(target, key)
+    if kind == "list":
+        return list(target)
+    return target.get_weights()
+
+
+def _write(cell: list, value: Any) -> None:
+    kind, target, key = cell[:3]
+    if kind == "item":
+        if value is _MISSING:
+            target.pop(key, None)
+        else:
+            target[key] = value
+    elif kind == "attr":
+        setattr(target, key, value)
+    elif kind == "list":  # list.__setitem__: TrackedList overrides only the element-wise mutators
+        list.__setitem__(target, slice(None), value)
+    else:
+        target.set_weights(value)
 
 
 class Network:

@@ -77,7 +77,27 @@ export function askedEpoch(epochs: (number | null)[], index: number, shown: bool
   return typeof epoch === "number" ? epoch : -1;
 }
 
-type Writable = Model & Partial<Pick<AnyModel, "set" | "save_changes">>;
+export type Writable = Model & Partial<Pick<AnyModel, "set" | "save_changes">>;
+
+/** The epoch the forward-pass view shows recorded activations of (`insight_epoch`), or null
+ * while it shows none. The insights panel's slider and the player's follow it: one choice. */
+export function shownEpoch(model: Model): number | null {
+  const e = model.get("insight_epoch");
+  return typeof e === "number" && e >= 0 ? e : null;
+}
+
+/** Where `epoch` sits in a slider over `epochs`, or null (not recorded there, or none). */
+export function epochIndex(epochs: (number | null)[], epoch: number | null): number | null {
+  const i = epoch === null ? -1 : epochs.indexOf(epoch);
+  return i >= 0 ? i : null;
+}
+
+/** Show `epoch`'s recorded activations (-1: none); the kernel checks it is a recorded one. */
+export function chooseEpoch(model: Writable, epoch: number): void {
+  if (model.get("insight_epoch") === epoch) return;
+  model.set?.("insight_epoch", epoch);
+  model.save_changes?.();
+}
 
 /** The forward-pass player's row for picking an epoch: a checkbox to show the recorded
  * activations and a slider over the recorded epochs. It asks the kernel through `insight_epoch`
@@ -102,6 +122,7 @@ export class EpochPicker {
     this.slider.addEventListener("input", () => this.ask());
     this.show.addEventListener("change", () => this.ask());
     model.on("change:insight_activations", this.changed);
+    model.on("change:insight_epoch", this.changed); // chosen here or on the insights panel
     this.update(); // the latest epoch, to begin with
   }
 
@@ -119,9 +140,7 @@ export class EpochPicker {
   }
 
   private set(epoch: number): void {
-    if (this.model.get("insight_epoch") === epoch) return;
-    this.model.set?.("insight_epoch", epoch); // a trait the kernel checks (it picks a recorded epoch)
-    this.model.save_changes?.();
+    chooseEpoch(this.model, epoch);
   }
 
   private update(): void {
@@ -130,9 +149,12 @@ export class EpochPicker {
     const follow = n !== this.known && Number(this.slider.value) >= this.known - 1; // at the latest
     this.known = n;
     this.slider.max = String(Math.max(n - 1, 0)); // (before the value: a range clamps it to max)
+    const chosen = epochIndex(epochs, shownEpoch(this.model));
     if (follow && n) { // a run recorded more (or the view opened): the latest epoch is asked for
       this.slider.value = String(n - 1);
       this.set(askedEpoch(epochs, n - 1, this.show.checked));
+    } else if (chosen !== null && this.show.checked) { // the insights panel chose one
+      this.slider.value = String(chosen);
     }
     this.slider.disabled = n < 2 || !this.show.checked;
     this.show.disabled = n === 0;
@@ -147,6 +169,7 @@ export class EpochPicker {
   /** The player closed: the kernel stops sending the boxes' summaries. */
   destroy(): void {
     this.model.off("change:insight_activations", this.changed);
+    this.model.off("change:insight_epoch", this.changed);
     this.set(-1);
     clear(this.root);
   }

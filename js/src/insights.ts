@@ -3,6 +3,7 @@
 // text), and for the selected box its histograms over the run with an epoch slider.
 // The kernel sends only small summaries (kerascanvas/insights.py: summary, detail).
 import { clear, el, svg } from "./dom";
+import { type Writable, chooseEpoch, epochIndex, epochText, shownEpoch } from "./epochs";
 
 export interface InsightProblem { kind: string; epoch: number | null; message: string }
 export interface InsightLayer { strip: (number | null)[][]; problems: InsightProblem[] }
@@ -67,7 +68,9 @@ export function decorate(g: SVGGElement, layer: InsightLayer | undefined, width:
   }
 }
 
-/** The selected box's histograms at one record, chosen with a slider that replays the run. */
+/** The selected box's histograms at one record, chosen with a slider that replays the run.
+ * While the forward-pass view shows recorded activations, its epoch and this slider's are one:
+ * moving either moves the other. */
 export class InsightPanel {
   readonly root: HTMLElement;
   private title: HTMLElement;
@@ -77,7 +80,9 @@ export class InsightPanel {
   private detail: InsightDetail = {};
   private followLast = true;
 
-  constructor() {
+  private readonly followShown = () => this.showEpoch(shownEpoch(this.model));
+
+  constructor(private model: Writable) {
     this.root = el("div", { class: "kc-insights", "aria-label": "training insights" });
     this.title = el("div", { class: "kc-muted" }, "Select a trained box to see its histograms.");
     this.slider = el("input", { type: "range", min: "0", max: "0", value: "0", "aria-label": "record" });
@@ -86,7 +91,10 @@ export class InsightPanel {
     this.slider.addEventListener("input", () => {
       this.followLast = Number(this.slider.value) === Number(this.slider.max);
       this.drawAt(Number(this.slider.value));
+      const epoch = this.detail.epochs?.[Number(this.slider.value)];
+      if (shownEpoch(this.model) !== null && typeof epoch === "number") chooseEpoch(this.model, epoch);
     });
+    model.on("change:insight_epoch", this.followShown);
     const row = el("div", { class: "kc-row" });
     row.append(this.slider, this.when);
     this.root.append(this.title, row, this.plots);
@@ -101,13 +109,28 @@ export class InsightPanel {
     if (!sameLayer || this.followLast || Number(this.slider.value) > n - 1) this.slider.value = String(Math.max(n - 1, 0));
     this.title.textContent = detail.layer ? `${detail.layer}: histograms over the run` : "Select a trained box to see its histograms.";
     this.drawAt(Number(this.slider.value));
+    this.followShown();
+  }
+
+  /** The forward-pass view shows `epoch`: this slider goes there too, if the box has a record. */
+  private showEpoch(epoch: number | null): void {
+    const n = this.detail.epochs?.length ?? 0;
+    const i = epochIndex(this.detail.epochs ?? [], epoch);
+    if (i === null || i === Number(this.slider.value)) return;
+    this.slider.value = String(i);
+    this.followLast = i === n - 1;
+    this.drawAt(i);
+  }
+
+  destroy(): void {
+    this.model.off("change:insight_epoch", this.followShown);
   }
 
   private drawAt(i: number): void {
     clear(this.plots);
     const d = this.detail;
     const epochs = d.epochs ?? [];
-    this.when.textContent = epochs.length ? `epoch ${fmt(epochs[i])} (${i + 1} of ${epochs.length})` : "";
+    this.when.textContent = epochs.length ? `epoch ${epochText(epochs[i])} (${i + 1} of ${epochs.length})` : "";
     const plot = (label: string, h: Histogram | null | undefined) => {
       if (!h) return;
       const box = el("figure", { class: "kc-histogram" });

@@ -123,7 +123,7 @@ export class TrainingPanel {
     left.append(form, buttons, this.progress, this.text, this.device);
     const body = el("div", { class: "kc-train-body" });
     body.append(left, this.chartHost);
-    this.insightPanel = new InsightPanel();
+    this.insightPanel = new InsightPanel(model);
     this.root.append(body, this.message, this.insightPanel.root);
     this.update(model.get("training") ?? {});
     this.onSummary = () => this.showInsights();
@@ -231,6 +231,7 @@ export class TrainingPanel {
   destroy(): void {
     this.model.off("change:insight_summary", this.onSummary);
     this.model.off("change:insight_detail", this.onDetail);
+    this.insightPanel.destroy();
     this.chart?.destroy();
   }
 }

@@ -1,7 +1,7 @@
 // The forward pass's epoch of recorded activations: its pure parts (the picker and the drawing are
 // checked in a real browser: tests/browser/test_insights.py).
 import { describe, expect, it } from "vitest";
-import { activationLines, activationText, activationTitle, askedEpoch, epochText, miniBars } from "../src/epochs";
+import { activationLines, activationText, activationTitle, askedEpoch, chooseEpoch, epochIndex, epochText, miniBars, shownEpoch } from "../src/epochs";
 
 describe("the forward pass's recorded activations of an epoch", () => {
   it("says a box's recorded output in words, every number included on hover", () => {
@@ -24,5 +24,22 @@ describe("the forward pass's recorded activations of an epoch", () => {
     expect(askedEpoch([1, 2, 3], 0, false)).toBe(-1);
     expect(askedEpoch([], 0, true)).toBe(-1);
     expect(askedEpoch([1, null], 1, true)).toBe(-1);
+  });
+
+  it("keeps one chosen epoch for the insights panel and the forward pass", () => {
+    const values: Record<string, unknown> = { insight_epoch: -1 };
+    let saved = 0;
+    const model = {
+      get: (k: string) => values[k], on: () => undefined, off: () => undefined,
+      set: (k: string, v: unknown) => { values[k] = v; }, save_changes: () => { saved++; },
+    };
+    expect(shownEpoch(model as never)).toBeNull(); // -1: the forward pass shows none
+    chooseEpoch(model as never, 2.5);
+    expect(shownEpoch(model as never)).toBe(2.5);
+    chooseEpoch(model as never, 2.5); // the same choice again sends nothing
+    expect(saved).toBe(1);
+    expect(epochIndex([1, 2, 2.5, 3], 2.5)).toBe(2);
+    expect(epochIndex([1, 2, 3], 2.5)).toBeNull(); // a box with no record there stays where it is
+    expect(epochIndex([1, 2, 3], null)).toBeNull();
   });
 });

@@ -113,3 +113,34 @@ def test_the_forward_pass_shows_each_box_output_recorded_at_a_chosen_epoch(lab, 
     page.wait_for_function("() => !document.querySelector('.kc-teach .kc-epoch-act')", timeout=20_000)
     assert kernel.value("canvas.insight_epoch") == -1
     kernel.close()
+
+
+def test_the_insights_panel_and_the_forward_pass_show_one_chosen_epoch(lab, page):
+    """Moving the selected box's record slider moves the forward pass's epoch, and back."""
+    kernel = open_canvas(page, lab, "epochs-linked.ipynb", TRAINED, "hidden")
+    page.locator(".kc-training summary").click()
+    box(page, "hidden").click()
+    panel = page.locator(".kc-insights")
+    page.wait_for_function("() => document.querySelectorAll('.kc-insights .kc-histogram').length >= 3",
+                           timeout=20_000)
+    record = panel.locator('[aria-label="record"]')
+    assert record.get_attribute("max") == "2"
+    page.locator('.kc-toolbar [aria-label="Forward pass"]').click()
+    picker = page.locator(".kc-teach-side .kc-epoch-picker")
+    page.locator('.kc-teach .kc-epoch-act[data-layer="hidden"]').wait_for(timeout=30_000)
+    assert "epoch 3 (3 of 3)" in panel.text_content()
+    at1 = kernel.value("canvas.activations_at(1)['hidden']")
+    record.focus()
+    page.keyboard.press("Home")  # the panel's slider: the boxes show epoch 1's records too
+    page.wait_for_function("(w) => [...document.querySelectorAll('.kc-teach .kc-epoch-act[data-layer=hidden] text')]"
+                           ".map(t => t.textContent).join(' ') === w", arg=words(at1), timeout=20_000)
+    assert "epoch 1 (1 of 3)" in picker.text_content()
+    assert "epoch 1 (1 of 3)" in panel.text_content()
+    assert kernel.value("canvas.insight_epoch") == 1
+    screenshot(page, "linked-epoch-1")
+    picker.locator('[aria-label="epoch"]').focus()
+    page.keyboard.press("End")  # the player's slider: the panel follows
+    page.wait_for_function("() => document.querySelector('.kc-insights').textContent.includes('epoch 3 (3 of 3)')",
+                           timeout=20_000)
+    assert record.input_value() == "2"
+    kernel.close()
