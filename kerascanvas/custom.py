@@ -123,15 +123,20 @@ def keep_object(layer, name: str | None = None, list_input: bool = False,
     if name is None:
         name = _free_name(f"{type(layer).__name__}_{re.sub(r'[^0-9a-zA-Z_]', '_', layer.name)}",
                           layer, "layer object")
+    _claim(name, layer, "")
+    registry.add_object(name, layer)
+    registry.note(name, list_input, outputs)
+    return name
+
+
+def _claim(name: Any, layer, what: str) -> None:
+    """Refuse `name` for a trusted layer object unless it is an identifier no other kind uses."""
     if not (isinstance(name, str) and name.isidentifier()):
         raise TypeError(f"A registered name is an identifier, got {name!r:.80}.")
     taken = trusted().get(name) or _taken_by(name)
     if taken is not None and taken is not layer:
-        raise EditError(f"The name {name!r} is already used by {_where(taken)}: trust "
+        raise EditError(f"The name {name!r} is already used by {_where(taken)}: trust {what}"
                         f"{layer.name!r} under another name (kc.register(layer, name=...)).")
-    registry.add_object(name, layer)
-    registry.note(name, list_input, outputs)
-    return name
 
 
 def describable(layer) -> bool:
@@ -150,12 +155,7 @@ def describable(layer) -> bool:
 def _trust_lambda(layer, name: str | None, list_input: bool, outputs: int | None) -> str:
     if name is None:  # Lambda_<layer name>, or the first free Lambda_<layer name>_<n>
         name = _free_name(f"Lambda_{re.sub(r'[^0-9a-zA-Z_]', '_', layer.name)}", layer, "Lambda")
-    if not (isinstance(name, str) and name.isidentifier()):
-        raise TypeError(f"A registered name is an identifier, got {name!r:.80}.")
-    taken = trusted().get(name) or _taken_by(name)
-    if taken is not None and taken is not layer:
-        raise EditError(f"The name {name!r} is already used by {_where(taken)}: trust Lambda "
-                        f"{layer.name!r} under another name (kc.register(layer, name=...)).")
+    _claim(name, layer, "Lambda ")
     registry.add_object(name, layer)
     _retired.pop(name, None)
     registry.note(name, list_input, outputs)

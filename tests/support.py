@@ -157,6 +157,19 @@ def sent(canvas) -> list:
     return canvas.send.sent
 
 
+def recorded_canvas(graph=None, path=None):
+    """A kc.Canvas (of `graph`, saving to `path`) whose sent messages are recorded."""
+    canvas = kc.Canvas(graph) if path is None else kc.Canvas(graph, path=str(path))
+    recorder(canvas)
+    return canvas
+
+
+def intent(canvas, **message) -> dict:
+    """The browser's message, received: the last message `canvas` sent after it."""
+    canvas.receive(message)
+    return sent(canvas)[-1]
+
+
 def ask(canvas, message: dict) -> dict:
     """The browser's message `message` answered by `canvas`: its reply (the last message sent
     with the message's id). `recorder(canvas)` must be on."""

@@ -23,7 +23,7 @@ from pathlib import Path
 import keras
 import numpy as np
 import pytest
-from support import fingerprint, ok, recorder, residual, sent, undo_all
+from support import fingerprint, intent, ok, recorded_canvas, residual, undo_all
 
 import kerascanvas as kc
 from kerascanvas import accepts, custom, limits
@@ -31,15 +31,8 @@ from kerascanvas import accepts, custom, limits
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def canvas(graph=None, path=None):
-    c = kc.Canvas(graph) if path is None else kc.Canvas(graph, path=str(path))
-    recorder(c)
-    return c
+canvas = recorded_canvas
 
-
-def intent(c, **message):
-    c.receive(message)
-    return sent(c)[-1]
 
 
 # ----- 1. accepts: probes are counted before any weight exists ----------------------------------

@@ -1,11 +1,14 @@
 """A box's config read once per class, arguments and settings (fresh_configs.py) is always the
 config Keras gives the layer it made."""
 
+import contextlib
+import itertools
+
 import keras
 import pytest
 
 import kerascanvas as kc
-from kerascanvas import catalog, fresh_configs
+from kerascanvas import catalog
 
 
 def fresh(kind, name, **args):
@@ -32,7 +35,7 @@ def test_every_catalog_box_gets_the_config_keras_gives_its_layer(class_name):
 def test_a_kept_config_is_a_copy_each_box_owns():
     g = kc.Graph()
     configs = [g.specs[g.add_layer("Dense", name=n, units=3)].config for n in "abc"]
-    for one, other in zip(configs, configs[1:]):
+    for one, other in itertools.pairwise(configs):
         assert {**one, "name": "x"} == {**other, "name": "x"}
         assert one["kernel_initializer"] is not other["kernel_initializer"]
         assert one["kernel_initializer"]["config"] is not other["kernel_initializer"]["config"]
@@ -51,23 +54,25 @@ def test_arguments_that_look_alike_are_told_apart():
     assert g.layers["d"]["config"]["use_bias"] is True
 
 
-def test_a_global_setting_changes_the_config(monkeypatch):
+@contextlib.contextmanager
+def setting(set_it, value, now):
+    previous = now()
+    set_it(value)
+    try:
+        yield
+    finally:
+        set_it(previous)
+
+
+def test_a_global_setting_changes_the_config():
     g = kc.Graph()
     g.add_layer("Conv2D", name="a")
     assert g.layers["a"]["config"]["data_format"] == "channels_last"
-    previous = keras.config.image_data_format()
-    keras.config.set_image_data_format("channels_first")
-    try:
+    with setting(keras.config.set_image_data_format, "channels_first", keras.config.image_data_format):
         g.add_layer("Conv2D", name="b")
-    finally:
-        keras.config.set_image_data_format(previous)
     assert g.layers["b"]["config"]["data_format"] == "channels_first"
-    previous = keras.config.dtype_policy()
-    keras.config.set_dtype_policy("mixed_float16")
-    try:
+    with setting(keras.config.set_dtype_policy, "mixed_float16", keras.config.dtype_policy):
         g.add_layer("Conv2D", name="c")
-    finally:
-        keras.config.set_dtype_policy(previous)
     assert g.layers["c"]["config"]["dtype"]["config"]["name"] == "mixed_float16"
 
 

@@ -13,7 +13,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from support import fingerprint, ok, recorder, sent
+from support import fingerprint, intent, ok, recorded_canvas
 
 import kerascanvas as kc
 from kerascanvas import limits
@@ -21,15 +21,8 @@ from kerascanvas import limits
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def canvas():
-    c = kc.Canvas()
-    recorder(c)
-    return c
+canvas = recorded_canvas
 
-
-def intent(c, **message):
-    c.receive(message)
-    return sent(c)[-1]
 
 
 # ----- parameters and activations, counted before any weight exists ------------------------------
