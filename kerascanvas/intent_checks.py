@@ -14,6 +14,7 @@ from typing import Any
 
 from .drawing import MAX_NAME_LENGTH
 from .text import check_text
+from .training_choices import LOSSES, METRICS, OPTIMIZERS, STRATEGIES
 
 MAX_MESSAGE_ITEMS = 200  # names in one delete/duplicate; config keys in one configure
 MAX_STRING = 10_000
@@ -168,10 +169,8 @@ def state_request(m: Mapping) -> None:
 
 def panel_options(message: Mapping) -> dict[str, Any]:
     """Keyword arguments for `Trainer.fit` from an untrusted panel message: each field checked
-    for type and range, names only from `training.choices()`. Missing fields take fit's
+    for type and range, names only from `training_choices.choices()`. Missing fields take fit's
     defaults."""
-    from .training import LOSSES, METRICS, OPTIMIZERS, STRATEGIES  # (imports the training code)
-
     options: dict[str, Any] = {}
 
     def whole_or_real(key, low, high, whole):

@@ -27,9 +27,11 @@ import keras
 
 from . import insights as insight_store
 from . import run_gate
+from .detached import detachable_values, reattach
 from .devices import Engine, choose_engine, device_description
 from .errors import DataError, TrainingError
 from .graph import Graph
+from .training_choices import choices, make_optimizer
 from .training_data import (
     NON_FINITE_MARK,
     Batches,
@@ -50,45 +52,7 @@ LOCK_MESSAGE = ("Training is running: the graph cannot be edited until it ends. 
                 "Stop it (canvas.stop()) or wait for it to finish.")
 # Arguments of keras.Model.fit that the Trainer sets itself.
 _OWN_FIT_ARGUMENTS = {"x", "y", "epochs", "batch_size", "validation_split", "validation_data"}
-# Choices offered by the training panel (Python callers may pass any Keras identifier); what
-# the panel sends is checked against them in intent_checks.panel_options.
-OPTIMIZERS = ("adam", "adamw", "sgd", "rmsprop", "adagrad", "adadelta", "adamax", "nadam", "lion")
-LOSSES = ("auto", "sparse_categorical_crossentropy", "categorical_crossentropy",
-          "binary_crossentropy", "mean_squared_error", "mean_absolute_error", "huber")
-# Distribution engines: "auto" uses the backend's own one when it sees several GPUs.
-STRATEGIES = ("auto", "none", "mirrored", "data_parallel")
-METRICS = ("accuracy", "sparse_categorical_accuracy", "categorical_accuracy", "binary_accuracy",
-           "mean_absolute_error", "mean_squared_error", "auc", "precision", "recall")
-
-
 # ----- progress -------------------------------------------------------------------------------
-
-def _fit_variables(model: keras.Model) -> list:
-    optimizer = getattr(model, "optimizer", None)
-    return [*model.trainable_variables, *model.non_trainable_variables,
-            *(optimizer.variables if optimizer is not None else ()), *model.metrics_variables]
-
-
-def _detachable_values(model: keras.Model) -> list | None:
-    """Under JAX, fit() detaches every variable's value (weights, optimizer slots, metric
-    counters) as an epoch's first step begins and re-attaches them at its end, but only once a
-    step of that epoch has run: an error while that first step reads its batch leaves them all
-    empty (keras 3.15; a PyDataset's workers run ahead, so a bad batch 5 can surface there). The
-    values as the epoch begins put them back: taken then (`_Progress.on_epoch_begin`), they are
-    the ones that step would have taken, and are intact because it never ran (no copy needed:
-    only a step that runs donates them). None under other backends, which never detach."""
-    if keras.backend.backend() != "jax":
-        return None
-    return [v.value for v in _fit_variables(model)]
-
-
-def _reattach(model: keras.Model, copies: list | None) -> None:
-    if copies is None:
-        return
-    for variable, value in zip(_fit_variables(model), copies, strict=True):
-        if getattr(variable, "_value", True) is None:  # detached and never put back
-            variable.assign(value)
-
 
 class _Progress(keras.callbacks.Callback):
     """Feeds the Trainer's status from inside fit. Batch ends run in Keras's executor threads
@@ -115,7 +79,7 @@ class _Progress(keras.callbacks.Callback):
 
     def on_epoch_begin(self, epoch, logs=None):
         model = self.model
-        self._trainer._detachable = _detachable_values(model)
+        self._trainer._detachable = detachable_values(model)
         self._trainer._epoch_weights = model.get_weights()  # put back if the loss blows up
         self._trainer._epoch_began(epoch)
 
@@ -190,7 +154,7 @@ class Trainer:
         self._nan_at = (0, 0)  # (epoch, batch) where it did
         self._note = ""  # said with the final message
         self._epoch_weights: list | None = None  # the fitted model's weights as this epoch began
-        self._detachable: list | None = None  # see _detachable_values
+        self._detachable: list | None = None  # see detached.detachable_values
         self._started = time.monotonic()
         self.run: int | None = None  # the id of the last run started (insights.Insights.run)
         self._gate = run_gate.RunGate()  # who ends a run: fit, its thread, or Stop (see run_gate)
@@ -382,7 +346,7 @@ class Trainer:
             return  # it ended in time
         if self._batches is not None:
             self._batches.abandon()
-        _reattach(self._fitting, self._detachable)
+        reattach(self._fitting, self._detachable)
         self._records_done()
         try:
             self.graph.weights_changed(self._weights_before)
@@ -511,7 +475,7 @@ class Trainer:
             if engine.distributed:
                 fitting = keras.models.clone_model(model)
                 fitting.set_weights(model.get_weights())
-            fitting.compile(optimizer=_optimizer(optimizer, learning_rate), loss=loss,
+            fitting.compile(optimizer=make_optimizer(optimizer, learning_rate), loss=loss,
                             metrics=metrics)
         self._compiled = None if engine.distributed else (model, key)
         return fitting
@@ -548,7 +512,7 @@ class Trainer:
         finally:
             if not self._gate.end(token):  # abandoned after Stop: the canvas was unlocked then
                 return  # noqa: B012 - (and may be in use); nobody waits for this thread's error
-            _reattach(fitting, self._detachable)
+            reattach(fitting, self._detachable)
             self._records_done()
             if fitting is not model:
                 try:
@@ -690,22 +654,3 @@ class Trainer:
 
 def _identity(value: Any) -> Any:
     return value if isinstance(value, (str, int, float, type(None))) else id(value)
-
-
-def _optimizer(optimizer: Any, learning_rate: float | None) -> keras.optimizers.Optimizer:
-    if isinstance(optimizer, str):
-        config = {} if learning_rate is None else {"learning_rate": float(learning_rate)}
-        return keras.optimizers.get({"class_name": optimizer, "config": config})
-    if learning_rate is not None:
-        optimizer.learning_rate = float(learning_rate)
-    return optimizer
-
-
-# ----- the training panel's fields -------------------------------------------------------------
-
-def choices() -> dict[str, Any]:
-    """Names the training panel offers: optimizers, losses ("auto" picks one), metrics; and
-    where training would run: the Keras backend and its device."""
-    return {"optimizers": list(OPTIMIZERS), "losses": list(LOSSES), "metrics": list(METRICS),
-            "strategies": list(STRATEGIES), "backend": keras.backend.backend(),
-            "device": device_description()}

@@ -87,7 +87,7 @@ class Canvas(anywidget.AnyWidget):
             raise TypeError(f"Canvas(graph=...) takes a kerascanvas.Graph, got {type(graph).__name__}.")
         if graph is None and path is not None and Path(path).is_file():
             graph = Graph.load(path)
-        from .training import choices
+        from .training_choices import choices
 
         super().__init__(height=height, palette=kinds.palette(), path=str(path or ""),
                          train_choices=choices())
