@@ -147,7 +147,8 @@ class Drawing(Logged):
         check_text(name, "A layer name")
         if not name.strip():  # a box with an invisible name could not be told apart or found
             raise EditError(f"A layer name needs a visible character, got {name!r}.")
-        for char, why in {**FORBIDDEN_IN_NAMES, **self.forbidden}.items():
+        for char, why in ({**FORBIDDEN_IN_NAMES, **self.forbidden} if self.forbidden
+                          else FORBIDDEN_IN_NAMES).items():
             if char in name:
                 raise EditError(f"A layer name may not contain {char!r} ({why}), got {name!r}.")
         if name in self.layers:

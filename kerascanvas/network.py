@@ -78,7 +78,8 @@ class Journal:
 
     def seal(self) -> None:
         for cell in self._cells.values():
-            cell[4] = _read(cell)
+            kind, target, key = cell[:3]
+            cell[4] = target.get(key, _MISSING) if kind == "item" else _read(cell)
 
     def undo(self) -> None:
         for cell in reversed(list(self._cells.values())):
