@@ -11,12 +11,18 @@ variant is warmed up once (tracing and compiling, the insights program included)
 rounds rotate which goes first; the garbage collector is paused while timing. Reported per model:
 the median of per-round ratios (plain time / insights time: neighbouring runs share the
 machine's state) and the ratio of the best rounds, and the time one record takes.
+
+Two ratios: the whole fit (what one press of Train costs, fixed per-fit work included: it
+weighs most on short fits), and the steady state per epoch (the median time from one epoch's
+end to the next, epochs after the first, the record included: what a long run pays). `--repeat`
+sets the epoch's length (the digits repeated: 4 gives 7,188 samples, 225 batches).
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import os
 import platform
 import statistics
 import sys
@@ -89,8 +95,28 @@ def timed(fn) -> tuple[float, float]:
         gc.enable()
 
 
+class EpochClock(keras.callbacks.Callback):
+    """When each epoch ended (after every other callback's epoch end: the record included)."""
+
+    def __init__(self):
+        super().__init__()
+        self.ends: list[float] = []
+
+    def on_train_begin(self, logs=None):
+        self.ends = []
+
+    def on_epoch_end(self, epoch, logs=None):
+        self.ends.append(time.perf_counter())
+
+    def steady(self) -> float | None:
+        """Median seconds between epoch ends, from the first epoch's end on."""
+        gaps = [b - a for a, b in zip(self.ends, self.ends[1:])]
+        return statistics.median(gaps) if gaps else None
+
+
 def measure(name: str, plain: keras.Model, graph: kc.Graph, x, y, args) -> None:
     fit = {"epochs": args.epochs, "batch_size": args.batch_size}
+    clock = EpochClock()
     trainer = Trainer(graph)
     trainer.set_data(x, y)
     costs: list[float] = []
@@ -102,18 +128,27 @@ def measure(name: str, plain: keras.Model, graph: kc.Graph, x, y, args) -> None:
         costs.append(time.perf_counter() - start)
 
     recording.Recorder._record = timed_record
+    finish = recording.Recorder._finish_record
+    full: list[float] = []  # from a record's start until its numbers are in the store
+
+    def timed_finish(self, measure_, vector, epoch, partial, started):
+        finish(self, measure_, vector, epoch, partial, started)
+        full.append(time.monotonic() - started)
+
+    recording.Recorder._finish_record = timed_finish
 
     def run_plain():  # in a thread of its own, as the Trainer runs fit: under torch on these
         # machines a fit in the main thread ran 10 to 30 times slower than the same fit in a
         # thread (its intra-op thread pool), which would flatter the Trainer
-        thread = threading.Thread(target=lambda: plain.fit(x, y, verbose=0, **fit))
+        thread = threading.Thread(target=lambda: plain.fit(x, y, verbose=0, callbacks=[clock],
+                                                           **fit))
         thread.start()
         thread.join()
 
     def run_trainer(on: bool):
         def run():
             trainer.fit(optimizer="adam", learning_rate=1e-3, metrics=["accuracy"], block=True,
-                        insights=on, **fit)
+                        insights=on, callbacks=[clock], **fit)
             assert trainer.status["state"] == "finished", trainer.status
         return run
 
@@ -121,15 +156,19 @@ def measure(name: str, plain: keras.Model, graph: kc.Graph, x, y, args) -> None:
     for run in variants.values():
         run()  # warm-up: trace and compile each (the insights program too)
     costs.clear()
+    full.clear()
     times: dict[str, list[float]] = {k: [] for k in variants}
     cpu: dict[str, list[float]] = {k: [] for k in variants}
+    epochs: dict[str, list[float | None]] = {k: [] for k in variants}
     names = list(variants)
     for r in range(args.rounds):
         for k in names[r % 3:] + names[:r % 3]:
             wall, used = timed(variants[k])
             times[k].append(wall)
             cpu[k].append(used)
+            epochs[k].append(clock.steady())
     recording.Recorder._record = record
+    recording.Recorder._finish_record = finish
 
     def pair(a, b, of=times):
         return statistics.median(p / q for p, q in zip(of[a], of[b]))
@@ -150,7 +189,16 @@ def measure(name: str, plain: keras.Model, graph: kc.Graph, x, y, args) -> None:
     print(f"  CPU time of the process: insights on / plain {pair('plain', 'on', cpu):.3f}, "
           f"on / off {pair('off', 'on', cpu):.3f} (median of per-round ratios), "
           f"{', '.join(f'{k} {statistics.median(cpu[k]):.2f} s' for k in names)} (medians)")
-    print(f"  one record: median {statistics.median(costs) * 1000:.1f} ms, "
+    if args.epochs > 1:
+        print(f"  steady state per epoch (epochs after the first), insights on / plain: median "
+              f"of per-round ratios {pair('plain', 'on', epochs):.3f}; on / off "
+              f"{pair('off', 'on', epochs):.3f}; off / plain {pair('plain', 'off', epochs):.3f}; "
+              f"epoch medians (ms): "
+              f"{', '.join(f'{k} {statistics.median(epochs[k]) * 1000:.0f}' for k in names)}")
+    print(f"  whole fit, Trainer without insights / plain: median of per-round ratios "
+          f"{pair('plain', 'off'):.3f}; load average now {os.getloadavg()[0]:.2f}")
+    print(f"  one record: median {statistics.median(costs) * 1000:.1f} ms in the training "
+          f"thread, {statistics.median(full) * 1000:.1f} ms until it is in the store, "
           f"{len(costs)} records; one epoch (plain): "
           f"{statistics.median(times['plain']) / args.epochs * 1000:.0f} ms")
 

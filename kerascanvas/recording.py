@@ -7,18 +7,22 @@ batches in long epochs, N chosen from the measured cost so that recording stays 
 - weights: for each weight its mean, std, norm, min, max and a histogram; the update-to-weight
   ratio ||w - w_before|| / ||w_before|| since the previous record (the weight delta: free);
 - gradients: each weight's gradient norm on a fixed probe batch (one extra forward and backward
-  pass per record, backend-specific through Keras: tf.GradientTape, jax.grad over
-  `compute_loss_and_updates`, torch.autograd.grad);
+  pass per record, backend-specific through Keras: tf.GradientTape, jax.grad over the model's
+  stateless loss, torch.autograd.grad);
 - activations: on the same probe batch, the layer's output mean, std, fraction of zeros, dead
-  units (units zero on >= 99% of the probe) and a histogram.
+  units (units zero on >= 99% of the probe) and a histogram, taken from the same forward pass
+  the gradients come from.
 
-Statistics are computed with keras.ops where the tensors live; one small vector per record
-travels to the host. The records go to an `insights.Insights` store (plain floats and lists).
+Statistics are computed with keras.ops where the tensors live (tensor_stats: stacked by shape);
+one small vector per record travels to the host. The records go to an `insights.Insights` store
+(plain floats and lists).
 """
 
 from __future__ import annotations
 
+import concurrent.futures
 import math
+import threading
 import time
 import warnings
 from typing import Any
@@ -27,51 +31,14 @@ import keras
 import numpy as np
 from keras import ops
 
-BINS = 16
+from . import tensor_stats
+from .tensor_stats import BINS  # noqa: F401 - (the histogram's bins, part of a record)
+
 PROBE_SAMPLES = 128
 DEAD_SHARE = 0.99  # a unit zero on at least this share of the probe batch is dead
 COST_SHARE = 0.02  # records within an epoch take at most this share of training time
 MIN_BATCHES_BETWEEN = 50  # and never come more often than this
-_FIELDS = ("mean", "std", "norm", "min", "max", "zeros", "non_finite")
-
-
-# ----- statistics on the device -----------------------------------------------------------------
-
-def _stats(x) -> Any:
-    """One vector: the _FIELDS, then BINS histogram counts (over [min, max] of finite values)."""
-    x = ops.reshape(x, (-1,))
-    x = x if str(x.dtype).endswith("float32") else ops.cast(x, "float32")
-    finite = ops.isfinite(x)
-    bad = ops.sum(ops.cast(ops.logical_not(finite), "float32"))
-    x = ops.where(finite, x, ops.zeros_like(x))
-    lo, hi = ops.min(x), ops.max(x)
-    width = ops.maximum(hi - lo, 1e-12)
-    index = ops.cast(ops.clip(ops.floor((x - lo) / width * BINS), 0, BINS - 1), "int32")
-    head = ops.stack([ops.mean(x), ops.std(x), ops.sqrt(ops.sum(x * x)), lo, hi,
-                      ops.mean(ops.cast(ops.equal(x, 0.0), "float32")), bad])
-    return ops.concatenate([head, ops.cast(_count(index), "float32")])
-
-
-def _count(index) -> Any:
-    """How many of `index` fall in each of the BINS bins, in one pass."""
-    if keras.backend.backend() == "torch":  # (its segment_sum copies the ids several times)
-        return ops.bincount(index, minlength=BINS)
-    return ops.segment_sum(ops.ones_like(index, dtype="float32"), index, num_segments=BINS)
-
-
-def _dead_units(x) -> Any:
-    """How many units (last axis) are zero on at least DEAD_SHARE of the probe batch, and how
-    many units there are."""
-    units = int(x.shape[-1]) if len(x.shape) > 1 else 1
-    x = ops.reshape(ops.cast(x, "float32"), (-1, units))
-    zero = ops.mean(ops.cast(ops.equal(x, 0.0), "float32"), axis=0)
-    return ops.stack([ops.sum(ops.cast(zero >= DEAD_SHARE, "float32")),
-                      ops.cast(units, "float32")])
-
-
-def _norm(x) -> Any:
-    x = ops.cast(ops.reshape(x, (-1,)), "float32")
-    return ops.sqrt(ops.sum(ops.square(x)))
+_FIELDS = tensor_stats.FIELDS
 
 
 def _unpack(vector: np.ndarray) -> dict[str, Any]:
@@ -81,43 +48,6 @@ def _unpack(vector: np.ndarray) -> dict[str, Any]:
     out["histogram"] = {"counts": [int(c) for c in vector[len(_FIELDS):]],
                         "range": [out["min"], out["max"]]}
     return out
-
-
-# ----- gradients on the probe batch, one way per backend ----------------------------------------
-
-def gradients(model: keras.Model, x: Any, y: Any) -> list:
-    """The gradient of the model's compiled loss on (x, y) for each trainable variable (None
-    where it does not reach one). Does not change the model, its optimizer or its metrics."""
-    variables = model.trainable_variables
-    backend = keras.backend.backend()
-    if backend == "tensorflow":
-        import tensorflow as tf
-
-        with tf.GradientTape() as tape:
-            y_pred = model(x, training=False)
-            loss = model.compute_loss(x=x, y=y, y_pred=y_pred, training=False)
-        return tape.gradient(loss, variables)
-    if backend == "jax":
-        import jax
-
-        def loss_of(trainable):
-            loss, aux = model.compute_loss_and_updates(
-                trainable, [v.value for v in model.non_trainable_variables],
-                [v.value for v in model.metrics_variables], x, y, None, training=False)
-            return loss, aux
-
-        grads, _ = jax.grad(loss_of, has_aux=True)([v.value for v in variables])
-        return grads
-    if backend == "torch":
-        import torch
-
-        values = [v.value for v in variables]
-        y_pred = model(x, training=False)
-        loss = model.compute_loss(x=x, y=y, y_pred=y_pred, training=False)
-        wanted = [v for v in values if v.requires_grad]
-        found = iter(torch.autograd.grad(loss, wanted, allow_unused=True)) if wanted else iter(())
-        return [next(found) if v.requires_grad else None for v in values]
-    return [None] * len(variables)  # another backend: weights and activations only
 
 
 # ----- the probe batch --------------------------------------------------------------------------
@@ -173,26 +103,52 @@ def _as_inputs(model, x) -> Any:
     return x
 
 
-def _assemble(values, previous, grads, outputs) -> tuple[Any, list]:
+def _assemble(measure, values, previous, grads, outputs) -> tuple[Any, list]:
     """The record's numbers as one vector (per weight: its statistics, gradient norm, update
-    ratio; per output: its statistics, dead units, units) and the weights now, copied."""
-    pieces = []
-    minus_one = ops.convert_to_tensor(-1.0, dtype="float32")
-    for value, before, grad in zip(values, previous, grads):
-        change = _norm(value - before) / ops.maximum(_norm(before), 1e-12)
-        pieces += [_stats(value), ops.stack([minus_one if grad is None else _norm(grad),
-                                             ops.cast(change, "float32")])]
-    for out in outputs:
-        pieces += [_stats(out), _dead_units(out)]
-    return ops.concatenate(pieces), [ops.copy(v) for v in values]
+    ratio; per output: its statistics, dead units, units) and the weights now, copied (stacked
+    by shape, as `previous` is: see tensor_stats)."""
+    weight_parts, now = [], []
+    for group, before in zip(measure.weight_groups, previous):
+        rows = tensor_stats.stacked(values, group)
+        now.append(rows)
+        change = tensor_stats.norms(rows - before) / ops.maximum(tensor_stats.norms(before),
+                                                                 1e-12)
+        weight_parts.append(ops.concatenate([tensor_stats.summaries(rows), ops.stack(
+            [_grad_norms(grads, group), change], axis=1)], axis=1))
+    parts = [tensor_stats.in_order(weight_parts, measure.weight_groups)] if weight_parts else []
+    if outputs:
+        output_parts = []
+        for group in tensor_stats.groups(outputs):
+            rows = tensor_stats.stacked(outputs, group)
+            shape = outputs[group[0]].shape
+            units = int(shape[-1]) if len(shape) > 1 else 1
+            dead = tensor_stats.dead_units(rows, units, DEAD_SHARE)
+            output_parts.append(ops.concatenate([tensor_stats.summaries(rows), ops.stack(
+                [dead, ops.full_like(dead, float(units))], axis=1)], axis=1))
+        parts.append(tensor_stats.in_order(output_parts, tensor_stats.groups(outputs)))
+    return ops.reshape(ops.concatenate(parts, axis=0), (-1,)), now
+
+
+def _grad_norms(grads, group) -> Any:
+    """The gradient norm of each weight in `group`, -1 for a weight without a gradient."""
+    present = [grads[i] is not None for i in group]
+    if all(present):
+        return tensor_stats.norms(tensor_stats.stacked(grads, group))
+    if not any(present):
+        return ops.full((len(group),), -1.0, dtype="float32")
+    return ops.stack([tensor_stats.norms(tensor_stats.stacked(grads, [i]))[0]
+                      if grads[i] is not None else ops.convert_to_tensor(-1.0, "float32")
+                      for i in group])
 
 
 class _Measure:
     """What one record computes for a model: its layers' weights (in `layout` order) with their
     gradients on the probe batch and their change since the last record, and its layers' outputs
-    on the probe batch through a model that returns them all. Compiled for the backend
-    (tf.function, jax.jit: one device program instead of hundreds of small operations), once per
-    model (`measure`); torch runs it eagerly."""
+    on the probe batch. One forward pass on the probe batch gives both: `forward` is a model
+    that returns every layer's output (the model's own outputs among them), the loss is taken
+    on those and differentiated. Compiled for the backend (tf.function, jax.jit: one device
+    program instead of hundreds of small operations), once per model (`measure`); torch runs it
+    eagerly, its statistics stacked by shape (tensor_stats)."""
 
     def __init__(self, model: keras.Model, probe: bool):
         self.model = model
@@ -202,97 +158,196 @@ class _Measure:
             for weight in layer.trainable_weights + layer.non_trainable_weights:
                 self.weights.append(weight)
                 self.layout.append(("weight", layer.name, _weight_name(layer, weight)))
+        self.weight_groups = tensor_stats.groups(self.weights)
         self.relu = {l.name: relu_like(l) for l in layers}
-        self.probe_model = None
-        tensors = [(l.name, _layer_output(l)) for l in layers]
-        tensors = [(n, t) for n, t in tensors if t is not None and hasattr(t, "shape")]
-        if probe and tensors:
-            try:
-                self.probe_model = keras.Model(model.input, [t for _, t in tensors])
-                self.layout += [("activation", n, None) for n, _ in tensors]
-            except Exception:  # noqa: BLE001 - a model Keras cannot slice: no activations
-                self.probe_model = None
+        self.forward, self.activations, self.predicted = None, 0, []
+        if probe:
+            self._forward_model(layers)
         self.with_gradients = probe
+        self.cost: float | None = None  # seconds from a record's start to its rows, last seen
+        self._initial = None
         self._run = self._compiled()
 
+    def _forward_model(self, layers) -> None:
+        """`forward`: the model's input to every layer's output and then the model's outputs
+        that are not among them; `predicted`: where the model's outputs are in that list."""
+        model = self.model
+        tensors = [(l.name, _layer_output(l)) for l in layers]
+        tensors = [(n, t) for n, t in tensors if t is not None and hasattr(t, "shape")]
+        outputs = [t for _, t in tensors]
+        predicted = []
+        for out in keras.tree.flatten(model.outputs):
+            at = next((i for i, t in enumerate(outputs) if t is out), None)
+            if at is None:
+                at = len(outputs)
+                outputs.append(out)
+            predicted.append(at)
+        try:
+            self.forward = keras.Model(model.input, outputs)
+            self.activations = len(tensors)
+            self.layout += [("activation", n, None) for n, _ in tensors]
+        except Exception:  # noqa: BLE001 - a model Keras cannot slice: gradients, no activations
+            self.forward = model
+            predicted = list(range(len(keras.tree.flatten(model.outputs))))
+        self.predicted = predicted
+
     def initial(self) -> list:
-        return [ops.copy(w.value) for w in self.weights]
+        """The weights now, copied as `__call__` wants its `previous` (one compiled program
+        under TensorFlow and JAX, made on first use)."""
+        if self._initial is None:
+            groups = self.weight_groups
+
+            def copies(values):
+                return [tensor_stats.stacked(values, g) for g in groups]
+
+            self._initial = _compile(copies)
+        return self._initial([w.value for w in self.weights])
 
     def __call__(self, x, y, previous) -> tuple[list, list]:
         """(per `layout` entry (statistics, a, b), the weights now): a and b are a weight's
         gradient norm (None without one) and update ratio, an output's dead units and units."""
+        vector, previous = self.start(x, y, previous)
+        return self.rows(vector), previous
+
+    def start(self, x, y, previous) -> tuple[Any, list]:
+        """(the record's vector, still on the device and perhaps still being computed (JAX
+        dispatches it and returns), the weights now) for `rows`."""
         try:
-            vector, previous = self._run(x, y, previous)
+            return self._run(x, y, previous)
         except Exception:
             if not self.with_gradients:
                 raise
             self.with_gradients = False
             self._run = self._compiled()
-            vector, previous = self._run(x, y, previous)
+            return self._run(x, y, previous)
+
+    def rows(self, vector) -> list:
+        """`__call__`'s rows out of `start`'s vector (waits for it, moves it to the host)."""
         vector = keras.ops.convert_to_numpy(vector)
-        width = len(_FIELDS) + BINS + 2
+        width = tensor_stats.WIDTH + 2
         rows = []
         for i, (kind, _, _) in enumerate(self.layout):
             row = vector[i * width:(i + 1) * width]
             a, b = float(row[-2]), float(row[-1])
             rows.append((row[:-2], None if kind == "weight" and a == -1.0 else a, b))
-        return rows, previous
+        return rows
+
+    def y_pred(self, outputs) -> Any:
+        """The model's prediction (in its own output structure) out of `forward`'s outputs."""
+        found = [outputs[i] for i in self.predicted]
+        struct = getattr(self.model, "_outputs_struct", None)
+        if struct is None:
+            return found[0] if len(found) == 1 else found
+        return keras.tree.pack_sequence_as(struct, found)
 
     def _eager(self, x, y, previous):
-        model = self.model
-        found = {}
-        if self.with_gradients and x is not None:
-            found = {id(v): g for v, g in zip(model.trainable_variables, gradients(model, x, y))}
+        """One record, run eagerly (torch) or traced by tf.function (TensorFlow)."""
+        grads, outputs = [], []
+        if self.forward is not None and x is not None:
+            grads, outputs = _probe_pass(self, x, y)
+        found = dict(zip(map(id, self.model.trainable_variables), grads))
         with _no_grad():
-            outputs = [] if self.probe_model is None or x is None else \
-                _listed(self.probe_model(x, training=False))
-            return _assemble([w.value for w in self.weights], previous,
+            return _assemble(self, [w.value for w in self.weights], previous,
                              [found.get(id(w)) for w in self.weights], outputs)
 
     def _compiled(self):
-        backend = keras.backend.backend()
-        if backend == "tensorflow":
-            import tensorflow as tf
-
-            return tf.function(self._eager, reduce_retracing=True)
-        if backend == "jax":
-            return self._jax()
-        return self._eager
+        return self._jax() if keras.backend.backend() == "jax" else _compile(self._eager)
 
     def _jax(self):
         import jax
 
-        model, probe_model, weights = self.model, self.probe_model, self.weights
+        model, forward, weights, measure = self.model, self.forward, self.weights, self
         tv, ntv, mv = (model.trainable_variables, model.non_trainable_variables,
                        model.metrics_variables)
-        with_gradients = self.with_gradients
+        with_gradients, activations = self.with_gradients, self.activations
 
         def run(t, n, m, previous, x, y):
-            values = {id(v): a for v, a in zip(tv, t)} | {id(v): a for v, a in zip(ntv, n)}
-            found = {}
-            if with_gradients and x is not None:
-                def loss_of(trainable):
-                    return model.compute_loss_and_updates(trainable, n, m, x, y, None,
-                                                          training=False)
+            def outputs_of(trainable):
+                values = {id(v): a for v, a in zip(tv, trainable)} | \
+                    {id(v): a for v, a in zip(ntv, n)}
+                outputs, _, losses = forward.stateless_call(
+                    [values[id(v)] for v in forward.trainable_variables],
+                    [values[id(v)] for v in forward.non_trainable_variables], x,
+                    return_losses=True, training=False)
+                return _listed(outputs), losses
 
-                grads, _ = jax.grad(loss_of, has_aux=True)(t)
-                found = {id(v): g for v, g in zip(tv, grads)}
-            outputs = []
-            if probe_model is not None and x is not None:
-                outputs, _ = probe_model.stateless_call(
-                    [values[id(v)] for v in probe_model.trainable_variables],
-                    [values[id(v)] for v in probe_model.non_trainable_variables], x,
-                    training=False)
-            return _assemble([values[id(w)] for w in weights], previous,
-                             [found.get(id(w)) for w in weights], _listed(outputs))
+            def loss_of(trainable):
+                outputs, losses = outputs_of(trainable)
+                if losses:  # (the forward pass's own losses, as compute_loss_and_updates does)
+                    model._losses_override = losses
+                try:
+                    loss, _ = model.stateless_compute_loss(
+                        trainable, n, m, x=x, y=y, y_pred=measure.y_pred(outputs),
+                        training=False)
+                finally:
+                    if losses:
+                        model._losses_override = []
+                return loss, outputs
+
+            grads, outputs = [None] * len(tv), []
+            if forward is not None and x is not None:
+                if with_gradients:
+                    grads, outputs = jax.grad(loss_of, has_aux=True)(t)
+                else:
+                    outputs, _ = outputs_of(t)
+            found = {id(v): g for v, g in zip(tv, grads)}
+            values = {id(v): a for v, a in zip(tv, t)} | {id(v): a for v, a in zip(ntv, n)}
+            return _assemble(measure, [values[id(w)] for w in weights], previous,
+                             [found.get(id(w)) for w in weights], outputs[:activations])
 
         jitted = jax.jit(run)
         return lambda x, y, previous: jitted([v.value for v in tv], [v.value for v in ntv],
                                              [v.value for v in mv], previous, x, y)
 
 
+def _probe_pass(measure: _Measure, x, y) -> tuple[list, list]:
+    """(the loss's gradient for each trainable variable of the model, None where it does not
+    reach one or without gradients; each layer's output) from one forward pass of
+    `measure.forward` on the probe batch, TensorFlow or torch. Changes no variable, optimizer
+    or metric."""
+    model, forward, keep = measure.model, measure.forward, measure.activations
+    variables = model.trainable_variables
+    if not measure.with_gradients:
+        with _no_grad():
+            return [None] * len(variables), _listed(forward(x, training=False))[:keep]
+    backend = keras.backend.backend()
+    if backend == "tensorflow":
+        import tensorflow as tf
+
+        with tf.GradientTape() as tape:
+            outputs = _listed(forward(x, training=False))
+            loss = model.compute_loss(x=x, y=y, y_pred=measure.y_pred(outputs), training=False)
+        return tape.gradient(loss, variables), outputs[:keep]
+    if backend == "torch":
+        import torch
+
+        values = [v.value for v in variables]
+        outputs = _listed(forward(x, training=False))
+        loss = model.compute_loss(x=x, y=y, y_pred=measure.y_pred(outputs), training=False)
+        wanted = [v for v in values if v.requires_grad]
+        found = iter(torch.autograd.grad(loss, wanted, allow_unused=True)) if wanted else iter(())
+        return ([next(found) if v.requires_grad else None for v in values],
+                [o.detach() for o in outputs[:keep]])
+    with _no_grad():  # another backend: weights and activations only
+        return [None] * len(variables), _listed(forward(x, training=False))[:keep]
+
+
+def _compile(fn):
+    """fn as one TensorFlow graph or JAX program; torch runs it eagerly."""
+    backend = keras.backend.backend()
+    if backend == "tensorflow":
+        import tensorflow as tf
+
+        return tf.function(fn, reduce_retracing=True)
+    if backend == "jax":
+        import jax
+
+        return jax.jit(fn)
+    return fn
+
+
 def _listed(outputs) -> list:
-    return list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
+    return keras.tree.flatten(outputs)
 
 
 def measure(model: keras.Model, probe: tuple | None, cache: dict) -> _Measure:
@@ -321,7 +376,14 @@ def _no_grad():
 
 
 class Recorder(keras.callbacks.Callback):
-    """Records insights (see the module's docstring) into `store` while fit runs."""
+    """Records insights (see the module's docstring) into `store` while fit runs.
+
+    A record is started in the training thread (its device program dispatched: under JAX, and
+    on a GPU, training goes on while it computes) and finished in a worker thread (its vector
+    moved to the host, made into records, added to the store), in order: one worker thread for
+    all recorders, started on first use (a thread per run cost about 1 ms of each run).
+    `finish()` waits for them: training's end calls it, and so does the Trainer when a run ends
+    any other way."""
 
     def __init__(self, store, probe: tuple[Any, Any] | None, first_epoch: float = 0.0):
         super().__init__()
@@ -330,12 +392,12 @@ class Recorder(keras.callbacks.Callback):
         self._first_epoch = first_epoch  # epochs recorded before this run
         self._measure: _Measure | None = None
         self._previous: list = []  # the weights at the last record (for update ratios)
-        self._cost = 0.0  # seconds the last record took
         self._every: int | None = None  # batches between records within an epoch
         self._epoch = 0
         self._batch = 0
         self._since = 0  # batches since the last record
         self._epoch_started = 0.0
+        self._pending: list[concurrent.futures.Future] = []
 
     def on_train_begin(self, logs=None):
         model = self.model
@@ -363,10 +425,13 @@ class Recorder(keras.callbacks.Callback):
 
     def on_epoch_end(self, epoch, logs=None):
         self._record(int(self._first_epoch) + epoch + 1, partial=False)
+        if self._measure is not None and self._measure.cost is None:
+            self._settle()  # the first record of this model: its cost is needed now
         steps = self._steps()
-        if steps:  # how often within an epoch recording stays cheap (measured each epoch)
-            per_batch = (time.monotonic() - self._epoch_started - self._cost) / steps
-            every = max(MIN_BATCHES_BETWEEN, math.ceil(self._cost / max(per_batch, 1e-9)
+        cost = self._measure.cost if self._measure is not None else None
+        if steps and cost is not None:  # how often within an epoch recording stays cheap
+            per_batch = (time.monotonic() - self._epoch_started - cost) / steps
+            every = max(MIN_BATCHES_BETWEEN, math.ceil(cost / max(per_batch, 1e-9)
                                                         / COST_SHARE))
             self._every = every if every < steps else None
 
@@ -375,6 +440,12 @@ class Recorder(keras.callbacks.Callback):
             done = self._batch + 1
             self._record(self._first_epoch + self._epoch + done / max(self._steps(), done),
                          partial=True)
+        self.finish()
+
+    def finish(self) -> None:
+        """Wait until every record started is in the store (a failure is warned about, and
+        recording stops). Training goes on or ends either way."""
+        self._settle()
 
     def _steps(self) -> int:
         return int((self.params or {}).get("steps") or 0)
@@ -385,18 +456,55 @@ class Recorder(keras.callbacks.Callback):
         try:
             self._take(epoch, partial)
         except Exception as e:  # noqa: BLE001 - insights must never end a training run
-            self._measure = None
-            warnings.warn(f"Training insights stopped recording ({type(e).__name__}: {e}); "
-                          "training goes on.", RuntimeWarning, stacklevel=1)
+            self._stopped(e)
+
+    def _stopped(self, e: BaseException) -> None:
+        if self._measure is None:
+            return
+        self._measure = None
+        warnings.warn(f"Training insights stopped recording ({type(e).__name__}: {e}); "
+                      "training goes on.", RuntimeWarning, stacklevel=1)
+
+    def _settle(self) -> None:
+        """Wait for the records started so far (in the training thread: warnings said here)."""
+        pending, self._pending = self._pending, []
+        for future in pending:
+            error = future.exception()
+            if error is not None:
+                self._stopped(error)
 
     def _take(self, epoch: float, partial: bool) -> None:
+        if any(f.done() and f.exception() is not None for f in self._pending):
+            self._settle()  # an earlier record failed: say so, and record no more
+            if self._measure is None:
+                return
         started = time.monotonic()
         self._since = 0
         self.model  # (under JAX this puts the trained values back on the variables)  # noqa: B018
         x, y = self._probe if self._probe is not None else (None, None)
-        rows, self._previous = self._measure(x, y, self._previous)
-        self._store.add(_records(rows, self._measure.layout, epoch, partial, self._measure.relu))
-        self._cost = time.monotonic() - started
+        measure_ = self._measure
+        vector, self._previous = measure_.start(x, y, self._previous)
+        self._pending = [f for f in self._pending if not f.done() or f.exception() is not None]
+        self._pending.append(_worker().submit(self._finish_record, measure_, vector, epoch,
+                                              partial, started))
+
+    def _finish_record(self, measure_: _Measure, vector, epoch: float, partial: bool,
+                       started: float) -> None:
+        rows = measure_.rows(vector)
+        self._store.add(_records(rows, measure_.layout, epoch, partial, measure_.relu))
+        measure_.cost = time.monotonic() - started
+
+
+_WORKER: list[concurrent.futures.ThreadPoolExecutor] = []
+_WORKER_LOCK = threading.Lock()
+
+
+def _worker() -> concurrent.futures.ThreadPoolExecutor:
+    with _WORKER_LOCK:
+        if not _WORKER:
+            _WORKER.append(concurrent.futures.ThreadPoolExecutor(
+                1, thread_name_prefix="kerascanvas-insights"))
+        return _WORKER[0]
 
 
 def _weight_name(layer, weight) -> str:

@@ -69,15 +69,17 @@ def _fit_variables(model: keras.Model) -> list:
             *(optimizer.variables if optimizer is not None else ()), *model.metrics_variables]
 
 
-def _detachable_copies(model: keras.Model) -> list | None:
+def _detachable_values(model: keras.Model) -> list | None:
     """Under JAX, fit() detaches every variable's value (weights, optimizer slots, metric
-    counters) while it trains and re-attaches them when it ends, but only once a step has run:
-    an error while the first step reads its batch leaves them all empty (keras 3.15; a
-    PyDataset's workers run ahead, so a bad batch 5 can surface there). These copies put them
-    back. None under other backends, which never detach."""
+    counters) as an epoch's first step begins and re-attaches them at its end, but only once a
+    step of that epoch has run: an error while that first step reads its batch leaves them all
+    empty (keras 3.15; a PyDataset's workers run ahead, so a bad batch 5 can surface there). The
+    values as the epoch begins put them back: taken then (`_Progress.on_epoch_begin`), they are
+    the ones that step would have taken, and are intact because it never ran (no copy needed:
+    only a step that runs donates them). None under other backends, which never detach."""
     if keras.backend.backend() != "jax":
         return None
-    return [keras.ops.convert_to_numpy(v.value) for v in _fit_variables(model)]
+    return [v.value for v in _fit_variables(model)]
 
 
 def _reattach(model: keras.Model, copies: list | None) -> None:
@@ -109,11 +111,12 @@ class _Progress(keras.callbacks.Callback):
         self._fitted = model
 
     def on_train_begin(self, logs=None):
-        self._trainer._detachable = _detachable_copies(self.model)
         self._trainer._began(self.params)
 
     def on_epoch_begin(self, epoch, logs=None):
-        self._trainer._epoch_weights = self.model.get_weights()  # put back if the loss blows up
+        model = self.model
+        self._trainer._detachable = _detachable_values(model)
+        self._trainer._epoch_weights = model.get_weights()  # put back if the loss blows up
         self._trainer._epoch_began(epoch)
 
     def on_train_batch_begin(self, batch, logs=None):
@@ -187,11 +190,12 @@ class Trainer:
         self._nan_at = (0, 0)  # (epoch, batch) where it did
         self._note = ""  # said with the final message
         self._epoch_weights: list | None = None  # the fitted model's weights as this epoch began
-        self._detachable: list | None = None  # see _detachable_copies
+        self._detachable: list | None = None  # see _detachable_values
         self._started = time.monotonic()
         self.run: int | None = None  # the id of the last run started (insights.Insights.run)
         self._gate = run_gate.RunGate()  # who ends a run: fit, its thread, or Stop (see run_gate)
         self._batches: Any = None  # the checked PyDataset a run reads (told when it is abandoned)
+        self._recording: Any = None  # the run's recording.Recorder, or None
 
     # ----- public ---------------------------------------------------------------------------
 
@@ -281,6 +285,7 @@ class Trainer:
         callbacks = list(arguments.pop("callbacks", None) or [])
         store = insight_store.of(self.graph)
         recorder = self._recorder(store) if insights else None
+        self._recording = recorder
         arguments.update(x=x, y=y, validation_data=validation_data,
                          callbacks=[self._history, *([recorder] if recorder else []),
                                     _Progress(self), *callbacks])
@@ -378,6 +383,7 @@ class Trainer:
         if self._batches is not None:
             self._batches.abandon()
         _reattach(self._fitting, self._detachable)
+        self._records_done()
         try:
             self.graph.weights_changed(self._weights_before)
         except Exception:  # noqa: BLE001 - an observer's failure must not keep the lock
@@ -543,6 +549,7 @@ class Trainer:
             if not self._gate.end(token):  # abandoned after Stop: the canvas was unlocked then
                 return  # noqa: B012 - (and may be in use); nobody waits for this thread's error
             _reattach(fitting, self._detachable)
+            self._records_done()
             if fitting is not model:
                 try:
                     model.set_weights(fitting.get_weights())
@@ -564,6 +571,17 @@ class Trainer:
                 self._emit(force=True)
             finally:
                 self._done.set()
+
+    def _records_done(self) -> None:
+        """The run's insights are all in the store before its undo step is sealed (records are
+        finished in a worker thread: recording.Recorder)."""
+        recorder = self._recording
+        if recorder is not None:
+            try:
+                recorder.finish()
+            except Exception:  # noqa: BLE001 - insights must never keep the canvas locked
+                warnings.warn(f"Finishing the training insights failed: "
+                              f"{traceback.format_exc()}", RuntimeWarning, stacklevel=1)
 
     def _restore_epoch(self, fitting: keras.Model) -> str:
         """After a non-finite loss: the weights from the start of that epoch, which were finite."""

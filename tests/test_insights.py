@@ -181,11 +181,12 @@ def test_training_without_insights_records_nothing(data):
     assert canvas.insights == {} and canvas.insight_problems == []
 
 
-def test_a_failure_while_recording_never_ends_the_training_run(data, monkeypatch):
-    def broken(self, x, y, previous):
+@pytest.mark.parametrize("part", ["start", "rows"])  # in the training thread; in the worker
+def test_a_failure_while_recording_never_ends_the_training_run(data, monkeypatch, part):
+    def broken(self, *args):
         raise RuntimeError("no statistics today")
 
-    monkeypatch.setattr(recording._Measure, "__call__", broken)
+    monkeypatch.setattr(recording._Measure, part, broken)
     canvas = kc.Canvas(drawn())
     canvas.set_data(*data)
     with pytest.warns(RuntimeWarning, match="no statistics today"):

@@ -1,0 +1,99 @@
+"""A record's numbers against a direct computation (issue 21): the probe batch's gradients and
+activations come from one shared forward pass, and its statistics from tensors stacked by shape
+(tensor_stats); both must give what NumPy computes from the weights by hand. Quick: a 2-layer
+model, no training."""
+
+from __future__ import annotations
+
+import keras
+import numpy as np
+import pytest
+
+from kerascanvas import recording
+
+RNG = np.random.default_rng(7)
+X = RNG.normal(size=(8, 3)).astype("float32")
+Y = RNG.normal(size=(8, 1)).astype("float32")
+W1 = RNG.normal(size=(3, 4)).astype("float32")
+B1 = np.array([0.3, -0.2, -5.0, 0.1], "float32")  # unit 2 is dead: zero on the whole probe
+W2 = RNG.normal(size=(4, 1)).astype("float32")
+B2 = np.array([0.5], "float32")
+
+
+def model() -> keras.Model:
+    x = keras.Input((3,), name="x")
+    h = keras.layers.Dense(4, activation="relu", name="hidden")(x)
+    h2 = keras.layers.Dense(4, activation="relu", name="hidden_2")(h)  # same shapes as hidden's
+    out = keras.layers.Dense(1, name="out")(h2)
+    m = keras.Model(x, out)
+    m.compile(optimizer="sgd", loss="mean_squared_error")
+    m.get_layer("hidden").set_weights([W1, B1])
+    m.get_layer("hidden_2").set_weights([np.eye(4, dtype="float32"), np.zeros(4, "float32")])
+    m.get_layer("out").set_weights([W2, B2])
+    return m
+
+
+def by_hand() -> tuple[dict, dict]:
+    """Each weight's gradient of the mean squared error, and each layer's output, in NumPy."""
+    h = np.maximum(X @ W1 + B1, 0.0)
+    h2 = h  # (identity weights, and h >= 0 already)
+    p = h2 @ W2 + B2
+    dp = 2.0 * (p - Y) / p.size
+    dh2 = (dp @ W2.T) * (h2 > 0)
+    dh = (dh2 @ np.eye(4)) * (h > 0)
+    grads = {("out", "kernel"): h2.T @ dp, ("out", "bias"): dp.sum(0),
+             ("hidden_2", "kernel"): h.T @ dh2, ("hidden_2", "bias"): dh2.sum(0),
+             ("hidden", "kernel"): X.T @ dh, ("hidden", "bias"): dh.sum(0)}
+    return grads, {"hidden": h, "hidden_2": h2, "out": p}
+
+
+def test_gradients_and_activations_of_one_shared_forward_pass_match_numpy():
+    m = model()
+    measure = recording.measure(m, (X, Y), {})
+    assert measure.forward is not None and measure.with_gradients
+    before = measure.initial()
+    m.get_layer("out").set_weights([W2, B2])  # unchanged: an update ratio of 0
+    rows, _ = measure(X, Y, before)
+    grads, outputs = by_hand()
+    seen = set()
+    for (kind, layer, weight), (stats, a, b) in zip(measure.layout, rows):
+        if kind == "weight":
+            assert a == pytest.approx(float(np.linalg.norm(grads[layer, weight])), rel=1e-4)
+            assert b == pytest.approx(0.0, abs=1e-7)
+            seen.add((layer, weight))
+        else:
+            out = outputs[layer]
+            unpacked = recording._unpack(stats)
+            assert unpacked["mean"] == pytest.approx(float(out.mean()), rel=1e-5, abs=1e-6)
+            assert unpacked["std"] == pytest.approx(float(out.std()), rel=1e-5, abs=1e-6)
+            assert unpacked["zeros"] == pytest.approx(float((out == 0).mean()))
+            expected, _ = np.histogram(out, bins=recording.BINS, range=(out.min(), out.max()))
+            assert unpacked["histogram"]["counts"] == list(expected)
+            assert a == float(((out == 0).mean(0) >= recording.DEAD_SHARE).sum())
+            assert b == out.shape[-1]
+            seen.add(layer)
+    assert seen == set(grads) | set(outputs)
+    dead = {layer: a for (kind, layer, _), (_, a, _) in zip(measure.layout, rows)
+            if kind == "activation"}
+    assert dead["hidden"] == 1.0  # its unit 2
+
+
+def test_update_ratios_and_weight_statistics_match_numpy():
+    m = model()
+    measure = recording.measure(m, None, {})  # no probe: weights only
+    before = measure.initial()
+    new_w1 = W1 * 1.5 + 0.25
+    m.get_layer("hidden").set_weights([new_w1, B1])
+    rows, now = measure(None, None, before)
+    got = {(layer, weight): (stats, a, b) for (kind, layer, weight), (stats, a, b)
+           in zip(measure.layout, rows)}
+    stats, grad, ratio = got["hidden", "kernel"]
+    assert grad is None  # no probe batch, no gradient
+    assert ratio == pytest.approx(np.linalg.norm(new_w1 - W1) / np.linalg.norm(W1), rel=1e-5)
+    unpacked = recording._unpack(stats)
+    assert unpacked["mean"] == pytest.approx(float(new_w1.mean()), rel=1e-5)
+    assert unpacked["norm"] == pytest.approx(float(np.linalg.norm(new_w1)), rel=1e-5)
+    assert (unpacked["min"], unpacked["max"]) == pytest.approx((new_w1.min(), new_w1.max()))
+    assert got["hidden_2", "kernel"][2] == pytest.approx(0.0, abs=1e-7)
+    _, _, again = measure(None, None, now)[0][0]  # the copy it returned is the new baseline
+    assert again == pytest.approx(0.0, abs=1e-7)
