@@ -147,7 +147,8 @@ class Drawing(Logged):
         check_text(name, "A layer name")
         if not name.strip():  # a box with an invisible name could not be told apart or found
             raise EditError(f"A layer name needs a visible character, got {name!r}.")
-        for char, why in {**FORBIDDEN_IN_NAMES, **self.forbidden}.items():
+        for char, why in ({**FORBIDDEN_IN_NAMES, **self.forbidden} if self.forbidden
+                          else FORBIDDEN_IN_NAMES).items():
             if char in name:
                 raise EditError(f"A layer name may not contain {char!r} ({why}), got {name!r}.")
         if name in self.layers:
@@ -429,7 +430,7 @@ class Drawing(Logged):
             return []
         if slots.kind == "list":
             return [filled[i] for i in range(len(filled))] if len(filled) >= slots.min else None
-        if any(i not in filled for i in range(slots.min)):
+        if len(filled) < slots.min or any(i not in filled for i in range(slots.min)):
             return None
         ordered = [filled[i] for i in sorted(filled)]
         # positional slots are filled from the first; named ones (tensor keyword arguments)
@@ -443,15 +444,17 @@ class Drawing(Logged):
         slots = spec.slots
         if slots.kind == "list":
             return f"it has {len(filled)} input(s) and needs at least {slots.min}"
-        empty = [_slot_name(slots, i) for i in range(max(slots.min, 1)) if i not in filled]
-        return "its " + ", ".join(repr(s) for s in empty) + " input is empty"
+        empty = [repr(_slot_name(slots, i)) for i in range(max(slots.min, 1)) if i not in filled]
+        return f"its {', '.join(empty)} input is empty"
 
     def downstream_order(self, seeds: Iterable[CallKey]) -> list[CallKey]:
         """The seed calls that still exist and everything that waits on them, sources first."""
-        affected, todo = set(), [c for c in seeds if c[0] in self.layers
-                                 and c[1] < self.layers[c[0]].calls]
-        if len(todo) == 1 and not self.successors(todo[0]):  # most edits: a call nothing uses
-            return todo
+        layers = self.layers
+        affected, todo = set(), [c for c in seeds if c[0] in layers and c[1] < layers[c[0]].calls]
+        if len(todo) == 1:  # most edits: a call nothing uses (its layer's last, feeding nothing)
+            c = todo[0]
+            if not self._out.get(c) and c[1] + 1 >= layers[c[0]].calls:
+                return todo
         while todo:
             c = todo.pop()
             if c not in affected:

@@ -191,7 +191,7 @@ class History:
         """A new undo step; the oldest ones go when history would keep more than
         limits.HISTORY_BYTES of old layers, weights, configs and points alive (with a warning)."""
         kept = [v for v in step.journal.held() if _may_hold_weights(v) and not self.network.is_live(v)]
-        step.held = limits.held_bytes(kept) + changes_bytes(step.changes)
+        step.held = (limits.held_bytes(kept) if kept else 0) + changes_bytes(step.changes)
         self.undo_steps.append(step)
         self.redo_steps.clear()
         self._held += step.held

@@ -152,29 +152,47 @@ def check_total_params(count: int) -> None:
         raise _over("total_params", f"The drawing would hold {count:,} parameters")
 
 
-@contextlib.contextmanager
-def counted(name: str) -> Iterator[None]:
+class counted:
     """Variables created inside the block (a layer's first call, a model's constructor) are only
-    shapes until their count is checked against LAYER_PARAMS; then they get their values."""
-    import keras
-    from keras.src.backend.common import global_state
+    shapes until their count is checked against LAYER_PARAMS; then they get their values.
 
-    key = "uninitialized_variables"
-    before = global_state.get_global_attribute(key)
-    global_state.set_global_attribute(key, [])
-    try:
-        with keras.StatelessScope(initialize_variables=False) as scope:
-            yield
-        created = global_state.get_global_attribute(key) or []
-        if created:
-            check_layer_params(name, sum(math.prod(v.shape) for v in created))
-        for v in created:  # now they may hold memory
-            v._deferred_initialize()
-            assigned = scope.get_current_value(v)  # a build that assigned a value
-            if assigned is not None:
-                v.assign(assigned)
-    finally:
-        global_state.set_global_attribute(key, before)
+    A class, not a generator: every structural edit enters one or two of these."""
+
+    _KEY = "uninitialized_variables"
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __enter__(self) -> None:
+        import keras
+        from keras.src.backend.common import global_state
+
+        self._state = global_state
+        self._before = global_state.get_global_attribute(self._KEY)
+        global_state.set_global_attribute(self._KEY, [])
+        self._scope = keras.StatelessScope(initialize_variables=False)
+        try:
+            self._scope.__enter__()
+        except BaseException:
+            global_state.set_global_attribute(self._KEY, self._before)
+            raise
+
+    def __exit__(self, kind, error, trace) -> bool:
+        state, scope = self._state, self._scope
+        try:
+            if scope.__exit__(kind, error, trace) or kind is not None:
+                return False
+            created = state.get_global_attribute(self._KEY) or []
+            if created:
+                check_layer_params(self.name, sum(math.prod(v.shape) for v in created))
+            for v in created:  # now they may hold memory
+                v._deferred_initialize()
+                assigned = scope.get_current_value(v)  # a build that assigned a value
+                if assigned is not None:
+                    v.assign(assigned)
+            return False
+        finally:
+            state.set_global_attribute(self._KEY, self._before)
 
 
 @contextlib.contextmanager

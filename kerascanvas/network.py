@@ -20,6 +20,7 @@ from .drawing import CallKey, Drawing, LayerSpec
 from .errors import EditError
 
 _MISSING = object()
+KerasTensor = keras.KerasTensor  # a call's one output: no tree to flatten
 
 
 class CallRecord(NamedTuple):
@@ -77,7 +78,8 @@ class Journal:
 
     def seal(self) -> None:
         for cell in self._cells.values():
-            cell[4] = _read(cell)
+            kind, target, key = cell[:3]
+            cell[4] = target.get(key, _MISSING) if kind == "item" else _read(cell)
 
     def undo(self) -> None:
         for cell in reversed(list(self._cells.values())):
@@ -156,7 +158,8 @@ class Network:
         """
         predecessors = predecessors or {}
         status, ended = self.status, set()
-        for name in drawing.gone | {c[0] for c in drawing.touched}:
+        touched_names = {c[0] for c in drawing.touched}
+        for name in drawing.gone | touched_names:
             spec = drawing.layers.get(name)
             k = 0 if spec is None else spec.calls
             while (name, k) in status:  # calls that no longer exist
@@ -198,7 +201,7 @@ class Network:
             if name not in self.objects and name in drawing.layers and held is not None \
                     and getattr(held, "built", False) and hasattr(held, "get_weights"):
                 journal.setitem(self.parked, name, SavedWeights(held.get_weights()))
-        for name in {c[0] for c in drawing.touched} | {c[0] for c in order}:
+        for name in touched_names.union(c[0] for c in order):
             spec = drawing.layers.get(name)
             if spec is not None:  # calls removed from the end of a layer
                 built = 0
@@ -280,7 +283,8 @@ class Network:
                                  f"{len(layer._inbound_nodes)}")
         sources = {id(t._keras_history.operation): t._keras_history.operation for t in inputs}
         known = {key: len(op._outbound_nodes) for key, op in sources.items()}
-        call = getattr(kinds.get(spec.class_name), "call", None)  # keras.ops: constants too
+        kind = kinds.get(spec.class_name)
+        call = getattr(kind, "call", None)  # keras.ops: constants too
         try:
             with limits.counted(spec.name):  # variables hold no memory until counted
                 if call is not None:
@@ -307,8 +311,8 @@ class Network:
             if any(n.operation is not layer for n in added):  # this call's own node (an op box's
                 list.__setitem__(op._outbound_nodes, slice(known[key], None),  # too)
                                  [n for n in added if n.operation is layer])
-        out = tuple(keras.tree.flatten(out))
-        if isinstance(kinds.get(spec.class_name), custom.CustomKind) and len(out) != spec.n_outputs:
+        out = (out,) if isinstance(out, KerasTensor) else tuple(keras.tree.flatten(out))
+        if isinstance(kind, custom.CustomKind) and len(out) != spec.n_outputs:
             raise EditError(f"{spec.name} ({spec.class_name}) gives {len(out)} tensors per call, "
                             f"but its box has {spec.n_outputs} output port(s): say how many with "
                             f"kc.register(TheClass, outputs={len(out)}) (import counts them itself).",
