@@ -48,6 +48,7 @@ __all__ = ["DataError", "Trainer", "TrainingError", "choices", "device_descripti
 
 UPDATES_PER_SECOND = 10
 MAX_CURVE_POINTS = 2000
+WAIT_SLICE_S = 0.1  # a blocking fit looks for a pending interrupt this often (see _wait_done)
 LOCK_MESSAGE = ("Training is running: the graph cannot be edited until it ends. "
                 "Stop it (canvas.stop()) or wait for it to finish.")
 # Arguments of keras.Model.fit that the Trainer sets itself.
@@ -306,7 +307,7 @@ class Trainer:
         """Block until training ends; returns the History, or raises what fit raised.
         An interrupt (Ctrl-C, the notebook's stop button) stops training, keeping the weights."""
         try:
-            if not self._done.wait(timeout):  # a signal (Ctrl-C, the kernel's interrupt) gets in
+            if not self._wait_done(timeout):
                 raise TimeoutError(f"Training still runs after {timeout} s.")
         except KeyboardInterrupt:
             self.stop()
@@ -317,6 +318,17 @@ class Trainer:
         if self.status["state"] == "failed":
             warnings.warn(self.status["message"], RuntimeWarning, stacklevel=2)
         return self._history
+
+    def _wait_done(self, timeout: float | None) -> bool:
+        """Wait for the run's end in short slices: the kernel's interrupt (SIGINT) may land on
+        any thread (the fit's, the backend's), and then only this thread running Python again
+        raises it here; one long wait would sleep through it until training ends."""
+        end = None if timeout is None else time.monotonic() + timeout
+        while not self._done.wait(WAIT_SLICE_S if end is None
+                                  else max(0.0, min(WAIT_SLICE_S, end - time.monotonic()))):
+            if end is not None and time.monotonic() >= end:
+                return False
+        return True
 
     def stop(self) -> None:
         """Stop after the current batch; the weights trained so far stay on the layers."""

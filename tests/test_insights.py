@@ -186,7 +186,7 @@ def test_a_failure_while_recording_never_ends_the_training_run(data, monkeypatch
     def broken(self, *args):
         raise RuntimeError("no statistics today")
 
-    monkeypatch.setattr(recording._Measure, part, broken)
+    monkeypatch.setattr(recording.Measure, part, broken)
     canvas = kc.Canvas(drawn())
     canvas.set_data(*data)
     with pytest.warns(RuntimeWarning, match="no statistics today"):

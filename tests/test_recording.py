@@ -97,3 +97,27 @@ def test_update_ratios_and_weight_statistics_match_numpy():
     assert got["hidden_2", "kernel"][2] == pytest.approx(0.0, abs=1e-7)
     _, _, again = measure(None, None, now)[0][0]  # the copy it returned is the new baseline
     assert again == pytest.approx(0.0, abs=1e-7)
+
+
+@pytest.mark.skipif(keras.backend.backend() != "jax", reason="JAX compiles the record ahead")
+def test_a_record_program_compiled_ahead_in_another_thread_gives_the_same_record():
+    """prepare() hands XLA's compile to `later` (the worker thread); the record that waits for
+    it equals the record of a program compiled at its first call."""
+    import concurrent.futures
+
+    handed = []
+
+    def later(fn):
+        handed.append(fn)
+        return concurrent.futures.ThreadPoolExecutor(1).submit(fn)
+
+    ahead = recording.measure(model(), (X, Y), {})
+    before = ahead.initial()
+    ahead.prepare(X, Y, before, later)
+    assert len(handed) == 1  # the compile went to the other thread
+    rows, _ = ahead(X, Y, before)
+    plain = recording.measure(model(), (X, Y), {})
+    expected, _ = plain(X, Y, plain.initial())
+    assert [(s, a, b) for s, a, b in rows] == [(s, a, b) for s, a, b in expected]
+    ahead.prepare(X, Y, before, later)
+    assert len(handed) == 1  # compiled once

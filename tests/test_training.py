@@ -181,6 +181,28 @@ def test_an_interrupt_while_waiting_stops_training_and_keeps_the_weights(data):
     assert not np.allclose(g.model.get_weights()[0], before) and g.lock_reason is None
 
 
+def test_an_interrupt_that_lands_on_another_thread_still_stops_a_blocking_fit(data):
+    """The kernel's interrupt is a process signal: the OS may hand it to any thread (here the
+    fit's own). Python raises it in the main thread only when that thread runs again, so the
+    blocking wait must wake up to take it, not sleep until training ends."""
+    x, y = data
+    g = mlp()
+    trainer = Trainer(g)
+    trainer.set_data(x, y)
+
+    def interrupt():
+        until(lambda: trainer.status["batch"] >= 5)
+        fit_thread = next(t for t in threading.enumerate() if t.name == "kerascanvas-fit")
+        signal.pthread_kill(fit_thread.ident, signal.SIGINT)
+
+    threading.Thread(target=interrupt, daemon=True).start()
+    started = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        trainer.fit(epochs=200, batch_size=1, block=True)  # minutes, if nothing stopped it
+    assert trainer.status["state"] == "stopped" and trainer.status["epoch"] == 1
+    assert time.monotonic() - started < 60 and g.lock_reason is None
+
+
 def test_a_nan_loss_stops_training_with_a_message(data):
     x, y = data
     x = x.copy()
