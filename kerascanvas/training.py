@@ -358,26 +358,11 @@ class Trainer:
             return  # it ended in time
         if self._batches is not None:
             self._batches.abandon()
-        reattach(self._fitting, self._detachable)
-        self._records_done()
-        try:
-            self.graph.weights_changed(self._weights_before)
-        except Exception:  # noqa: BLE001 - an observer's failure must not keep the lock
-            warnings.warn(f"Recording the training run for undo failed: "
-                          f"{traceback.format_exc()}", RuntimeWarning, stacklevel=1)
-        with self._lock:
-            self._status.update(state="stopped", eta_s=None,
-                                elapsed_s=time.monotonic() - self._started, message=(
-                                    f"Stopped: the data source did not return within "
-                                    f"{run_gate.STOP_GRACE_S:g} s of Stop, so the run was left "
-                                    "waiting on it; the canvas is unlocked and the weights "
-                                    "trained so far are kept."))
-            self._fitting = None
-        self.graph.unlock()
-        try:
-            self._emit(force=True)
-        finally:
-            self._done.set()
+        self._seal_run(self._fitting)
+        self._release(state="stopped", eta_s=None, message=(
+            f"Stopped: the data source did not return within {run_gate.STOP_GRACE_S:g} s of "
+            "Stop, so the run was left waiting on it; the canvas is unlocked and the weights "
+            "trained so far are kept."))
 
     @property
     def data(self) -> tuple[Any, Any, Any] | None:
@@ -524,29 +509,44 @@ class Trainer:
         finally:
             if not self._gate.end(token):  # abandoned after Stop: the canvas was unlocked then
                 return  # noqa: B012 - (and may be in use); nobody waits for this thread's error
-            reattach(fitting, self._detachable)
-            self._records_done()
-            if fitting is not model:
-                try:
-                    model.set_weights(fitting.get_weights())
-                except Exception as e:  # noqa: BLE001
-                    state, trace = "failed", traceback.format_exc()
-                    message = f"Could not copy the trained weights back: {e}"
-            try:  # undo (Ctrl+Z) puts the weights from before the run back
-                self.graph.weights_changed(self._weights_before)
-            except Exception:  # noqa: BLE001 - an observer's failure must not keep the lock
-                warnings.warn(f"Recording the training run for undo failed: "
-                              f"{traceback.format_exc()}", RuntimeWarning, stacklevel=1)
-            with self._lock:
-                self._status.update(state=state, message=message + self._note, traceback=trace,
-                                    eta_s=0.0 if state == "finished" else None,
-                                    elapsed_s=time.monotonic() - self._started)
-                self._fitting = None
-            self.graph.unlock()
+            copy_failed = self._seal_run(fitting, model)
+            if copy_failed is not None:
+                state, message, trace = "failed", *copy_failed
+            self._release(state=state, message=message + self._note, traceback=trace,
+                          eta_s=0.0 if state == "finished" else None)
+
+    def _seal_run(self, fitting: keras.Model, model: keras.Model | None = None
+                  ) -> tuple[str, str] | None:
+        """A run's end, before its status says so: the values a JAX fit detached put back, the
+        run's insights all in, the trained weights copied onto `model` when another model
+        trained (a replica), and the run made one undo step. (message, traceback) when the
+        copy failed."""
+        reattach(fitting, self._detachable)
+        self._records_done()
+        failed = None
+        if model is not None and fitting is not model:
             try:
-                self._emit(force=True)
-            finally:
-                self._done.set()
+                model.set_weights(fitting.get_weights())
+            except Exception as e:  # noqa: BLE001
+                failed = (f"Could not copy the trained weights back: {e}", traceback.format_exc())
+        try:  # undo (Ctrl+Z) puts the weights from before the run back
+            self.graph.weights_changed(self._weights_before)
+        except Exception:  # noqa: BLE001 - an observer's failure must not keep the lock
+            warnings.warn(f"Recording the training run for undo failed: "
+                          f"{traceback.format_exc()}", RuntimeWarning, stacklevel=1)
+        return failed
+
+    def _release(self, **status: Any) -> None:
+        """The run's last status, then the canvas unlocked, observers told and waiters woken
+        (in that order, whatever an observer does)."""
+        with self._lock:
+            self._status.update(status, elapsed_s=time.monotonic() - self._started)
+            self._fitting = None
+        self.graph.unlock()
+        try:
+            self._emit(force=True)
+        finally:
+            self._done.set()
 
     def _records_done(self) -> None:
         """The run's insights are all in the store before its undo step is sealed (records are
