@@ -10,7 +10,7 @@ Journal, which is how a refused edit is rolled back and how undo/redo restore ex
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any, NamedTuple
 
 import keras
@@ -33,19 +33,28 @@ class CallRecord(NamedTuple):
 class Journal:
     """Before/after values of everything an edit mutates: rollback, undo and redo in one place.
 
-    A cell is [kind, target, key, before, after]; _read and _write know each kind (no closures
-    per cell: an edit makes a dozen cells)."""
+    A cell is five slots in one flat sequence: kind, target, key, before, after (read at `seal`);
+    _read and _write know each kind. An undo step keeps its journal, so it is packed small: no
+    object per cell, the cells one tuple once sealed, node lists kept as tuples (an empty one is
+    the shared `()`), and the index of cells seen dropped at `seal`."""
+
+    __slots__ = ("_seen", "_cells")
 
     def __init__(self):
-        self._cells: dict[tuple, list] = {}
+        self._seen: set | None = set()  # (id(target), key) of each cell; None once sealed
+        self._cells: list | tuple = []  # CELL slots per cell, in the order first touched
+
+    def _cell(self, kind: str, target: Any, key: Any, before: Any) -> None:
+        self._seen.add((id(target), key))
+        self._cells += (kind, target, key, before, None)
 
     def item(self, d: dict, key: Any) -> None:
-        cell_key = ("item", id(d), key)
-        if cell_key not in self._cells:
-            self._cells[cell_key] = ["item", d, key, d.get(key, _MISSING), None]
+        if (id(d), key) not in self._seen:
+            self._cell("item", d, key, d.get(key, _MISSING))
 
     def setitem(self, d: dict, key: Any, value: Any) -> None:
-        self.item(d, key)
+        if (id(d), key) not in self._seen:
+            self._cell("item", d, key, d.get(key, _MISSING))
         d[key] = value
 
     def delitem(self, d: dict, key: Any) -> None:
@@ -53,58 +62,70 @@ class Journal:
         d.pop(key, None)
 
     def setattr(self, obj: Any, attr: str, value: Any) -> None:
-        cell_key = ("attr", id(obj), attr)
-        if cell_key not in self._cells:
-            self._cells[cell_key] = ["attr", obj, attr, getattr(obj, attr), None]
+        if (id(obj), attr) not in self._seen:
+            self._cell("attr", obj, attr, getattr(obj, attr))
         setattr(obj, attr, value)
 
     def node_lists(self, layer: Any) -> None:
         """Remember a layer's inbound and outbound node lists before Keras or we change them."""
         for lst in (layer._inbound_nodes, layer._outbound_nodes):
-            cell_key = ("list", id(lst))
-            if cell_key not in self._cells:
-                self._cells[cell_key] = ["list", lst, None, list(lst), None]
+            if (id(lst), None) not in self._seen:
+                self._cell("list", lst, None, tuple(lst))
 
     def weights(self, layer: Any) -> None:
         """Remember a layer's weight values (training changes them, not the structure)."""
-        cell_key = ("weights", id(layer))
-        if cell_key not in self._cells:
-            self._cells[cell_key] = ["weights", layer, None, layer.get_weights(), None]
+        if (id(layer), None) not in self._seen:
+            self._cell("weights", layer, None, layer.get_weights())
 
-    def held(self) -> list:
+    def held(self) -> Iterator:
         """The before and after values the journal keeps that may hold weights (what undo
         history weighs): all but node lists."""
-        return [v for cell in self._cells.values() if cell[0] != "list" for v in cell[3:]]
+        cells = self._cells
+        for i in range(0, len(cells), CELL):
+            if cells[i] != "list":
+                yield cells[i + 3]
+                yield cells[i + 4]
 
     def seal(self) -> None:
-        for cell in self._cells.values():
-            kind, target, key = cell[:3]
-            cell[4] = target.get(key, _MISSING) if kind == "item" else _read(cell)
+        """The edit is over: read the after values (undo steps keep them). A cell whose value
+        did not change goes (a source's inbound nodes when a consumer calls it, a status set
+        back): undo and redo would only write back what is there."""
+        cells, kept = self._cells, []
+        for i in range(0, len(cells), CELL):
+            kind, target, key, before = cells[i:i + 4]
+            after = _read(kind, target, key)
+            if after is before or (kind == "list" and after == before):
+                continue
+            kept += (kind, target, key, before, after)
+        self._cells, self._seen = tuple(kept), None
 
     def undo(self) -> None:
-        for cell in reversed(list(self._cells.values())):
-            _write(cell, cell[3])
+        cells = self._cells
+        for i in range(len(cells) - CELL, -1, -CELL):
+            _write(cells[i], cells[i + 1], cells[i + 2], cells[i + 3])
 
     def redo(self) -> None:
-        for cell in self._cells.values():
-            _write(cell, cell[4])
+        cells = self._cells
+        for i in range(0, len(cells), CELL):
+            _write(cells[i], cells[i + 1], cells[i + 2], cells[i + 4])
 
     rollback = undo
 
 
-def _read(cell: list) -> Any:
-    kind, target, key = cell[:3]
+CELL = 5  # slots per journal cell: kind, target, key, before, after
+
+
+def _read(kind: str, target: Any, key: Any) -> Any:
     if kind == "item":
         return target.get(key, _MISSING)
     if kind == "attr":
         return getattr(target, key)
     if kind == "list":
-        return list(target)
+        return tuple(target)
     return target.get_weights()
 
 
-def _write(cell: list, value: Any) -> None:
-    kind, target, key = cell[:3]
+def _write(kind: str, target: Any, key: Any, value: Any) -> None:
     if kind == "item":
         if value is _MISSING:
             target.pop(key, None)
