@@ -21,7 +21,7 @@ from . import limits
 from .changelog import replaced
 from .drawing import Drawing, LayerSpec
 from .errors import EditError
-from .network import CallRecord, Journal, Network
+from .network import Journal, Network
 
 STRUCTURE, VIEW, WEIGHTS = "structure", "view", "weights"  # what a step changed
 
@@ -190,8 +190,7 @@ class History:
     def _push(self, step: Step) -> None:
         """A new undo step; the oldest ones go when history would keep more than
         limits.HISTORY_BYTES of old layers, weights, configs and points alive (with a warning)."""
-        kept = [v for v in step.journal.held() if type(v) not in _WEIGHTLESS  # (most: at once)
-                and _may_hold_weights(v) and not self.network.is_live(v)]
+        kept = [v for v in step.journal.held() if _may_hold_weights(v) and not self.network.is_live(v)]
         step.held = (limits.held_bytes(kept) if kept else 0) + changes_bytes(step.changes)
         self.undo_steps.append(step)
         self.redo_steps.clear()
@@ -226,7 +225,7 @@ class History:
             raise EditError(self.lock_reason)
 
 
-_WEIGHTLESS = {object, type(None), str, int, float, bool, tuple, dict, CallRecord}
+_WEIGHTLESS = {object, type(None), str, int, float, bool, tuple, dict}
 
 
 def _may_hold_weights(value: Any) -> bool:

@@ -33,28 +33,27 @@ class CallRecord(NamedTuple):
 class Journal:
     """Before/after values of everything an edit mutates: rollback, undo and redo in one place.
 
-    A cell is five slots in one flat sequence: kind, target, key, before, after (read at `seal`);
-    _read and _write know each kind. An undo step keeps its journal, so it is packed small: no
-    object per cell, the cells one tuple once sealed, node lists kept as tuples (an empty one is
-    the shared `()`), and the index of cells seen dropped at `seal`."""
+    While the edit runs, a cell is a tuple (kind, target, key, before); `seal` reads the after
+    values, drops the cells that did not change, and packs the rest into one flat tuple, five
+    slots a cell. An undo step keeps its journal, so it is kept small: no object per cell once
+    sealed, node lists as tuples (an empty one is the shared `()`). _read and _write know each
+    kind (no closures per cell: an edit makes a dozen cells)."""
 
     __slots__ = ("_seen", "_cells")
 
     def __init__(self):
         self._seen: set | None = set()  # (id(target), key) of each cell; None once sealed
-        self._cells: list | tuple = []  # CELL slots per cell, in the order first touched
-
-    def _cell(self, kind: str, target: Any, key: Any, before: Any) -> None:
-        self._seen.add((id(target), key))
-        self._cells += (kind, target, key, before, None)
+        self._cells: list | tuple = []  # cells while open; CELL slots per cell once sealed
 
     def item(self, d: dict, key: Any) -> None:
         if (id(d), key) not in self._seen:
-            self._cell("item", d, key, d.get(key, _MISSING))
+            self._seen.add((id(d), key))
+            self._cells.append(("item", d, key, d.get(key, _MISSING)))
 
     def setitem(self, d: dict, key: Any, value: Any) -> None:
         if (id(d), key) not in self._seen:
-            self._cell("item", d, key, d.get(key, _MISSING))
+            self._seen.add((id(d), key))
+            self._cells.append(("item", d, key, d.get(key, _MISSING)))
         d[key] = value
 
     def delitem(self, d: dict, key: Any) -> None:
@@ -63,41 +62,47 @@ class Journal:
 
     def setattr(self, obj: Any, attr: str, value: Any) -> None:
         if (id(obj), attr) not in self._seen:
-            self._cell("attr", obj, attr, getattr(obj, attr))
+            self._seen.add((id(obj), attr))
+            self._cells.append(("attr", obj, attr, getattr(obj, attr)))
         setattr(obj, attr, value)
 
     def node_lists(self, layer: Any) -> None:
         """Remember a layer's inbound and outbound node lists before Keras or we change them."""
         for lst in (layer._inbound_nodes, layer._outbound_nodes):
             if (id(lst), None) not in self._seen:
-                self._cell("list", lst, None, tuple(lst))
+                self._seen.add((id(lst), None))
+                self._cells.append(("list", lst, None, tuple(lst)))
 
     def weights(self, layer: Any) -> None:
         """Remember a layer's weight values (training changes them, not the structure)."""
         if (id(layer), None) not in self._seen:
-            self._cell("weights", layer, None, layer.get_weights())
+            self._seen.add((id(layer), None))
+            self._cells.append(("weights", layer, None, layer.get_weights()))
 
-    def held(self) -> Iterator:
-        """The before and after values the journal keeps that may hold weights (what undo
-        history weighs): all but node lists."""
-        cells = self._cells
-        for i in range(0, len(cells), CELL):
-            if cells[i] != "list":
-                yield cells[i + 3]
-                yield cells[i + 4]
+    def rollback(self) -> None:
+        """Put back what the open edit changed (it was refused)."""
+        for kind, target, key, before in reversed(self._cells):
+            _write(kind, target, key, before)
 
     def seal(self) -> None:
         """The edit is over: read the after values (undo steps keep them). A cell whose value
-        did not change goes (a source's inbound nodes when a consumer calls it, a status set
-        back): undo and redo would only write back what is there."""
-        cells, kept = self._cells, []
-        for i in range(0, len(cells), CELL):
-            kind, target, key, before = cells[i:i + 4]
-            after = _read(kind, target, key)
-            if after is before or (kind == "list" and after == before):
-                continue
-            kept += (kind, target, key, before, after)
+        did not change goes (a source's inbound nodes when a consumer calls it): undo and redo
+        would only write back what is there."""
+        kept = []
+        for cell in self._cells:
+            kind, target, key, before = cell
+            after = target.get(key, _MISSING) if kind == "item" else _read(kind, target, key)
+            if after is not before and (kind != "list" or after != before):
+                kept += cell
+                kept.append(after)
         self._cells, self._seen = tuple(kept), None
+
+    def held(self) -> list:
+        """The before and after values of the sealed journal that are not plain data, those
+        that may hold weights (what undo history weighs): no node list, status, count, record."""
+        cells = self._cells
+        return [v for i in range(0, len(cells), CELL) if cells[i] != "list"
+                for v in (cells[i + 3], cells[i + 4]) if type(v) not in PLAIN]
 
     def undo(self) -> None:
         cells = self._cells
@@ -109,10 +114,10 @@ class Journal:
         for i in range(0, len(cells), CELL):
             _write(cells[i], cells[i + 1], cells[i + 2], cells[i + 4])
 
-    rollback = undo
 
-
-CELL = 5  # slots per journal cell: kind, target, key, before, after
+CELL = 5  # slots per sealed journal cell: kind, target, key, before, after
+# Values that hold no weights: statuses, counts, call records, configs, the "was not there" mark
+PLAIN = frozenset({type(_MISSING), type(None), str, int, float, bool, tuple, dict, CallRecord})
 
 
 def _read(kind: str, target: Any, key: Any) -> Any:
@@ -141,6 +146,8 @@ def _write(kind: str, target: Any, key: Any, value: Any) -> None:
 
 class Network:
     """The live Keras objects behind a Drawing."""
+
+    shortcuts = True  # False: every rebuild takes the general pass (tests compare the two)
 
     def __init__(self):
         self.objects: dict[str, keras.layers.Layer] = {}
@@ -177,6 +184,9 @@ class Network:
 
         predecessors: name -> a layer whose weights a newly made layer inherits (rename).
         """
+        if (self.shortcuts and not predecessors and not drawing.gone and len(drawing.touched) == 1
+                and self._left_pending(drawing, journal)):
+            return
         predecessors = predecessors or {}
         status, ended = self.status, set()
         touched_names = {c[0] for c in drawing.touched}
@@ -230,6 +240,26 @@ class Network:
                     built += 1
                 self._cut(name, built, journal)
         limits.check_total_params(self.params_total)
+
+    def _left_pending(self, drawing: Drawing, journal: Journal) -> bool:
+        """The one touched call is short of inputs, has no layer object, and nothing waits on
+        it (a box just added, a first edge into a merge: most edits while drawing): only its
+        status changes, which is what the general pass would find, in more steps. False: not
+        such an edit."""
+        (key,) = drawing.touched
+        name, k = key
+        spec = drawing.layers.get(name)
+        if (spec is None or k != 0 or spec.calls != 1 or name in self.objects
+                or (name, 1) in self.status or drawing.successors(key)):
+            return False
+        filled = drawing.filled(key)
+        if drawing.call_inputs(spec, filled) is not None:
+            return False
+        reason = drawing.missing(spec, filled)
+        if self.status.get(key, _MISSING) != reason:
+            journal.setitem(self.status, key, reason)
+        limits.check_total_params(self.params_total)
+        return True
 
     def _tensor(self, src: tuple, consumer: CallKey):
         outputs = self.records[src[:2]].outputs
