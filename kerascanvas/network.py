@@ -51,8 +51,9 @@ class Journal:
             self._cells.append(("item", d, key, d.get(key, _MISSING)))
 
     def setitem(self, d: dict, key: Any, value: Any) -> None:
-        if (id(d), key) not in self._seen:
-            self._seen.add((id(d), key))
+        seen = (id(d), key)
+        if seen not in self._seen:
+            self._seen.add(seen)
             self._cells.append(("item", d, key, d.get(key, _MISSING)))
         d[key] = value
 
@@ -66,12 +67,12 @@ class Journal:
             self._cells.append(("attr", obj, attr, getattr(obj, attr)))
         setattr(obj, attr, value)
 
-    def node_lists(self, layer: Any) -> None:
-        """Remember a layer's inbound and outbound node lists before Keras or we change them."""
-        for lst in (layer._inbound_nodes, layer._outbound_nodes):
-            if (id(lst), None) not in self._seen:
-                self._seen.add((id(lst), None))
-                self._cells.append(("list", lst, None, tuple(lst)))
+    def node_list(self, lst: list) -> None:
+        """Remember a layer's node list before Keras or we change it (a call appends to its
+        layer's inbound nodes and to its sources' outbound nodes, and a cut takes them out)."""
+        if (id(lst), None) not in self._seen:
+            self._seen.add((id(lst), None))
+            self._cells.append(("list", lst, None, tuple(lst)))
 
     def weights(self, layer: Any) -> None:
         """Remember a layer's weight values (training changes them, not the structure)."""
@@ -99,10 +100,10 @@ class Journal:
 
     def held(self) -> list:
         """The before and after values of the sealed journal that are not plain data, those
-        that may hold weights (what undo history weighs): no node list, status, count, record."""
+        that may hold weights (what undo history weighs): no status, count, record or node
+        list (a tuple)."""
         cells = self._cells
-        return [v for i in range(0, len(cells), CELL) if cells[i] != "list"
-                for v in (cells[i + 3], cells[i + 4]) if type(v) not in PLAIN]
+        return [v for v in cells[3::CELL] + cells[4::CELL] if type(v) not in PLAIN]
 
     def undo(self) -> None:
         cells = self._cells
@@ -116,7 +117,8 @@ class Journal:
 
 
 CELL = 5  # slots per sealed journal cell: kind, target, key, before, after
-# Values that hold no weights: statuses, counts, call records, configs, the "was not there" mark
+# Values that hold no weights: statuses, counts, call records, configs, node lists (tuples),
+# the "was not there" mark
 PLAIN = frozenset({type(_MISSING), type(None), str, int, float, bool, tuple, dict, CallRecord})
 
 
@@ -249,11 +251,11 @@ class Network:
         (key,) = drawing.touched
         name, k = key
         spec = drawing.layers.get(name)
-        if (spec is None or k != 0 or spec.calls != 1 or name in self.objects
-                or (name, 1) in self.status or drawing.successors(key)):
+        if spec is None or k != 0 or spec.calls != 1:
             return False
         filled = drawing.filled(key)
-        if drawing.call_inputs(spec, filled) is not None:
+        if (drawing.call_inputs(spec, filled) is not None or name in self.objects
+                or (name, 1) in self.status or drawing.successors(key)):
             return False
         reason = drawing.missing(spec, filled)
         if self.status.get(key, _MISSING) != reason:
@@ -326,9 +328,9 @@ class Network:
 
     def _call(self, layer, spec: LayerSpec, k: int, inputs: tuple, journal: Journal,
               how: tuple = ()) -> tuple:
-        journal.node_lists(layer)
+        journal.node_list(layer._inbound_nodes)
         for t in inputs:
-            journal.node_lists(t._keras_history.operation)
+            journal.node_list(t._keras_history.operation._outbound_nodes)
         if len(layer._inbound_nodes) != k:
             raise AssertionError(f"{spec.name}: call {k} would get node_index "
                                  f"{len(layer._inbound_nodes)}")
@@ -380,11 +382,11 @@ class Network:
         if layer is None or len(layer._inbound_nodes) <= k:
             return
         dropped = layer._inbound_nodes[k:]
-        journal.node_lists(layer)
+        journal.node_list(layer._inbound_nodes)
         for node in dropped:
             for t in node.input_tensors:
                 source = t._keras_history.operation
-                journal.node_lists(source)
+                journal.node_list(source._outbound_nodes)
                 list.__setitem__(source._outbound_nodes, slice(None),
                                  [n for n in source._outbound_nodes if n is not node])
         list.__setitem__(layer._inbound_nodes, slice(k, None), [])
