@@ -10,7 +10,7 @@ Journal, which is how a refused edit is rolled back and how undo/redo restore ex
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 import keras
@@ -39,7 +39,7 @@ class Journal:
     sealed, node lists as tuples (an empty one is the shared `()`). _read and _write know each
     kind (no closures per cell: an edit makes a dozen cells)."""
 
-    __slots__ = ("_seen", "_cells")
+    __slots__ = ("_cells", "_seen")
 
     def __init__(self):
         self._seen: set | None = set()  # (id(target), key) of each cell; None once sealed
