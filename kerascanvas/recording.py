@@ -41,12 +41,13 @@ MIN_BATCHES_BETWEEN = 50  # and never come more often than this
 _FIELDS = tensor_stats.FIELDS
 
 
-def _unpack(vector: np.ndarray) -> dict[str, Any]:
-    values = [float(v) for v in vector[:len(_FIELDS)]]
+def _unpack(stats: tuple[list, list]) -> dict[str, Any]:
+    """A summary row as `_Measure.rows` gives it ((its FIELDS as floats, its histogram counts as
+    ints)) as a record's statistics."""
+    values, counts = stats
     out = {k: (v if math.isfinite(v) else None) for k, v in zip(_FIELDS, values)}
     out["non_finite"] = int(values[-1])
-    out["histogram"] = {"counts": [int(c) for c in vector[len(_FIELDS):]],
-                        "range": [out["min"], out["max"]]}
+    out["histogram"] = {"counts": counts, "range": [out["min"], out["max"]]}
     return out
 
 
@@ -222,14 +223,18 @@ class _Measure:
             return self._run(x, y, previous)
 
     def rows(self, vector) -> list:
-        """`__call__`'s rows out of `start`'s vector (waits for it, moves it to the host)."""
-        vector = keras.ops.convert_to_numpy(vector)
+        """`__call__`'s rows out of `start`'s vector (waits for it, moves it to the host): per
+        `layout` entry ((its FIELDS, its histogram counts), a, b). Made with whole-matrix
+        conversions: this runs for every record, beside training, holding the interpreter."""
         width = tensor_stats.WIDTH + 2
+        matrix = np.asarray(keras.ops.convert_to_numpy(vector), dtype=np.float64)
+        matrix = matrix.reshape(len(self.layout), width)
+        fields = matrix[:, :len(_FIELDS)].tolist()
+        counts = matrix[:, len(_FIELDS):-2].astype(np.int64).tolist()
         rows = []
-        for i, (kind, _, _) in enumerate(self.layout):
-            row = vector[i * width:(i + 1) * width]
-            a, b = float(row[-2]), float(row[-1])
-            rows.append((row[:-2], None if kind == "weight" and a == -1.0 else a, b))
+        for (kind, _, _), values, hist, (a, b) in zip(self.layout, fields, counts,
+                                                      matrix[:, -2:].tolist()):
+            rows.append(((values, hist), None if kind == "weight" and a == -1.0 else a, b))
         return rows
 
     def y_pred(self, outputs) -> Any:
