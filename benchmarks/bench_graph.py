@@ -11,7 +11,9 @@
     --chain-class Identity draws layers without weights (Keras's own cost per layer is smallest
     there, so kerascanvas's per-edit cost weighs most).
 Layers are named alike in both builds, one warm-up round runs first, the garbage collector is
-paused while timing, and medians are reported (DESIGN.md: TensorFlow caches ops by name).
+paused while timing (--gc leaves it on, as in a notebook), and medians are reported (DESIGN.md:
+TensorFlow caches ops by name). (a) also counts the objects the garbage collector tracks that
+each build keeps alive (what makes its full collections slower and more frequent).
 """
 
 from __future__ import annotations
@@ -30,14 +32,29 @@ WIDTH = 32
 BLOCKS = 100  # Dense + Add per block: 200 layers
 
 
+COLLECTOR_ON = False  # --gc: time with the garbage collector running
+
+
 def timed(fn):
-    gc.disable()
+    if not COLLECTOR_ON:
+        gc.disable()
     try:
         start = time.perf_counter()
         result = fn()
         return time.perf_counter() - start, result
     finally:
         gc.enable()
+
+
+def tracked_objects(fn) -> int:
+    """Objects the garbage collector tracks that what `fn()` returns keeps alive."""
+    gc.collect()
+    before = len(gc.get_objects())
+    kept = fn()
+    gc.collect()
+    count = len(gc.get_objects()) - before
+    del kept
+    return count
 
 
 def interleaved(builds, rounds):
@@ -200,9 +217,13 @@ def main(argv=None):
     parser.add_argument("--chain", type=int, default=5000)
     parser.add_argument("--edit-chain", type=int, default=3000)
     parser.add_argument("--chain-class", choices=sorted(CHAIN_LAYERS), default="Dense")
-    parser.add_argument("--only", choices=["a", "d"], help="run only (a)+(b) or only (d)")
+    parser.add_argument("--only", choices=["a", "d"], help="run only (a)+(b)+(c) or only (d)")
+    parser.add_argument("--gc", action="store_true", help="leave the garbage collector on")
     args = parser.parse_args(argv)
-    print(f"keras {keras.__version__}, backend {keras.backend.backend()}, python {sys.version.split()[0]}")
+    global COLLECTOR_ON
+    COLLECTOR_ON = args.gc
+    print(f"keras {keras.__version__}, backend {keras.backend.backend()}, python {sys.version.split()[0]}"
+          f", garbage collector {'on' if args.gc else 'paused'} while timing")
     if args.only != "d":
         bench_residual(args)
     if args.only != "a":
@@ -216,8 +237,11 @@ def bench_residual(args):
     t = bench_build(args.rounds)
     print(f"(a) 200-layer residual build: plain Keras {t['plain'] * 1e3:.0f} ms; kc.Graph in one "
           f"batch {t['batch'] * 1e3:.0f} ms, ratio {t['batch'] / t['plain']:.2f} (target <= 1.2); "
-          f"kc.Graph edit by edit (600 undoable edits) {t['graph'] * 1e3:.0f} ms, ratio "
-          f"{t['graph'] / t['plain']:.2f}")
+          f"kc.Graph edit by edit ({1 + 5 * BLOCKS} undoable edits) {t['graph'] * 1e3:.0f} ms, "
+          f"ratio {t['graph'] / t['plain']:.2f} (target <= 1.15)")
+    print(f"(a) objects the garbage collector tracks, kept alive by one build: plain Keras "
+          f"{tracked_objects(plain_residual):,}; kc.Graph edit by edit "
+          f"{tracked_objects(graph_residual):,}")
     for label, (seconds, frac) in bench_edits(args.rounds, t["batch"]).items():
         print(f"(b) {label}: {seconds * 1e3:.1f} ms = {frac * 100:.1f}% of the full build")
     build, t_model, t_depth, ok, depth = bench_chain(args.chain)

@@ -139,11 +139,14 @@ class Logged:
 
 def replaced(changes: tuple) -> Iterator[tuple[str, Any, Any]]:
     """(field, old value, new value) of each change that replaced or took out a value (what the
-    log alone keeps alive); MISSING where there was none."""
+    log alone keeps alive); new is MISSING where the value was taken out. Changes that only
+    added (a new key, an inserted item) replace nothing."""
     for entry in changes:
-        if entry[0] == "field":
+        kind = entry[0]
+        if kind == "set":
+            if entry[3] is not MISSING:
+                yield entry[1], entry[3], entry[4]
+        elif kind == "field":
             yield entry[1], entry[2], entry[3]
-        elif entry[0] == "set":
-            yield entry[1], entry[3], entry[4]
-        elif entry[0] == "pop":
+        elif kind == "pop":
             yield entry[1], entry[3], MISSING

@@ -26,7 +26,7 @@ from .network import Journal, Network
 STRUCTURE, VIEW, WEIGHTS = "structure", "view", "weights"  # what a step changed
 
 
-@dataclass
+@dataclass(slots=True)  # (no __dict__: history keeps thousands of these)
 class Step:
     changes: tuple  # the drawing's change log (Drawing.end)
     journal: Journal

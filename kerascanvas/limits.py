@@ -16,6 +16,7 @@ Parameters are counted from the shapes of a layer's variables before any of them
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 import sys
 import weakref
@@ -131,7 +132,7 @@ def params_of(obj: Any) -> int:
     hit = _COUNTED.get(id(obj))
     if hit is not None and hit[0]() is obj:
         return hit[1]
-    count = sum(math.prod(v.shape) for v in getattr(obj, "weights", ()))
+    count = sum(map(scalars, getattr(obj, "weights", ())))
     if getattr(obj, "built", False):  # a built layer makes no new variables
         key = id(obj)
         try:
@@ -164,13 +165,11 @@ class counted:
         self.name = name
 
     def __enter__(self) -> None:
-        import keras
-        from keras.src.backend.common import global_state
-
+        global_state, stateless_scope = _keras_scopes()
         self._state = global_state
         self._before = global_state.get_global_attribute(self._KEY)
         global_state.set_global_attribute(self._KEY, [])
-        self._scope = keras.StatelessScope(initialize_variables=False)
+        self._scope = stateless_scope(initialize_variables=False)
         try:
             self._scope.__enter__()
         except BaseException:
@@ -184,7 +183,7 @@ class counted:
                 return False
             created = state.get_global_attribute(self._KEY) or []
             if created:
-                check_layer_params(self.name, sum(math.prod(v.shape) for v in created))
+                check_layer_params(self.name, sum(map(scalars, created)))
             for v in created:  # now they may hold memory
                 v._deferred_initialize()
                 assigned = scope.get_current_value(v)  # a build that assigned a value
@@ -193,6 +192,33 @@ class counted:
             return False
         finally:
             state.set_global_attribute(self._KEY, self._before)
+
+
+def scalars(variable: Any) -> int:
+    """Scalars in a variable, from its shape. A Keras variable's own shape tuple is read: under
+    TensorFlow `.shape` builds a TensorShape of Dimension objects each time (every edit that
+    calls a layer counts its variables twice)."""
+    keras_variable = _keras_variable()
+    if isinstance(variable, keras_variable):
+        return math.prod(keras_variable.shape.fget(variable))
+    return math.prod(variable.shape)
+
+
+@functools.cache
+def _keras_variable() -> type:
+    from keras.src.backend.common.variables import Variable
+
+    return Variable
+
+
+@functools.cache
+def _keras_scopes() -> tuple:
+    """Keras's global state and StatelessScope, imported once (this module imports no keras
+    at its top: the drawing, which imports it, stays pure Python)."""
+    import keras
+    from keras.src.backend.common import global_state
+
+    return global_state, keras.StatelessScope
 
 
 @contextlib.contextmanager
@@ -211,7 +237,7 @@ def shapes_only(name: str) -> Iterator[None]:
         with keras.StatelessScope(initialize_variables=False):
             yield
         created = global_state.get_global_attribute(key) or []
-        check_layer_params(name, sum(math.prod(v.shape) for v in created))
+        check_layer_params(name, sum(map(scalars, created)))
     finally:
         global_state.set_global_attribute(key, before)
 

@@ -33,19 +33,28 @@ class CallRecord(NamedTuple):
 class Journal:
     """Before/after values of everything an edit mutates: rollback, undo and redo in one place.
 
-    A cell is [kind, target, key, before, after]; _read and _write know each kind (no closures
-    per cell: an edit makes a dozen cells)."""
+    While the edit runs, a cell is a tuple (kind, target, key, before); `seal` reads the after
+    values, drops the cells that did not change, and packs the rest into one flat tuple, five
+    slots a cell. An undo step keeps its journal, so it is kept small: no object per cell once
+    sealed, node lists as tuples (an empty one is the shared `()`). _read and _write know each
+    kind (no closures per cell: an edit makes a dozen cells)."""
+
+    __slots__ = ("_cells", "_seen")
 
     def __init__(self):
-        self._cells: dict[tuple, list] = {}
+        self._seen: set | None = set()  # (id(target), key) of each cell; None once sealed
+        self._cells: list | tuple = []  # cells while open; CELL slots per cell once sealed
 
     def item(self, d: dict, key: Any) -> None:
-        cell_key = ("item", id(d), key)
-        if cell_key not in self._cells:
-            self._cells[cell_key] = ["item", d, key, d.get(key, _MISSING), None]
+        if (id(d), key) not in self._seen:
+            self._seen.add((id(d), key))
+            self._cells.append(("item", d, key, d.get(key, _MISSING)))
 
     def setitem(self, d: dict, key: Any, value: Any) -> None:
-        self.item(d, key)
+        seen = (id(d), key)
+        if seen not in self._seen:
+            self._seen.add(seen)
+            self._cells.append(("item", d, key, d.get(key, _MISSING)))
         d[key] = value
 
     def delitem(self, d: dict, key: Any) -> None:
@@ -53,58 +62,77 @@ class Journal:
         d.pop(key, None)
 
     def setattr(self, obj: Any, attr: str, value: Any) -> None:
-        cell_key = ("attr", id(obj), attr)
-        if cell_key not in self._cells:
-            self._cells[cell_key] = ["attr", obj, attr, getattr(obj, attr), None]
+        if (id(obj), attr) not in self._seen:
+            self._seen.add((id(obj), attr))
+            self._cells.append(("attr", obj, attr, getattr(obj, attr)))
         setattr(obj, attr, value)
 
-    def node_lists(self, layer: Any) -> None:
-        """Remember a layer's inbound and outbound node lists before Keras or we change them."""
-        for lst in (layer._inbound_nodes, layer._outbound_nodes):
-            cell_key = ("list", id(lst))
-            if cell_key not in self._cells:
-                self._cells[cell_key] = ["list", lst, None, list(lst), None]
+    def node_list(self, lst: list) -> None:
+        """Remember a layer's node list before Keras or we change it (a call appends to its
+        layer's inbound nodes and to its sources' outbound nodes, and a cut takes them out)."""
+        if (id(lst), None) not in self._seen:
+            self._seen.add((id(lst), None))
+            self._cells.append(("list", lst, None, tuple(lst)))
 
     def weights(self, layer: Any) -> None:
         """Remember a layer's weight values (training changes them, not the structure)."""
-        cell_key = ("weights", id(layer))
-        if cell_key not in self._cells:
-            self._cells[cell_key] = ["weights", layer, None, layer.get_weights(), None]
+        if (id(layer), None) not in self._seen:
+            self._seen.add((id(layer), None))
+            self._cells.append(("weights", layer, None, layer.get_weights()))
 
-    def held(self) -> list:
-        """The before and after values the journal keeps that may hold weights (what undo
-        history weighs): all but node lists."""
-        return [v for cell in self._cells.values() if cell[0] != "list" for v in cell[3:]]
+    def rollback(self) -> None:
+        """Put back what the open edit changed (it was refused)."""
+        for kind, target, key, before in reversed(self._cells):
+            _write(kind, target, key, before)
 
     def seal(self) -> None:
-        for cell in self._cells.values():
-            kind, target, key = cell[:3]
-            cell[4] = target.get(key, _MISSING) if kind == "item" else _read(cell)
+        """The edit is over: read the after values (undo steps keep them). A cell whose value
+        did not change goes (a source's inbound nodes when a consumer calls it): undo and redo
+        would only write back what is there."""
+        kept = []
+        for cell in self._cells:
+            kind, target, key, before = cell
+            after = target.get(key, _MISSING) if kind == "item" else _read(kind, target, key)
+            if after is not before and (kind != "list" or after != before):
+                kept += cell
+                kept.append(after)
+        self._cells, self._seen = tuple(kept), None
+
+    def held(self) -> list:
+        """The before and after values of the sealed journal that are not plain data, those
+        that may hold weights (what undo history weighs): no status, count, record or node
+        list (a tuple)."""
+        cells = self._cells
+        return [v for v in cells[3::CELL] + cells[4::CELL] if type(v) not in PLAIN]
 
     def undo(self) -> None:
-        for cell in reversed(list(self._cells.values())):
-            _write(cell, cell[3])
+        cells = self._cells
+        for i in range(len(cells) - CELL, -1, -CELL):
+            _write(cells[i], cells[i + 1], cells[i + 2], cells[i + 3])
 
     def redo(self) -> None:
-        for cell in self._cells.values():
-            _write(cell, cell[4])
+        cells = self._cells
+        for i in range(0, len(cells), CELL):
+            _write(cells[i], cells[i + 1], cells[i + 2], cells[i + 4])
 
-    rollback = undo
+
+CELL = 5  # slots per sealed journal cell: kind, target, key, before, after
+# Values that hold no weights: statuses, counts, call records, configs, node lists (tuples),
+# the "was not there" mark
+PLAIN = frozenset({type(_MISSING), type(None), str, int, float, bool, tuple, dict, CallRecord})
 
 
-def _read(cell: list) -> Any:
-    kind, target, key = cell[:3]
+def _read(kind: str, target: Any, key: Any) -> Any:
     if kind == "item":
         return target.get(key, _MISSING)
     if kind == "attr":
         return getattr(target, key)
     if kind == "list":
-        return list(target)
+        return tuple(target)
     return target.get_weights()
 
 
-def _write(cell: list, value: Any) -> None:
-    kind, target, key = cell[:3]
+def _write(kind: str, target: Any, key: Any, value: Any) -> None:
     if kind == "item":
         if value is _MISSING:
             target.pop(key, None)
@@ -120,6 +148,8 @@ def _write(cell: list, value: Any) -> None:
 
 class Network:
     """The live Keras objects behind a Drawing."""
+
+    shortcuts = True  # False: every rebuild takes the general pass (tests compare the two)
 
     def __init__(self):
         self.objects: dict[str, keras.layers.Layer] = {}
@@ -156,6 +186,9 @@ class Network:
 
         predecessors: name -> a layer whose weights a newly made layer inherits (rename).
         """
+        if (self.shortcuts and not predecessors and not drawing.gone and len(drawing.touched) == 1
+                and self._left_pending(drawing, journal)):
+            return
         predecessors = predecessors or {}
         status, ended = self.status, set()
         touched_names = {c[0] for c in drawing.touched}
@@ -209,6 +242,26 @@ class Network:
                     built += 1
                 self._cut(name, built, journal)
         limits.check_total_params(self.params_total)
+
+    def _left_pending(self, drawing: Drawing, journal: Journal) -> bool:
+        """The one touched call is short of inputs, has no layer object, and nothing waits on
+        it (a box just added, a first edge into a merge: most edits while drawing): only its
+        status changes, which is what the general pass would find, in more steps. False: not
+        such an edit."""
+        (key,) = drawing.touched
+        name, k = key
+        spec = drawing.layers.get(name)
+        if spec is None or k != 0 or spec.calls != 1:
+            return False
+        filled = drawing.filled(key)
+        if (drawing.call_inputs(spec, filled) is not None or name in self.objects
+                or (name, 1) in self.status or drawing.successors(key)):
+            return False
+        reason = drawing.missing(spec, filled)
+        if self.status.get(key, _MISSING) != reason:
+            journal.setitem(self.status, key, reason)
+        limits.check_total_params(self.params_total)
+        return True
 
     def _tensor(self, src: tuple, consumer: CallKey):
         outputs = self.records[src[:2]].outputs
@@ -275,9 +328,9 @@ class Network:
 
     def _call(self, layer, spec: LayerSpec, k: int, inputs: tuple, journal: Journal,
               how: tuple = ()) -> tuple:
-        journal.node_lists(layer)
+        journal.node_list(layer._inbound_nodes)
         for t in inputs:
-            journal.node_lists(t._keras_history.operation)
+            journal.node_list(t._keras_history.operation._outbound_nodes)
         if len(layer._inbound_nodes) != k:
             raise AssertionError(f"{spec.name}: call {k} would get node_index "
                                  f"{len(layer._inbound_nodes)}")
@@ -329,11 +382,11 @@ class Network:
         if layer is None or len(layer._inbound_nodes) <= k:
             return
         dropped = layer._inbound_nodes[k:]
-        journal.node_lists(layer)
+        journal.node_list(layer._inbound_nodes)
         for node in dropped:
             for t in node.input_tensors:
                 source = t._keras_history.operation
-                journal.node_lists(source)
+                journal.node_list(source._outbound_nodes)
                 list.__setitem__(source._outbound_nodes, slice(None),
                                  [n for n in source._outbound_nodes if n is not node])
         list.__setitem__(layer._inbound_nodes, slice(k, None), [])
