@@ -160,14 +160,17 @@ def test_an_edit_by_edit_drawing_keeps_few_objects_for_the_collector(blocks):
             h = f"a{i}"
         return g
 
+    def per_step() -> float:
+        gc.collect()
+        before = len(gc.get_objects())
+        g = draw()
+        gc.collect()
+        kept = len(gc.get_objects()) - before
+        g.reset_history()
+        gc.collect()
+        without_history = len(gc.get_objects()) - before
+        return (kept - without_history) / (1 + 5 * blocks)
+
     draw()
-    gc.collect()
-    before = len(gc.get_objects())
-    g = draw()
-    gc.collect()
-    kept = len(gc.get_objects()) - before
-    g.reset_history()
-    gc.collect()
-    without_history = len(gc.get_objects()) - before
-    per_step = (kept - without_history) / (1 + 5 * blocks)
-    assert per_step < 12, per_step
+    # the least of three: what other threads of the test run allocate meanwhile only adds
+    assert min(per_step() for _ in range(3)) < 12
