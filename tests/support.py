@@ -76,6 +76,14 @@ def undo_all(g) -> int:
     return steps
 
 
+def steps_kept(g) -> int:
+    """How many steps undo can take back (counted by undoing, then redone)."""
+    n = undo_all(g)
+    for _ in range(n):
+        g.redo()
+    return n
+
+
 def fingerprint(g):
     """The drawing, the identity of every live object and node, and every weight."""
     specs = g.specs

@@ -2,7 +2,7 @@
 place under a change log; an undo step holds only that log; undo and redo stay exact."""
 
 import pytest
-from support import fingerprint, ok, siamese
+from support import fingerprint, ok, siamese, steps_kept
 
 import kerascanvas as kc
 from kerascanvas import drawing, limits
@@ -51,17 +51,6 @@ def edits(g: kc.Graph, edit: str, n: int = 80) -> None:
             g.disconnect(f"i{(k - 1) % 5}", "head")
 
 
-def _steps(g: kc.Graph) -> int:
-    """How many steps undo can take back (counted by undoing, then redone)."""
-    n = 0
-    while g.can_undo:
-        g.undo()
-        n += 1
-    for _ in range(n):
-        g.redo()
-    return n
-
-
 @pytest.mark.parametrize("edit", ["move", "connect"])
 def test_an_undo_step_weighs_the_same_on_a_small_and_a_big_drawing(edit):
     """The history's cap keeps as many steps of one kind of edit whatever the drawing's size:
@@ -74,7 +63,7 @@ def test_an_undo_step_weighs_the_same_on_a_small_and_a_big_drawing(edit):
         g.reset_history()
         with limits.allow(history_bytes=60_000), pytest.warns(RuntimeWarning, match="the oldest"):
             edits(g, edit)
-        kept.append(_steps(g))
+        kept.append(steps_kept(g))
     assert 5 < kept[0] < 80 and kept[0] == kept[1]
 
 
@@ -104,7 +93,7 @@ def test_a_refused_edit_leaves_the_drawing_and_its_history_as_they_were():
     g = siamese()
     g.add_layer("Add", name="sum")
     g.connect("left", "sum")
-    before, steps = fingerprint(g), _steps(g)
+    before, steps = fingerprint(g), steps_kept(g)
     revision = g.structure_revision
     with pytest.raises(kc.EditError, match="slots"):  # refused by the drawing after a new call
         g.connect("right", "shared", call=2, slot=5)
@@ -115,7 +104,7 @@ def test_a_refused_edit_leaves_the_drawing_and_its_history_as_they_were():
         g.connect("left", "inside")
         g.connect("inside", "subtract", slot=0)  # taken
     assert g.structure_revision == revision  # nothing changed: nothing to send
-    assert fingerprint(g) == before and _steps(g) == steps
+    assert fingerprint(g) == before and steps_kept(g) == steps
     assert "inside" not in g.layers
 
 

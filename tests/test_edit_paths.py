@@ -5,7 +5,7 @@ changed, packed flat; an undo step weighs only what it alone keeps alive."""
 import gc
 
 import pytest
-from support import fingerprint, ok
+from support import fingerprint, ok, steps_kept
 
 import kerascanvas as kc
 from kerascanvas import drawing, limits, network
@@ -114,17 +114,6 @@ def test_a_journal_keeps_only_what_changed_and_rolls_back_an_open_edit():
     j.redo()
     assert data == {"b": 2, "c": 3}
     assert j.held() == []  # plain values hold no weights
-
-
-def steps_kept(g) -> int:
-    """How many steps undo can take back (counted by undoing, then redone)."""
-    n = 0
-    while g.can_undo:
-        g.undo()
-        n += 1
-    for _ in range(n):
-        g.redo()
-    return n
 
 
 def test_undo_steps_still_weigh_the_layers_they_alone_keep_alive():
