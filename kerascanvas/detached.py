@@ -1,12 +1,16 @@
 """The values a JAX fit detaches from a model's variables, and putting them back.
 
 Under JAX, fit() detaches every variable's value (weights, optimizer slots, metric counters) as
-an epoch's first step begins and re-attaches them at its end, but only once a step of that epoch
-has run: an error while that first step reads its batch leaves them all empty (keras 3.15; a
-PyDataset's workers run ahead, so a bad batch 5 can surface there). The values as the epoch
-begins put them back: taken then (training's progress callback, at each epoch's start), they are
-the ones that step would have taken, and are intact because it never ran (no copy needed: only a
-step that runs donates them). Other backends never detach.
+an epoch's first step begins, holds the state each step returns, and re-attaches it at the
+epoch's end; each step donates (deletes) the state it was given. Two ways a run can end leave
+the variables detached:
+- an error while an epoch's first step reads its batch (keras 3.15; a PyDataset's workers run
+  ahead, so a bad batch 5 can surface there): no step of that epoch ran, so the values as the
+  epoch began are intact and go back (taken by reference at each epoch's start: no copy);
+- a run abandoned mid-epoch (Stop while its data source hangs): its thread waits in a read
+  before its next step, so the state the last step returned is intact and goes back.
+If a step was running after all, what it was given is gone: `reattach` says so and the caller
+falls back on its host copy. Other backends never detach.
 """
 
 from __future__ import annotations
@@ -29,10 +33,26 @@ def detachable_values(model: keras.Model) -> list | None:
     return [v.value for v in fit_variables(model)]
 
 
-def reattach(model: keras.Model, values: list | None) -> None:
-    """Put back the values of variables a failed first step left detached."""
+def _intact(value) -> bool:
+    return value is not None and not (hasattr(value, "is_deleted") and value.is_deleted())
+
+
+def usable(variable: keras.Variable) -> bool:
+    """Whether a variable holds a value (not detached, not taken by a step)."""
+    return _intact(getattr(variable, "_value", True))
+
+
+def reattach(model: keras.Model, values: list | None) -> bool:
+    """Put back what a run left detached: the last step's state when fit still holds it, else
+    the values as the epoch began. False when some variable is left without a value (a step
+    that was running took it)."""
     if values is None:
-        return
-    for variable, value in zip(fit_variables(model), values, strict=True):
-        if getattr(variable, "_value", True) is None:  # detached and never put back
-            variable.assign(value)
+        return True
+    stepped = getattr(model, "_jax_state", None)  # keras's JAX trainer: the last step's state
+    if stepped and all(_intact(v) for vs in stepped.values() for v in vs or ()):
+        model.jax_state_sync()
+    variables = fit_variables(model)
+    for variable, value in zip(variables, values, strict=True):
+        if getattr(variable, "_value", True) is None and _intact(value):
+            variable.assign(value)  # detached and never put back
+    return all(usable(v) for v in variables)

@@ -27,7 +27,7 @@ import keras
 
 from . import insights as insight_store
 from . import run_gate
-from .detached import detachable_values, reattach
+from .detached import detachable_values, fit_variables, reattach, usable
 from .devices import Engine, choose_engine, device_description
 from .errors import DataError, TrainingError
 from .graph import Graph
@@ -150,6 +150,7 @@ class Trainer:
         self._folded: tuple[int, Mapping] | None = None  # the one the status holds
         # Set by each fit, read by the training thread and its callbacks:
         self._fitting: keras.Model | None = None  # the model being fit (a clone under an engine)
+        self._fitted_for: keras.Model | None = None  # the graph's model the run trains
         self._first_epoch = 0
         self._nan: str | None = None  # why a non-finite loss stopped training
         self._nan_at = (0, 0)  # (epoch, batch) where it did
@@ -273,7 +274,7 @@ class Trainer:
                                 message=f"Training on {engine.description}.{note}")
             self._epochs, self._curve = {}, []
             self._first_epoch = first_epoch
-            self._fitting = fitting
+            self._fitting, self._fitted_for = fitting, model
             self._nan = None
             self._pending = None
             self._note = note
@@ -298,7 +299,7 @@ class Trainer:
         with self._lock:
             self._status.update(state="stopped", eta_s=None,
                                 message="Interrupted before training began: nothing was trained.")
-            self._fitting = None
+            self._fitting = self._fitted_for = None
         if self.graph.lock_reason is LOCK_MESSAGE:  # (not a lock someone else holds)
             self.graph.unlock()
         self._done.set()
@@ -358,11 +359,13 @@ class Trainer:
             return  # it ended in time
         if self._batches is not None:
             self._batches.abandon()
-        self._seal_run(self._fitting)
-        self._release(state="stopped", eta_s=None, message=(
-            f"Stopped: the data source did not return within {run_gate.STOP_GRACE_S:g} s of "
-            "Stop, so the run was left waiting on it; the canvas is unlocked and the weights "
-            "trained so far are kept."))
+        self._note = ""
+        copy_failed = self._seal_run(self._fitting, self._fitted_for)
+        message = (f"Stopped: the data source did not return within {run_gate.STOP_GRACE_S:g} "
+                   "s of Stop, so the run was left waiting on it; the canvas is unlocked."
+                   + (self._note or " The weights trained so far are kept."))
+        self._release(state="stopped" if copy_failed is None else "failed", eta_s=None,
+                      message=message if copy_failed is None else copy_failed[0])
 
     @property
     def data(self) -> tuple[Any, Any, Any] | None:
@@ -521,7 +524,8 @@ class Trainer:
         run's insights all in, the trained weights copied onto `model` when another model
         trained (a replica), and the run made one undo step. (message, traceback) when the
         copy failed."""
-        reattach(fitting, self._detachable)
+        if not reattach(fitting, self._detachable):
+            self._fall_back_to_epoch_start(fitting)
         self._records_done()
         failed = None
         if model is not None and fitting is not model:
@@ -536,12 +540,25 @@ class Trainer:
                           f"{traceback.format_exc()}", RuntimeWarning, stacklevel=1)
         return failed
 
+    def _fall_back_to_epoch_start(self, fitting: keras.Model) -> None:
+        """A JAX step was running when its run was abandoned and took the values it was given:
+        the weights go back to this epoch's start (a host copy), and the optimizer and metrics
+        start afresh (zeros here; the next fit compiles new ones)."""
+        self._compiled = None
+        for variable in fit_variables(fitting):
+            if not usable(variable):
+                variable.assign(keras.ops.zeros(variable.shape, variable.dtype))
+        if self._epoch_weights is not None:
+            fitting.set_weights(self._epoch_weights)
+            self._note += (" A step was still running, so the weights from the start of this "
+                           "epoch are kept and the optimizer starts afresh.")
+
     def _release(self, **status: Any) -> None:
         """The run's last status, then the canvas unlocked, observers told and waiters woken
         (in that order, whatever an observer does)."""
         with self._lock:
             self._status.update(status, elapsed_s=time.monotonic() - self._started)
-            self._fitting = None
+            self._fitting = self._fitted_for = None
         self.graph.unlock()
         try:
             self._emit(force=True)

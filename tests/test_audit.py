@@ -432,6 +432,80 @@ def test_stop_ends_a_run_whose_data_source_hangs_and_unlocks_the_canvas(monkeypa
     assert len(before) == 2
 
 
+class _HangingLater(keras.utils.PyDataset):
+    """Batches of ones that hang from the `hang_after`+1-th read on: steps have run by then."""
+
+    def __init__(self, release: threading.Event, hang_after: int):
+        super().__init__()
+        self.release, self.hang_after, self.reads = release, hang_after, 0
+
+    def __len__(self):
+        return 4
+
+    def __getitem__(self, i):
+        self.reads += 1
+        if self.reads > self.hang_after:
+            self.release.wait(60)
+        return np.ones((2, 4), "float32"), np.ones((2, 2), "float32")
+
+
+@pytest.mark.parametrize("hang_after", [6, 9])  # (reads include the shape checks' and read-ahead)
+def test_stop_on_a_source_that_hangs_mid_run_keeps_the_trained_weights(monkeypatch, hang_after):
+    """Under JAX the variables are detached while an epoch runs and each step deletes the state
+    it was given: abandoning the run must put the last step's state back, not the epoch's first
+    (deleted) values. Before the fix the weights were lost: every read raised 'Array has been
+    deleted' and no edit could be made."""
+    from kerascanvas import run_gate
+
+    monkeypatch.setattr(run_gate, "STOP_GRACE_S", 1.0)
+    g, t = _trainer()
+    release = threading.Event()
+    t.set_data(_HangingLater(release, hang_after))
+    before = [w.copy() for w in g.keras_layer("d").get_weights()]
+    t.fit(epochs=3, loss="mse", learning_rate=0.1)
+    seen, still = None, 0.0
+    while still < 1.0:  # until the run waits on the source (reads run ahead of the steps)
+        time.sleep(0.1)
+        now = (t.status["epoch"], t.status["batch"])
+        still, seen = (still + 0.1 if now == seen else 0.0), now
+    assert t.running and seen > (1, 0)  # hung after steps ran (JAX: mid-epoch, both cases)
+    t.stop()
+    t.wait(timeout=20)
+    try:
+        assert t.status["state"] == "stopped" and "did not return" in t.status["message"]
+        assert "weights trained so far are kept" in t.status["message"]
+        trained = [w.copy() for w in g.keras_layer("d").get_weights()]
+        assert all(np.isfinite(w).all() for w in trained)
+        assert not all(np.array_equal(a, b) for a, b in zip(before, trained))
+        g.undo()  # the run is one undo step: the weights from before it come back
+        for a, b in zip(before, g.keras_layer("d").get_weights()):
+            assert np.array_equal(a, b)
+        g.redo()
+        for a, b in zip(trained, g.keras_layer("d").get_weights()):
+            assert np.array_equal(a, b)
+        g.configure("d", units=3)  # the canvas takes edits again
+    finally:
+        release.set()
+
+
+def test_reattach_says_when_a_step_took_the_values(monkeypatch):
+    """The rare case the fallback covers: a JAX step was running when the run was abandoned,
+    so the values it was given are gone; `reattach` reports it instead of attaching them."""
+    from kerascanvas import detached
+
+    if keras.backend.backend() != "jax":
+        assert detached.reattach(keras.Sequential([keras.Input((2,)), keras.layers.Dense(1)]),
+                                 None)  # other backends never detach
+        return
+    model = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1)])
+    model.compile(optimizer="sgd", loss="mse")
+    model.fit(np.ones((4, 2)), np.ones((4, 1)), epochs=1, verbose=0)
+    values = detached.detachable_values(model)
+    assert detached.reattach(model, values)  # nothing detached: all is well
+    values[0].delete()  # as a step that donated it would leave it
+    assert not detached.reattach(model, values)
+
+
 class _Slow(keras.callbacks.Callback):
     def on_train_batch_end(self, batch, logs=None):
         time.sleep(0.6)
