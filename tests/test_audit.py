@@ -463,11 +463,11 @@ def test_stop_on_a_source_that_hangs_mid_run_keeps_the_trained_weights(monkeypat
     t.set_data(_HangingLater(release, hang_after))
     before = [w.copy() for w in g.keras_layer("d").get_weights()]
     t.fit(epochs=3, loss="mse", learning_rate=0.1)
-    seen, still = None, 0.0
-    while still < 1.0:  # until the run waits on the source (reads run ahead of the steps)
-        time.sleep(0.1)
-        now = (t.status["epoch"], t.status["batch"])
-        still, seen = (still + 0.1 if now == seen else 0.0), now
+    seen, still, deadline = None, 0.0, time.monotonic() + 40
+    while (seen is None or seen <= (1, 0) or still < 1.0) and time.monotonic() < deadline:
+        time.sleep(0.1)  # until steps ran (the first one compiles) and then none for 1 s: the
+        now = (t.status["epoch"], t.status["batch"])  # run waits on the source (reads run
+        still, seen = (still + 0.1 if now == seen else 0.0), now  # ahead of the steps)
     assert t.running and seen > (1, 0)  # hung after steps ran (JAX: mid-epoch, both cases)
     t.stop()
     t.wait(timeout=20)
