@@ -34,7 +34,10 @@ from . import tensor_stats
 from .record_program import DEAD_SHARE, Measure, measure  # noqa: F401 - (part of a record)
 from .tensor_stats import BINS  # noqa: F401 - (the histogram's bins, part of a record)
 
-PROBE_SAMPLES = 128
+# The probe batch: 64 samples give every layer's histograms and dead units (a unit zero on all of
+# them) for about 60% of the device time 128 took (its forward and backward pass dominates a
+# record on small models: JAX, digits CNN 1.7 -> 0.7 ms; torch 8.2 -> 6.8 ms).
+PROBE_SAMPLES = 64
 COST_SHARE = 0.02  # records within an epoch take at most this share of training time
 MIN_BATCHES_BETWEEN = 50  # and never come more often than this
 _FIELDS = tensor_stats.FIELDS

@@ -55,6 +55,9 @@ LOCK_MESSAGE = ("Training is running: the graph cannot be edited until it ends. 
 _OWN_FIT_ARGUMENTS = {"x", "y", "epochs", "batch_size", "validation_split", "validation_data"}
 # ----- progress -------------------------------------------------------------------------------
 
+RUN_START = "the weights the run remembered for undo"  # an epoch's start, when it is the run's
+
+
 class _Progress(keras.callbacks.Callback):
     """Feeds the Trainer's status from inside fit. Batch ends run in Keras's executor threads
     (async_safe), which keeps fit pipelined as it is without callbacks (under JAX too: no host
@@ -81,7 +84,11 @@ class _Progress(keras.callbacks.Callback):
     def on_epoch_begin(self, epoch, logs=None):
         model = self.model
         self._trainer._detachable = detachable_values(model)
-        self._trainer._epoch_weights = model.get_weights()  # put back if the loss blows up
+        # put back if the loss blows up; a run's first epoch starts from the weights the run
+        # remembered for undo (no second copy) unless a replica trains
+        trainer = self._trainer
+        trainer._epoch_weights = RUN_START if epoch == trainer._first_epoch and \
+            model is trainer._fitted_for else model.get_weights()
         self._trainer._epoch_began(epoch)
 
     def on_train_batch_begin(self, batch, logs=None):
@@ -155,7 +162,8 @@ class Trainer:
         self._nan: str | None = None  # why a non-finite loss stopped training
         self._nan_at = (0, 0)  # (epoch, batch) where it did
         self._note = ""  # said with the final message
-        self._epoch_weights: list | None = None  # the fitted model's weights as this epoch began
+        # the fitted model's weights as this epoch began (RUN_START: those of _weights_before)
+        self._epoch_weights: list | str | None = None
         self._detachable: list | None = None  # see detached.detachable_values
         self._started = time.monotonic()
         self.run: int | None = None  # the id of the last run started (insights.Insights.run)
@@ -548,8 +556,7 @@ class Trainer:
         for variable in fit_variables(fitting):
             if not usable(variable):
                 variable.assign(keras.ops.zeros(variable.shape, variable.dtype))
-        if self._epoch_weights is not None:
-            fitting.set_weights(self._epoch_weights)
+        if self._put_back_epoch_start(fitting):
             self._note += (" A step was still running, so the weights from the start of this "
                            "epoch are kept and the optimizer starts afresh.")
 
@@ -579,10 +586,19 @@ class Trainer:
     def _restore_epoch(self, fitting: keras.Model) -> str:
         """After a non-finite loss: the weights from the start of that epoch, which were finite."""
         self._compiled = None  # the optimizer's state took the non-finite step: the next fit
-        if self._epoch_weights is None:  # compiles a fresh one
+        if not self._put_back_epoch_start(fitting):  # compiles a fresh one
             return ""
-        fitting.set_weights(self._epoch_weights)
         return " The weights from the start of that epoch are restored."
+
+    def _put_back_epoch_start(self, fitting: keras.Model) -> bool:
+        """The weights as the current epoch began back on `fitting`; False if none were kept."""
+        if self._epoch_weights is RUN_START:
+            self._weights_before.rollback()  # (fitting is the graph's model: see _Progress)
+        elif self._epoch_weights is not None:
+            fitting.set_weights(self._epoch_weights)
+        else:
+            return False
+        return True
 
     def _began(self, params: Mapping) -> None:
         with self._lock:

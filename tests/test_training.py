@@ -228,6 +228,59 @@ def test_a_nan_loss_stops_training_with_a_message(data):
     assert all(np.isfinite(w).all() for w in trainer.graph.model.get_weights())
 
 
+class _BlowsUpInEpoch(keras.utils.PyDataset):
+    """The digits in batches of 32; from epoch `bad` on, one batch overflows every unit."""
+
+    def __init__(self, x, y, bad: int):
+        super().__init__()
+        self.x, self.y, self.bad, self.reads_of_2 = x, y, bad, 0
+
+    def __len__(self):
+        return len(self.x) // 32
+
+    def __getitem__(self, i):
+        x = self.x[i * 32:(i + 1) * 32].copy()
+        if i == 2:  # read once an epoch (checks and the probe read batch 0)
+            self.reads_of_2 += 1
+            if self.reads_of_2 >= self.bad:
+                x[0] = np.finfo(np.float32).max
+        return x, self.y[i * 32:(i + 1) * 32]
+
+
+class _EpochEnds(keras.callbacks.Callback):
+    def __init__(self):
+        super().__init__()
+        self.weights = []
+
+    def on_epoch_end(self, epoch, logs=None):
+        self.weights.append(self.model.get_weights())
+
+
+@pytest.mark.parametrize("bad", [1, 2])
+def test_a_loss_that_blows_up_puts_back_the_weights_its_epoch_began_with(data, bad):
+    """Epoch 1 starts from the weights the run remembered for undo (no copy of its own); a later
+    epoch from its own copy. Either way the weights are exactly those, and the run's undo step
+    puts back the ones from before it."""
+    g = mlp(activation=None)
+    trainer = Trainer(g)
+    trainer.set_data(_BlowsUpInEpoch(*data, bad))
+    before = [w.copy() for w in g.model.get_weights()]
+    ends = _EpochEnds()
+    with pytest.warns(RuntimeWarning, match="loss became"):
+        trainer.fit(epochs=3, shuffle=False, block=True, callbacks=[ends])
+    assert trainer.status["state"] == "failed" and trainer.status["epoch"] == bad
+    assert "from the start of that epoch are restored" in trainer.status["message"]
+    expected = before if bad == 1 else ends.weights[bad - 2]
+    for a, b in zip(expected, g.model.get_weights(), strict=True):
+        assert np.array_equal(a, b)
+    g.undo()
+    for a, b in zip(before, g.model.get_weights(), strict=True):
+        assert np.array_equal(a, b)
+    trainer.set_data(*data)  # and the next run trains
+    trainer.fit(epochs=1, block=True)
+    assert trainer.status["state"] == "finished"
+
+
 def test_an_exception_inside_fit_is_reported_and_the_graph_stays_intact(data):
     x, y = data
     g = mlp()
