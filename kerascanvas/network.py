@@ -220,9 +220,7 @@ class Network:
             elif k and status[(name, k - 1)] is not None:
                 reason = f"it waits for call {k - 1} of {name}"
             else:
-                waiting = [s for s in triples if status[s[:2]] is not None]
-                if waiting:
-                    reason = f"it waits for {waiting[0][0]} call {waiting[0][1]}, which is pending"
+                reason = _waits(triples, status)
             if status.get(key, _MISSING) != reason:
                 journal.setitem(status, key, reason)
             if reason is not None:
@@ -266,9 +264,7 @@ class Network:
         if triples is None:
             reason = drawing.missing(spec, filled)
         else:
-            waiting = [s for s in triples if status[s[:2]] is not None]
-            reason = (f"it waits for {waiting[0][0]} call {waiting[0][1]}, which is pending"
-                      if waiting else None)
+            reason = _waits(triples, status)
         if status.get(key, _MISSING) != reason:
             journal.setitem(status, key, reason)
         if reason is None:
@@ -429,6 +425,14 @@ class Network:
         else:
             journal.setitem(self.param_counts, name, params)
         journal.setattr(self, "params_total", self.params_total - old + (params or 0))
+
+
+def _waits(triples: list, status: Mapping) -> str | None:
+    """Why a call whose slots are filled still waits (a source call is pending), or None."""
+    for s in triples:
+        if status[s[:2]] is not None:
+            return f"it waits for {s[0]} call {s[1]}, which is pending"
+    return None
 
 
 class SavedWeights:
