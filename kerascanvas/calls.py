@@ -151,6 +151,8 @@ def extra_outputs(args) -> int:
 
 def most_extra_outputs(call_args) -> int:
     """The output ports a box's calls add: its ports are the most any call gives."""
+    if not call_args:  # (most boxes: every add asks)
+        return 0
     return max((extra_outputs(a) for a in call_args), default=0)
 
 
@@ -168,6 +170,8 @@ def optional_tensors(cls, positional: tuple[str, ...]) -> tuple[str, ...]:
 def with_keywords(slots, names) -> Any:
     """`slots` with the tensor keyword arguments `names` as further named slots (those it has
     already are kept where they are). A box called on a list takes none."""
+    if not names:  # (most boxes: every add asks)
+        return slots
     extra = tuple(n for n in dict.fromkeys(names) if n not in slots.names)
     if not extra:
         return slots

@@ -19,7 +19,6 @@ import contextlib
 import functools
 import math
 import sys
-import weakref
 from collections.abc import Iterator
 from typing import Any
 
@@ -123,23 +122,10 @@ def _over(key: str, claim: str, per: str = "", layer: str | None = None) -> Limi
 
 # ----- parameters ------------------------------------------------------------------------------
 
-_COUNTED: dict[int, tuple[Any, int]] = {}  # id -> (weak reference, count) of built layers
-
-
 def params_of(obj: Any) -> int:
-    """Scalars in an object's variables, from their shapes (no value is read). A built layer's
-    count is remembered: every edit sums it over the whole drawing."""
-    hit = _COUNTED.get(id(obj))
-    if hit is not None and hit[0]() is obj:
-        return hit[1]
-    count = sum(map(scalars, getattr(obj, "weights", ())))
-    if getattr(obj, "built", False):  # a built layer makes no new variables
-        key = id(obj)
-        try:
-            _COUNTED[key] = (weakref.ref(obj, lambda _, key=key: _COUNTED.pop(key, None)), count)
-        except TypeError:  # not weakly referable: not remembered
-            pass
-    return count
+    """Scalars in an object's variables, from their shapes (no value is read). Asked once per
+    layer made (the network keeps the total as layers come and go)."""
+    return sum(map(scalars, getattr(obj, "weights", ())))
 
 
 def check_layer_params(name: str, count: int) -> None:

@@ -90,12 +90,18 @@ class Journal:
         did not change goes (a source's inbound nodes when a consumer calls it): undo and redo
         would only write back what is there."""
         kept = []
-        for cell in self._cells:
-            kind, target, key, before = cell
-            after = target.get(key, _MISSING) if kind == "item" else _read(kind, target, key)
-            if after is not before and (kind != "list" or after != before):
-                kept += cell
-                kept.append(after)
+        keep = kept.extend
+        for kind, target, key, before in self._cells:
+            if kind == "item":
+                after = target.get(key, _MISSING)
+            elif kind == "list":
+                after = tuple(target)
+                if after == before:
+                    continue
+            else:
+                after = _read(kind, target, key)
+            if after is not before:
+                keep((kind, target, key, before, after))
         self._cells, self._seen = tuple(kept), None
 
     def held(self) -> list:
@@ -187,7 +193,7 @@ class Network:
         predecessors: name -> a layer whose weights a newly made layer inherits (rename).
         """
         if (self.shortcuts and not predecessors and not drawing.gone and len(drawing.touched) == 1
-                and self._left_pending(drawing, journal)):
+                and self._lone_call(drawing, journal)):
             return
         predecessors = predecessors or {}
         status, ended = self.status, set()
@@ -214,9 +220,7 @@ class Network:
             elif k and status[(name, k - 1)] is not None:
                 reason = f"it waits for call {k - 1} of {name}"
             else:
-                waiting = [s for s in triples if status[s[:2]] is not None]
-                if waiting:
-                    reason = f"it waits for {waiting[0][0]} call {waiting[0][1]}, which is pending"
+                reason = _waits(triples, status)
             if status.get(key, _MISSING) != reason:
                 journal.setitem(status, key, reason)
             if reason is not None:
@@ -243,23 +247,31 @@ class Network:
                 self._cut(name, built, journal)
         limits.check_total_params(self.params_total)
 
-    def _left_pending(self, drawing: Drawing, journal: Journal) -> bool:
-        """The one touched call is short of inputs, has no layer object, and nothing waits on
-        it (a box just added, a first edge into a merge: most edits while drawing): only its
-        status changes, which is what the general pass would find, in more steps. False: not
-        such an edit."""
+    def _lone_call(self, drawing: Drawing, journal: Journal) -> bool:
+        """The one touched call is its box's only call, has no layer object yet and nothing
+        waits on it (a box just added, an edge into a box not called yet: most edits while
+        drawing): it stays pending or is made now, as the general pass would find, in fewer
+        steps. False: not such an edit."""
         (key,) = drawing.touched
         name, k = key
         spec = drawing.layers.get(name)
-        if spec is None or k != 0 or spec.calls != 1:
+        status = self.status
+        if (spec is None or k != 0 or spec.calls != 1 or name in self.objects
+                or (name, 1) in status or drawing.successors(key)):
             return False
         filled = drawing.filled(key)
-        if (drawing.call_inputs(spec, filled) is not None or name in self.objects
-                or (name, 1) in self.status or drawing.successors(key)):
-            return False
-        reason = drawing.missing(spec, filled)
-        if self.status.get(key, _MISSING) != reason:
-            journal.setitem(self.status, key, reason)
+        triples = drawing.call_inputs(spec, filled)
+        if triples is None:
+            reason = drawing.missing(spec, filled)
+        else:
+            reason = _waits(triples, status)
+        if status.get(key, _MISSING) != reason:
+            journal.setitem(status, key, reason)
+        if reason is None:
+            inputs = tuple(self._tensor(s, key) for s in triples)
+            how = (tuple(sorted(filled)), calls.of(spec, 0))
+            self._ensure_call(spec, 0, inputs, journal, {}, {}, how)
+            self._cut(name, 1, journal)  # (the general pass's last step: a no-op after a call)
         limits.check_total_params(self.params_total)
         return True
 
@@ -334,8 +346,10 @@ class Network:
         if len(layer._inbound_nodes) != k:
             raise AssertionError(f"{spec.name}: call {k} would get node_index "
                                  f"{len(layer._inbound_nodes)}")
-        sources = {id(t._keras_history.operation): t._keras_history.operation for t in inputs}
-        known = {key: len(op._outbound_nodes) for key, op in sources.items()}
+        known = {}  # id of each source operation -> (it, its outbound node count before the call)
+        for t in inputs:
+            op = t._keras_history.operation
+            known[id(op)] = (op, len(op._outbound_nodes))
         kind = kinds.get(spec.class_name)
         call = getattr(kind, "call", None)  # keras.ops: constants too
         try:
@@ -359,10 +373,10 @@ class Network:
                        f"make its weights, and {feeding} gives None there. ({why})")
             raise EditError(f"Keras refused to call {spec.name} ({spec.class_name}) call {k} on "
                             f"input shape(s) {shapes}: {why}", layer=spec.name, call=k) from e
-        for key, op in sources.items():  # autocast (mixed precision) adds Cast nodes to the
-            added = op._outbound_nodes[known[key]:]  # sources that nothing uses: keep only
-            if any(n.operation is not layer for n in added):  # this call's own node (an op box's
-                list.__setitem__(op._outbound_nodes, slice(known[key], None),  # too)
+        for op, before in known.values():  # autocast (mixed precision) adds Cast nodes to the
+            added = op._outbound_nodes[before:]  # sources that nothing uses: keep only this
+            if len(added) != 1 or added[0].operation is not layer:  # call's own node (an op's too)
+                list.__setitem__(op._outbound_nodes, slice(before, None),
                                  [n for n in added if n.operation is layer])
         out = (out,) if isinstance(out, KerasTensor) else tuple(keras.tree.flatten(out))
         if isinstance(kind, custom.CustomKind) and len(out) != spec.n_outputs:
@@ -370,8 +384,9 @@ class Network:
                             f"but its box has {spec.n_outputs} output port(s): say how many with "
                             f"kc.register(TheClass, outputs={len(out)}) (import counts them itself).",
                             layer=spec.name, call=k)
-        for t in out:
-            limits.check_activation(f"{spec.name} call {k}", t.shape, layer=spec.name)
+        for t in out:  # (the message is made only for a tensor over the cap)
+            if limits.per_sample(t.shape) > limits.ACTIVATION:
+                limits.check_activation(f"{spec.name} call {k}", t.shape, layer=spec.name)
         return out
 
     # ----- removing nodes ----------------------------------------------------------------------
@@ -410,6 +425,14 @@ class Network:
         else:
             journal.setitem(self.param_counts, name, params)
         journal.setattr(self, "params_total", self.params_total - old + (params or 0))
+
+
+def _waits(triples: list, status: Mapping) -> str | None:
+    """Why a call whose slots are filled still waits (a source call is pending), or None."""
+    for s in triples:
+        if status[s[:2]] is not None:
+            return f"it waits for {s[0]} call {s[1]}, which is pending"
+    return None
 
 
 class SavedWeights:

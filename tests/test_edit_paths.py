@@ -70,6 +70,35 @@ def test_the_short_path_draws_what_the_general_pass_draws_and_undoes_alike(monke
     assert short[3] < general[3]  # the short path was taken (no general pass for those edits)
 
 
+def test_a_lone_call_keras_refuses_or_that_waits_changes_what_the_general_pass_does(monkeypatch):
+    """The short path that makes a box's first call: a call Keras refuses changes nothing, a
+    call whose source is pending waits for it, both as the general pass has them."""
+    seen = {}
+    for shortcuts in (True, False):
+        monkeypatch.setattr(network.Network, "shortcuts", shortcuts)
+        g = kc.Graph()
+        g.add_input((4,), name="x")
+        g.add_layer("Dense", units=3, name="three")
+        g.connect("x", "three")
+        g.add_layer("Add", name="clash")
+        g.connect("x", "clash")
+        before, steps = fingerprint(g), steps_kept(g)
+        with pytest.raises(kc.EditError, match="Keras refused to call clash"):
+            g.connect("three", "clash")  # (None, 4) + (None, 3)
+        assert fingerprint(g) == before and steps_kept(g) == steps
+        assert g.pending_reason("clash", 0) is not None
+        g.add_layer("Add", name="wait")
+        g.connect("x", "wait")
+        g.add_layer("Dense", units=4, name="late")
+        g.connect("late", "wait")  # its source is a box still short of its input
+        waiting = g.pending_reason("wait", 0)
+        g.connect("x", "late")  # now both calls are made
+        ok(g)
+        seen[shortcuts] = (waiting, drawn(g), g.live_names)
+    assert seen[True] == seen[False]
+    assert "late" in seen[True][0] and "wait" in seen[True][2]
+
+
 def test_undo_and_redo_give_back_the_exact_objects_after_every_edit():
     g = kc.Graph()
     prints = []
