@@ -239,10 +239,16 @@ def _may_hold_weights(value: Any) -> bool:
     return True
 
 
+_ITEM_BYTES = sys.getsizeof((None, None)) - sys.getsizeof((None,))  # a tuple's bytes per item
+_TUPLE_BYTES = sys.getsizeof((None,)) - _ITEM_BYTES  # and its own (entries are never empty)
+
+
 def changes_bytes(changes: tuple) -> int:
     """Bytes a step's change log keeps alive beyond the drawing: its entries, and the old values
     only it holds (a replaced or removed box's config, a moved point, a replaced container)."""
-    total = limits.STEP_BYTES + sum(map(sys.getsizeof, changes))
+    # sys.getsizeof of each entry (a tuple), from its length: getsizeof is a slow call, and
+    # every step weighs its entries
+    total = limits.STEP_BYTES + _TUPLE_BYTES * len(changes) + _ITEM_BYTES * sum(map(len, changes))
     for field, old, new in replaced(changes):
         if isinstance(old, LayerSpec):
             total += limits.config_bytes(old.config) + 512  # the spec and its slots

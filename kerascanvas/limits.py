@@ -232,7 +232,11 @@ def shapes_only(name: str) -> Iterator[None]:
 
 def per_sample(shape: Any) -> int:
     """Elements of one sample of a tensor shape (batch axis dropped, None counted as 1)."""
-    return math.prod(1 if d is None else int(d) for d in tuple(shape)[1:])
+    size = 1
+    for d in tuple(shape)[1:]:  # (a loop: every call's outputs are weighed)
+        if d is not None:
+            size *= int(d)
+    return size
 
 
 def check_activation(where: str, shape: Any, layer: str | None = None) -> None:

@@ -39,22 +39,23 @@ class Journal:
     sealed, node lists as tuples (an empty one is the shared `()`). _read and _write know each
     kind (no closures per cell: an edit makes a dozen cells)."""
 
-    __slots__ = ("_cells", "_seen")
+    __slots__ = ("_cells",)
 
     def __init__(self):
-        self._seen: set | None = set()  # (id(target), key) of each cell; None once sealed
-        self._cells: list | tuple = []  # cells while open; CELL slots per cell once sealed
+        # while open: {(id(target), key): cell}, the first cell of each (a dict keeps their
+        # order, and its one lookup both finds a repeat and adds a cell); once sealed: CELL
+        # slots per cell
+        self._cells: dict | tuple = {}
 
     def item(self, d: dict, key: Any) -> None:
-        if (id(d), key) not in self._seen:
-            self._seen.add((id(d), key))
-            self._cells.append(("item", d, key, d.get(key, _MISSING)))
+        seen = (id(d), key)
+        if seen not in self._cells:
+            self._cells[seen] = ("item", d, key, d.get(key, _MISSING))
 
     def setitem(self, d: dict, key: Any, value: Any) -> None:
         seen = (id(d), key)
-        if seen not in self._seen:
-            self._seen.add(seen)
-            self._cells.append(("item", d, key, d.get(key, _MISSING)))
+        if seen not in self._cells:
+            self._cells[seen] = ("item", d, key, d.get(key, _MISSING))
         d[key] = value
 
     def delitem(self, d: dict, key: Any) -> None:
@@ -62,27 +63,27 @@ class Journal:
         d.pop(key, None)
 
     def setattr(self, obj: Any, attr: str, value: Any) -> None:
-        if (id(obj), attr) not in self._seen:
-            self._seen.add((id(obj), attr))
-            self._cells.append(("attr", obj, attr, getattr(obj, attr)))
+        seen = (id(obj), attr)
+        if seen not in self._cells:
+            self._cells[seen] = ("attr", obj, attr, getattr(obj, attr))
         setattr(obj, attr, value)
 
     def node_list(self, lst: list) -> None:
         """Remember a layer's node list before Keras or we change it (a call appends to its
         layer's inbound nodes and to its sources' outbound nodes, and a cut takes them out)."""
-        if (id(lst), None) not in self._seen:
-            self._seen.add((id(lst), None))
-            self._cells.append(("list", lst, None, tuple(lst)))
+        seen = (id(lst), None)
+        if seen not in self._cells:
+            self._cells[seen] = ("list", lst, None, tuple(lst))
 
     def weights(self, layer: Any) -> None:
         """Remember a layer's weight values (training changes them, not the structure)."""
-        if (id(layer), None) not in self._seen:
-            self._seen.add((id(layer), None))
-            self._cells.append(("weights", layer, None, layer.get_weights()))
+        seen = (id(layer), None)
+        if seen not in self._cells:
+            self._cells[seen] = ("weights", layer, None, layer.get_weights())
 
     def rollback(self) -> None:
         """Put back what the open edit changed (it was refused)."""
-        for kind, target, key, before in reversed(self._cells):
+        for kind, target, key, before in reversed(self._cells.values()):
             _write(kind, target, key, before)
 
     def seal(self) -> None:
@@ -91,7 +92,7 @@ class Journal:
         would only write back what is there."""
         kept = []
         keep = kept.extend
-        for kind, target, key, before in self._cells:
+        for kind, target, key, before in self._cells.values():
             if kind == "item":
                 after = target.get(key, _MISSING)
             elif kind == "list":
@@ -102,7 +103,7 @@ class Journal:
                 after = _read(kind, target, key)
             if after is not before:
                 keep((kind, target, key, before, after))
-        self._cells, self._seen = tuple(kept), None
+        self._cells = tuple(kept)
 
     def held(self) -> list:
         """The before and after values of the sealed journal that are not plain data, those
@@ -268,7 +269,7 @@ class Network:
         if status.get(key, _MISSING) != reason:
             journal.setitem(status, key, reason)
         if reason is None:
-            inputs = tuple(self._tensor(s, key) for s in triples)
+            inputs = tuple([self._tensor(s, key) for s in triples])
             how = (tuple(sorted(filled)), calls.of(spec, 0))
             self._ensure_call(spec, 0, inputs, journal, {}, {}, how)
             self._cut(name, 1, journal)  # (the general pass's last step: a no-op after a call)
@@ -293,7 +294,7 @@ class Network:
                 and len(record.inputs) == len(inputs)
                 and all(a is b for a, b in zip(record.inputs, inputs))):
             return  # nothing upstream of this call changed
-        shapes = tuple((tuple(t.shape), t.dtype) for t in inputs)
+        shapes = tuple([(tuple(t.shape), t.dtype) for t in inputs])
         previous = None
         if name not in redone:
             reuse = (same_layer and getattr(layer, "built", True) and not spec.is_input
@@ -341,15 +342,14 @@ class Network:
     def _call(self, layer, spec: LayerSpec, k: int, inputs: tuple, journal: Journal,
               how: tuple = ()) -> tuple:
         journal.node_list(layer._inbound_nodes)
-        for t in inputs:
-            journal.node_list(t._keras_history.operation._outbound_nodes)
-        if len(layer._inbound_nodes) != k:
-            raise AssertionError(f"{spec.name}: call {k} would get node_index "
-                                 f"{len(layer._inbound_nodes)}")
         known = {}  # id of each source operation -> (it, its outbound node count before the call)
         for t in inputs:
             op = t._keras_history.operation
+            journal.node_list(op._outbound_nodes)
             known[id(op)] = (op, len(op._outbound_nodes))
+        if len(layer._inbound_nodes) != k:
+            raise AssertionError(f"{spec.name}: call {k} would get node_index "
+                                 f"{len(layer._inbound_nodes)}")
         kind = kinds.get(spec.class_name)
         call = getattr(kind, "call", None)  # keras.ops: constants too
         try:
