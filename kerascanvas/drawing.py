@@ -113,7 +113,7 @@ class Drawing(Logged):
 
     def begin(self) -> None:
         """Start recording an edit (changelog.Logged); the marks of the last rebuild go."""
-        self.touched, self.gone = set(), set()
+        self.__dict__.update(touched=set(), gone=set())  # (unlogged: no __setattr__ needed)
         super().begin()
 
     def adopt(self, copy: Drawing) -> None:
@@ -147,10 +147,10 @@ class Drawing(Logged):
         check_text(name, "A layer name")
         if not name.strip():  # a box with an invisible name could not be told apart or found
             raise EditError(f"A layer name needs a visible character, got {name!r}.")
-        for char, why in ({**FORBIDDEN_IN_NAMES, **self.forbidden} if self.forbidden
-                          else FORBIDDEN_IN_NAMES).items():
-            if char in name:
-                raise EditError(f"A layer name may not contain {char!r} ({why}), got {name!r}.")
+        for forbidden in (FORBIDDEN_IN_NAMES, self.forbidden):
+            for char, why in forbidden.items():
+                if char in name:
+                    raise EditError(f"A layer name may not contain {char!r} ({why}), got {name!r}.")
         if name in self.layers:
             raise EditError(f"There is already a layer named {name!r}; names must be unique.",
                             layer=name)
@@ -176,7 +176,7 @@ class Drawing(Logged):
     def add(self, spec: LayerSpec) -> None:
         self.check_new_name(spec.name)
         self._set("layers", spec.name, spec)
-        self.touched.update((spec.name, k) for k in range(spec.calls))
+        self.touched.update([(spec.name, k) for k in range(spec.calls)])
 
     def remove(self, name: str) -> None:
         spec = self.spec(name)

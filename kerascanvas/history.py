@@ -112,8 +112,7 @@ class History:
                 self._changed(kind, False)
             raise
         changes = d.end()
-        journal.seal()
-        self._push(Step(changes, journal, kind))
+        self._push(Step(changes, journal, kind), journal.seal())
         self._notify()
 
     @contextlib.contextmanager
@@ -174,8 +173,7 @@ class History:
 
     def weights_changed(self, journal: Journal) -> None:
         """The weight changes since `journal` was opened (Graph.remember_weights) as one step."""
-        journal.seal()
-        self._push(Step((), journal, WEIGHTS))
+        self._push(Step((), journal, WEIGHTS), journal.seal())
         self._changed(WEIGHTS, False)
         self._notify()
 
@@ -187,10 +185,11 @@ class History:
         self._changed(VIEW, False)  # can_undo changed: observers hear it
         self._notify()
 
-    def _push(self, step: Step) -> None:
-        """A new undo step; the oldest ones go when history would keep more than
-        limits.HISTORY_BYTES of old layers, weights, configs and points alive (with a warning)."""
-        kept = [v for v in step.journal.held() if _may_hold_weights(v) and not self.network.is_live(v)]
+    def _push(self, step: Step, held: list) -> None:
+        """A new undo step (held: what its sealed journal holds that is not plain data); the
+        oldest ones go when history would keep more than limits.HISTORY_BYTES of old layers,
+        weights, configs and points alive (with a warning)."""
+        kept = [v for v in held if _may_hold_weights(v) and not self.network.is_live(v)]
         step.held = (limits.held_bytes(kept) if kept else 0) + changes_bytes(step.changes)
         self.undo_steps.append(step)
         self.redo_steps.clear()

@@ -86,31 +86,29 @@ class Journal:
         for kind, target, key, before in reversed(self._cells.values()):
             _write(kind, target, key, before)
 
-    def seal(self) -> None:
+    def seal(self) -> list:
         """The edit is over: read the after values (undo steps keep them). A cell whose value
         did not change goes (a source's inbound nodes when a consumer calls it): undo and redo
-        would only write back what is there."""
-        kept = []
+        would only write back what is there. Returns the values kept that are not plain data,
+        those that may hold weights (what undo history weighs): no status, count, record or
+        node list (a tuple)."""
+        kept, held = [], []
         keep = kept.extend
         for kind, target, key, before in self._cells.values():
-            if kind == "item":
-                after = target.get(key, _MISSING)
-            elif kind == "list":
+            if kind == "list":  # (tuples: plain)
                 after = tuple(target)
-                if after == before:
-                    continue
-            else:
-                after = _read(kind, target, key)
+                if after != before:
+                    keep((kind, target, key, before, after))
+                continue
+            after = target.get(key, _MISSING) if kind == "item" else _read(kind, target, key)
             if after is not before:
                 keep((kind, target, key, before, after))
+                if type(before) not in PLAIN:
+                    held.append(before)
+                if type(after) not in PLAIN:
+                    held.append(after)
         self._cells = tuple(kept)
-
-    def held(self) -> list:
-        """The before and after values of the sealed journal that are not plain data, those
-        that may hold weights (what undo history weighs): no status, count, record or node
-        list (a tuple)."""
-        cells = self._cells
-        return [v for v in cells[3::CELL] + cells[4::CELL] if type(v) not in PLAIN]
+        return held
 
     def undo(self) -> None:
         cells = self._cells

@@ -136,13 +136,17 @@ def test_a_journal_keeps_only_what_changed_and_rolls_back_an_open_edit():
     j.setitem(data, "b", 2)
     j.delitem(data, "a")
     j.setitem(data, "c", 3)
-    j.seal()
+    held = j.seal()
     assert data == {"b": 2, "c": 3}
     j.undo()
     assert data == {"a": 1, "b": 2}
     j.redo()
     assert data == {"b": 2, "c": 3}
-    assert j.held() == []  # plain values hold no weights
+    assert held == []  # plain values hold no weights
+    box, other = type("Box", (), {})(), network.Journal()  # a value that may hold weights
+    other.setitem(data, "c", box)
+    other.setitem(data, "b", 2)
+    assert other.seal() == [box]
 
 
 def test_undo_steps_still_weigh_the_layers_they_alone_keep_alive():
