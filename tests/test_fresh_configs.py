@@ -41,6 +41,14 @@ def test_a_kept_config_is_a_copy_each_box_owns():
         assert one["kernel_initializer"]["config"] is not other["kernel_initializer"]["config"]
 
 
+def test_a_kept_configs_lists_are_copies_each_box_owns():
+    g = kc.Graph()
+    configs = [g.specs[g.add_layer("StringLookup", name=n, vocabulary=["x", "y"])].config
+               for n in "abc"]
+    assert [list(c["vocabulary"]) for c in configs] == [["x", "y"]] * 3
+    assert configs[1]["vocabulary"] is not configs[2]["vocabulary"]
+
+
 def test_arguments_that_look_alike_are_told_apart():
     """1, 1.0 and True hash alike in Python; each makes its own config."""
     g = kc.Graph()
