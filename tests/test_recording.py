@@ -121,3 +121,44 @@ def test_a_record_program_compiled_ahead_in_another_thread_gives_the_same_record
     assert [(s, a, b) for s, a, b in rows] == [(s, a, b) for s, a, b in expected]
     ahead.prepare(X, Y, before, later)
     assert len(handed) == 1  # compiled once
+
+
+def test_a_torch_record_runs_its_operations_in_one_thread_and_gives_the_threads_back():
+    """Under torch a record's few hundred small operations run without an intra-op team (half
+    the time in a training thread); the calling thread's setting comes back after, also when
+    the record fails."""
+    if keras.backend.backend() != "torch":
+        pytest.skip("torch's intra-op threads")
+    import threading
+
+    import torch
+
+    from kerascanvas import tensor_stats
+
+    m = model()
+    measure = recording.measure(m, (X, Y), {})
+    before = measure.initial()
+    seen, found = [], {}
+    summaries = tensor_stats.summaries
+
+    def counting(rows):
+        seen.append(torch.get_num_threads())
+        return summaries(rows)
+
+    def in_a_thread():  # as in training: a thread of its own, two intra-op threads
+        torch.set_num_threads(2)
+        tensor_stats.summaries = counting
+        try:
+            measure.start(X, Y, before)
+            found["after"] = torch.get_num_threads()
+            with pytest.raises(Exception):  # noqa: B017 - any failure of the record
+                measure.start(X, Y, None)
+            found["after a failure"] = torch.get_num_threads()
+        finally:
+            tensor_stats.summaries = summaries
+
+    thread = threading.Thread(target=in_a_thread)
+    thread.start()
+    thread.join()
+    assert seen and set(seen) == {1}
+    assert found == {"after": 2, "after a failure": 2}
