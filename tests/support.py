@@ -1,7 +1,10 @@
 """Helpers shared by the tests."""
 
 import contextlib
+import linecache
+import sys
 import uuid
+from pathlib import Path
 
 import hypothesis.strategies as st
 
@@ -251,3 +254,41 @@ def shared_lstm_states(name: str = "model"):
     g.connect(("lstm", 0, 2), "add")
     g.connect(("lstm", 1, 2), "add")
     return g
+
+
+_PACKAGE = str(Path(kc.__file__).parent)
+
+
+def interrupt_fit_at(trainer, line: int, **fit) -> bool:
+    """Raise KeyboardInterrupt at the `line`-th line event of `trainer.fit(**fit, block=False)`
+    and what it calls in this thread, in kerascanvas's code; True if the interrupt happened."""
+    seen = [0]
+    visited: dict = {}  # frame -> its lines run so far
+
+    def tracer(frame, event, arg):
+        if event == "line":
+            lines = visited.setdefault(frame, set())
+            again, lines_text = frame.f_lineno in lines, linecache.getline(
+                frame.f_code.co_filename, frame.f_lineno).lstrip()
+            lines.add(frame.f_lineno)
+            if again and lines_text.startswith("with "):
+                # a `with` block's exit: the line event comes before `__exit__` runs, while a
+                # real KeyboardInterrupt arrives where CPython checks for signals, after a call
+                # (`__exit__` included) has returned: raising here would leak a held lock
+                return tracer
+            seen[0] += 1
+            if seen[0] == line:
+                raise KeyboardInterrupt
+        return tracer
+
+    def start(frame, event, arg):
+        return tracer if frame.f_code.co_filename.startswith(_PACKAGE) else None
+
+    sys.settrace(start)
+    try:
+        trainer.fit(**fit, block=False)
+    except KeyboardInterrupt:
+        return True
+    finally:
+        sys.settrace(None)
+    return False

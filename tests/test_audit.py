@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import io
 import json
-import linecache
 import os
 import subprocess
 import sys
@@ -23,7 +22,7 @@ from pathlib import Path
 import keras
 import numpy as np
 import pytest
-from support import fingerprint, intent, ok, recorded_canvas, residual, undo_all
+from support import fingerprint, intent, interrupt_fit_at, ok, recorded_canvas, residual, undo_all
 
 import kerascanvas as kc
 from kerascanvas import accepts, custom, limits
@@ -344,46 +343,11 @@ def _trainer():
     return g, t
 
 
-def _interrupt_fit_at(trainer, line: int) -> bool:
-    """Raise KeyboardInterrupt at the `line`-th line event of Trainer.fit and what it calls in
-    this thread; True if the interrupt happened."""
-    seen = [0]
-    visited: dict = {}  # frame -> its lines run so far
-
-    def tracer(frame, event, arg):
-        if event == "line":
-            lines = visited.setdefault(frame, set())
-            again, lines_text = frame.f_lineno in lines, linecache.getline(
-                frame.f_code.co_filename, frame.f_lineno).lstrip()
-            lines.add(frame.f_lineno)
-            if again and lines_text.startswith("with "):
-                # a `with` block's exit: the line event comes before `__exit__` runs, while a
-                # real KeyboardInterrupt arrives where CPython checks for signals, after a call
-                # (`__exit__` included) has returned: raising here would leak a held lock
-                return tracer
-            seen[0] += 1
-            if seen[0] == line:
-                raise KeyboardInterrupt
-        return tracer
-
-    def start(frame, event, arg):
-        return tracer if frame.f_code.co_filename.startswith(str(ROOT / "kerascanvas")) else None
-
-    sys.settrace(start)
-    try:
-        trainer.fit(epochs=1, batch_size=8, loss="mse", block=False)
-    except KeyboardInterrupt:
-        return True
-    finally:
-        sys.settrace(None)
-    return False
-
-
 def test_an_interrupt_at_any_step_of_fit_leaves_the_canvas_unlocked():
     g, t = _trainer()
     t.fit(epochs=1, batch_size=8, loss="mse", block=True)  # compiled once: later runs are quick
     interrupted, line = 0, 1
-    while _interrupt_fit_at(t, line):
+    while interrupt_fit_at(t, line, epochs=1, batch_size=8, loss="mse"):
         interrupted += 1
         t.wait(timeout=60) if t.running else None
         assert not t.running and g.lock_reason is None, f"interrupt at line {line}"

@@ -8,23 +8,20 @@ long sweep (benchmarks/RESULTS.md, issue 20)."""
 import io
 import json
 import os
-import sys
 import tempfile
 import zipfile
 from collections import Counter
-from pathlib import Path
 
 import hypothesis.strategies as st
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
-from support import DrawsFromGraph, fingerprint, ok
+from support import DrawsFromGraph, fingerprint, interrupt_fit_at, ok
 
 import kerascanvas as kc
 from kerascanvas import limits
 
-PACKAGE = str(Path(kc.__file__).resolve().parent)
 FITS_PER_SEQUENCE = int(os.environ.get("KERASCANVAS_FUZZ_FITS", "1"))
 SEEN: Counter = Counter()  # what issue 20's steps met (benchmarks/bench_stateful.py prints it)
 
@@ -265,22 +262,7 @@ class EditSequences(DrawsFromGraph, RuleBasedStateMachine):
         trainer = Trainer(g)
         trainer.set_data(x if len(x) > 1 else x[0], y if len(y) > 1 else y[0])
         before = fingerprint(g)
-        seen = [0]
-
-        def tracer(frame, event, arg):
-            if event == "line":
-                seen[0] += 1
-                if seen[0] == line:
-                    raise KeyboardInterrupt
-            return tracer
-
-        sys.settrace(lambda f, e, a: tracer if f.f_code.co_filename.startswith(PACKAGE) else None)
-        try:
-            trainer.fit(epochs=1, batch_size=4, loss="mse", block=False)
-        except KeyboardInterrupt:
-            pass
-        finally:
-            sys.settrace(None)
+        interrupt_fit_at(trainer, line, epochs=1, batch_size=4, loss="mse")
         trainer.wait(timeout=120) if trainer.running else None
         assert not trainer.running and g.lock_reason is None
         status = trainer.status
