@@ -33,6 +33,26 @@ def detachable_values(model: keras.Model) -> list | None:
     return [v.value for v in fit_variables(model)]
 
 
+def weights_now(model: keras.Model) -> list:
+    """The model's weights now, as `set_weights` takes them. Under JAX a copy made on the device
+    by one program: no wait for the steps in flight, no fresh host memory (the steps that follow
+    donate the originals, so a reference would not do). Elsewhere host copies."""
+    if keras.backend.backend() != "jax":
+        return model.get_weights()
+    return _device_copies()([w.value for w in model.weights])
+
+
+_COPIES: list = []
+
+
+def _device_copies():
+    if not _COPIES:
+        import jax
+
+        _COPIES.append(jax.jit(lambda values: list(values)))  # (its outputs: new buffers)
+    return _COPIES[0]
+
+
 def _intact(value) -> bool:
     return value is not None and not (hasattr(value, "is_deleted") and value.is_deleted())
 

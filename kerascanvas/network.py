@@ -10,10 +10,12 @@ Journal, which is how a refused edit is rolled back and how undo/redo restore ex
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 import keras
+import numpy as np
 
 from . import calls, custom, kinds, limits, nested
 from .drawing import CallKey, Drawing, LayerSpec
@@ -79,7 +81,7 @@ class Journal:
         """Remember a layer's weight values (training changes them, not the structure)."""
         seen = (id(layer), None)
         if seen not in self._cells:
-            self._cells[seen] = ("weights", layer, None, layer.get_weights())
+            self._cells[seen] = ("weights", layer, None, host_weights(layer))
 
     def rollback(self) -> None:
         """Put back what the open edit changed (it was refused)."""
@@ -134,7 +136,28 @@ def _read(kind: str, target: Any, key: Any) -> Any:
         return getattr(target, key)
     if kind == "list":
         return tuple(target)
-    return target.get_weights()
+    return host_weights(target)
+
+
+_HOST_COPIES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_JAX = keras.backend.backend() == "jax"
+
+
+def host_weights(layer: Any) -> list:
+    """`layer.get_weights()`. Under JAX, while a layer's values are the very array objects read
+    last time (a JAX array never changes in place), the same list again: a training run's end
+    and the next run's start read the weights once (each host copy of a large weight costs
+    fresh memory, about 0.1 ms per 256 KB). The list is shared: read it, never change it."""
+    if not _JAX:
+        return layer.get_weights()
+    values = [w.value for w in layer.weights]
+    kept = _HOST_COPIES.get(layer)
+    if kept is not None and len(kept[0]) == len(values) and \
+            all(ref() is v for ref, v in zip(kept[0], values)):
+        return kept[1]
+    copies = [np.array(v) for v in values]
+    _HOST_COPIES[layer] = ([weakref.ref(v) for v in values], copies)
+    return copies
 
 
 def _write(kind: str, target: Any, key: Any, value: Any) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -23,6 +24,7 @@ from . import tensor_stats
 
 DEAD_SHARE = 0.99  # a unit zero on at least this share of the probe batch is dead
 _FIELDS = tensor_stats.FIELDS
+_JAX = keras.backend.backend() == "jax"
 
 
 _RELU_NAMES = {"relu", "relu6"}
@@ -110,6 +112,7 @@ class Measure:
         self.with_gradients = probe
         self.cost: float | None = None  # seconds from a record's start to its rows, last seen
         self._initial = None
+        self._last_record: tuple | None = None  # JAX: (the values a record read, its copies)
         self._run = self._compiled()
 
     def _forward_model(self, layers) -> None:
@@ -137,7 +140,12 @@ class Measure:
 
     def initial(self) -> list:
         """The weights now, copied as `__call__` wants its `previous` (one compiled program
-        under TensorFlow and JAX, made on first use)."""
+        under TensorFlow and JAX, made on first use). Under JAX, while the weights are the very
+        arrays the last record read (a JAX array never changes in place: nothing trained or
+        set them since), that record's copies: a run that follows another copies nothing."""
+        last = self._last_record
+        if last is not None and all(ref() is w.value for ref, w in zip(last[0], self.weights)):
+            return last[1]
         if self._initial is None:
             groups = self.weight_groups
 
@@ -158,13 +166,16 @@ class Measure:
         dispatches it and returns), the weights now) for `rows`."""
         with _one_intra_op_thread():
             try:
-                return self._run(x, y, previous)
+                vector, now = self._run(x, y, previous)
             except Exception:
                 if not self.with_gradients:
                     raise
                 self.with_gradients = False
                 self._run = self._compiled()
-                return self._run(x, y, previous)
+                vector, now = self._run(x, y, previous)
+        if _JAX:
+            self._last_record = ([weakref.ref(w.value) for w in self.weights], now)
+        return vector, now
 
     def rows(self, vector) -> list:
         """`__call__`'s rows out of `start`'s vector (waits for it, moves it to the host): per

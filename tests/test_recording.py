@@ -99,6 +99,28 @@ def test_update_ratios_and_weight_statistics_match_numpy():
     assert again == pytest.approx(0.0, abs=1e-7)
 
 
+def test_a_runs_baseline_is_the_weights_as_it_begins_whether_or_not_they_changed():
+    """initial() is the update ratios' baseline as a run begins. Under JAX, while the weights
+    are the arrays the last record read (nothing trained or set them since), it is that record's
+    copy, made again by nobody; weights set since are new arrays and are copied afresh."""
+    m = model()
+    measure = recording.measure(m, None, {})
+    _, now = measure(None, None, measure.initial())  # the last record of a run
+
+    def ratios(baseline):
+        rows, _ = measure(None, None, baseline)
+        return {(layer, weight): b for (kind, layer, weight), (_, _, b) in
+                zip(measure.layout, rows) if kind == "weight"}
+
+    same = measure.initial()
+    if keras.backend.backend() == "jax":
+        assert same is now  # (no second copy)
+    assert all(r == pytest.approx(0.0, abs=1e-7) for r in ratios(same).values())
+    m.get_layer("hidden").set_weights([W1 * 2.0, B1])  # set between two runs
+    changed = ratios(measure.initial())
+    assert all(r == pytest.approx(0.0, abs=1e-7) for r in changed.values())  # the set weights
+
+
 @pytest.mark.skipif(keras.backend.backend() != "jax", reason="JAX compiles the record ahead")
 def test_a_record_program_compiled_ahead_in_another_thread_gives_the_same_record():
     """prepare() hands XLA's compile to `later` (the worker thread); the record that waits for

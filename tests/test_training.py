@@ -117,6 +117,48 @@ def test_a_second_fit_with_the_same_settings_continues_the_optimizer(data):
     assert g.model.optimizer is not optimizer and int(g.model.optimizer.iterations) == 8
 
 
+def test_runs_in_a_row_undo_to_the_weights_each_began_with_even_when_set_between(data):
+    """Each run is one undo step holding the weights from before it. Under JAX a run that
+    follows another reuses the host copy the first made of the weights it ended with (a JAX
+    array never changes in place), so it copies them once; weights set between the runs are new
+    arrays and are read afresh."""
+    x, y = data
+    g = mlp()
+    trainer = Trainer(g)
+    trainer.set_data(x[:256], y[:256])
+    trainer.fit(epochs=1, block=True)
+    after_first = g.keras_layer("dense").get_weights()
+    copies = []
+    real = np.array  # (numpy's own: every copy made while the run starts and ends)
+    shapes = {w.shape for layer in ("dense", "dense_1") for w in g.keras_layer(layer).weights}
+
+    def counted(value, *a, **k):
+        if getattr(value, "shape", None) in shapes:  # (a weight's values)
+            copies.append(value.shape)
+        return real(value, *a, **k)
+
+    np.array = counted
+    try:
+        trainer.fit(epochs=1, block=True)  # its start reads the weights the first run ended with
+    finally:
+        np.array = real
+    if keras.backend.backend() == "jax":
+        assert len(copies) == 4  # the trained weights at its end only (2 Dense x kernel, bias)
+    after_second = g.keras_layer("dense").get_weights()
+    set_between = [w * 0.5 for w in after_second]
+    g.keras_layer("dense").set_weights(set_between)
+    trainer.fit(epochs=1, block=True)
+    g.undo()  # the third run: back to the weights set between the runs
+    for got, want in zip(g.keras_layer("dense").get_weights(), set_between):
+        np.testing.assert_array_equal(got, want)
+    g.undo()  # the second run
+    for got, want in zip(g.keras_layer("dense").get_weights(), after_first):
+        np.testing.assert_array_equal(got, want)
+    g.redo()
+    for got, want in zip(g.keras_layer("dense").get_weights(), after_second):
+        np.testing.assert_array_equal(got, want)
+
+
 def test_validation_data_and_datasets(data):
     import tensorflow as tf
 
