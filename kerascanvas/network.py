@@ -18,6 +18,7 @@ import keras
 import numpy as np
 
 from . import calls, custom, kinds, limits, nested
+from .detached import held_values
 from .drawing import CallKey, Drawing, LayerSpec
 from .errors import EditError
 
@@ -150,7 +151,7 @@ def host_weights(layer: Any) -> list:
     fresh memory, about 0.1 ms per 256 KB). The list is shared: read it, never change it."""
     if not _JAX:
         return layer.get_weights()
-    values = [w.value for w in layer.weights]
+    values = held_values(layer.weights)
     kept = _HOST_COPIES.get(layer)
     if kept is not None and len(kept[0]) == len(values) and \
             all(ref() is v for ref, v in zip(kept[0], values)):

@@ -21,6 +21,7 @@ import numpy as np
 from keras import ops
 
 from . import tensor_stats
+from .detached import held_values
 
 DEAD_SHARE = 0.99  # a unit zero on at least this share of the probe batch is dead
 _FIELDS = tensor_stats.FIELDS
@@ -144,7 +145,8 @@ class Measure:
         arrays the last record read (a JAX array never changes in place: nothing trained or
         set them since), that record's copies: a run that follows another copies nothing."""
         last = self._last_record
-        if last is not None and all(ref() is w.value for ref, w in zip(last[0], self.weights)):
+        if last is not None and all(ref() is v for ref, v in
+                                    zip(last[0], held_values(self.weights))):
             return last[1]
         if self._initial is None:
             groups = self.weight_groups
@@ -174,7 +176,7 @@ class Measure:
                 self._run = self._compiled()
                 vector, now = self._run(x, y, previous)
         if _JAX:
-            self._last_record = ([weakref.ref(w.value) for w in self.weights], now)
+            self._last_record = ([weakref.ref(v) for v in held_values(self.weights)], now)
         return vector, now
 
     def rows(self, vector) -> list:
@@ -255,9 +257,8 @@ class Measure:
             return _assemble(measure, [values[id(w)] for w in weights], previous,
                              [found.get(id(w)) for w in weights], outputs[:activations])
 
-        return _CompiledAhead(jax.jit(run), lambda: ([v.value for v in tv],
-                                                     [v.value for v in ntv],
-                                                     [v.value for v in mv]))
+        return _CompiledAhead(jax.jit(run), lambda: (held_values(tv), held_values(ntv),
+                                                     held_values(mv)))
 
     def prepare(self, x, y, previous, later: Callable) -> None:
         """Start making the record's program before the first record needs it: under JAX,
