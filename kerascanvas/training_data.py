@@ -368,8 +368,8 @@ class _FiniteBatches(keras.utils.PyDataset):
         return time.monotonic() - min(started) if started else 0.0
 
     def abandon(self) -> None:
-        """The run reading these batches was abandoned (Stop, a hanging source): a batch read
-        from now on is refused, so no training step uses it."""
+        """The run reading these batches was abandoned (Stop, a hanging source): a read that
+        returns from now on keeps its thread waiting for good (`__getitem__`)."""
         self._abandoned.set()
 
     def __len__(self):
@@ -388,8 +388,10 @@ class _FiniteBatches(keras.utils.PyDataset):
             raise
         finally:
             self._reads.pop(index, None)
-        if self._abandoned.is_set():
-            raise DataError("Training was stopped while this batch was read: it is not used.")
+        if self._abandoned.is_set():  # no way back into that run's fit, not even an error:
+            # its end-of-fit code would write the model's training state (under JAX the state
+            # a step hands on), which by now belongs to whatever run trains the same model
+            threading.Event().wait()
         try:
             check_finite(batch[0], batch[1] if len(batch) > 1 else None, "x")
         except DataError as e:

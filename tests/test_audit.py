@@ -396,6 +396,55 @@ def test_stop_ends_a_run_whose_data_source_hangs_and_unlocks_the_canvas(monkeypa
     assert len(before) == 2
 
 
+def test_an_abandoned_run_whose_source_returns_during_the_next_run_stays_out_of_it(monkeypatch):
+    """Stop while the source hangs leaves the run waiting on it. If the source returns while a
+    later run trains the same model, the abandoned run must not go back into Keras's fit: its
+    end-of-fit code would write the model's training state (under JAX the state the new run's
+    steps hand on) from another thread. Its thread stays parked; the new run ends as usual."""
+    from kerascanvas import run_gate
+
+    monkeypatch.setattr(run_gate, "STOP_GRACE_S", 1.0)
+    g, t = _trainer()
+
+    def fit_threads():
+        return {th for th in threading.enumerate() if th.name == "kerascanvas-fit"}
+
+    first = threading.Event()
+    t.set_data(_Hanging(first))
+    earlier = fit_threads()  # (parked ones of earlier tests)
+    t.fit(epochs=1, loss="mse", learning_rate=0.5)
+    (abandoned,) = fit_threads() - earlier
+    time.sleep(2.0)  # the run hangs in its data source
+    t.stop()
+    t.wait(timeout=10)
+    assert t.status["state"] == "stopped" and "did not return" in t.status["message"]
+    syncs = []
+    if keras.backend.backend() == "jax":
+        model_class = type(g.model)
+        real = model_class.jax_state_sync
+
+        def sync(model):
+            syncs.append(threading.current_thread())
+            return real(model)
+
+        monkeypatch.setattr(model_class, "jax_state_sync", sync)
+    second = threading.Event()
+    t.set_data(_Hanging(second, hang_at=2))  # the same model, held within its first epoch
+    t.fit(epochs=1, loss="mse", learning_rate=0.5)
+    try:
+        time.sleep(1.5)
+        assert t.running
+        first.set()  # the first run's source returns now
+        time.sleep(1.0)
+        assert abandoned.is_alive() and abandoned not in syncs  # parked, out of Keras's fit
+    finally:
+        second.set()
+    t.wait(timeout=20)
+    assert t.status["state"] == "finished" and g.lock_reason is None
+    assert all(np.isfinite(w).all() for w in g.keras_layer("d").get_weights())
+    g.configure("d", units=3)  # the canvas takes edits
+
+
 class _HangingLater(keras.utils.PyDataset):
     """Batches of ones that hang from the `hang_after`+1-th read on: steps have run by then."""
 
