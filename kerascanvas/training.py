@@ -83,14 +83,13 @@ class _Progress(keras.callbacks.Callback):
         self._trainer._began(self.params)
 
     def on_epoch_begin(self, epoch, logs=None):
-        model = self.model
-        self._trainer._detachable = detachable_values(model)
+        model, trainer = self.model, self._trainer
+        trainer._detachable = detachable_values(model)
         # put back if the loss blows up; a run's first epoch starts from the weights the run
         # remembered for undo (no second copy) unless a replica trains
-        trainer = self._trainer
         trainer._epoch_weights = RUN_START if epoch == trainer._first_epoch and \
             model is trainer._fitted_for else weights_now(model)
-        self._trainer._epoch_began(epoch)
+        trainer._epoch_began(epoch)
 
     def on_train_batch_begin(self, batch, logs=None):
         if self._trainer._stop_requested.is_set():
