@@ -146,18 +146,21 @@ _JAX = keras.backend.backend() == "jax"
 
 def host_weights(layer: Any) -> list:
     """`layer.get_weights()`. Under JAX, while a layer's values are the very array objects read
-    last time (a JAX array never changes in place), the same list again: a training run's end
-    and the next run's start read the weights once (each host copy of a large weight costs
-    fresh memory, about 0.1 ms per 256 KB). The list is shared: read it, never change it."""
+    last time (a JAX array never changes in place) and the copies made then are still held (by
+    an undo step), those copies again: a training run's end and the next run's start read the
+    weights once (a host copy of a large weight costs fresh memory, about 0.1 ms per 256 KB).
+    Only weak references are kept here. The arrays are shared: read them, never change them."""
     if not _JAX:
         return layer.get_weights()
     values = held_values(layer.weights)
     kept = _HOST_COPIES.get(layer)
     if kept is not None and len(kept[0]) == len(values) and \
             all(ref() is v for ref, v in zip(kept[0], values)):
-        return kept[1]
+        copies = [ref() for ref in kept[1]]
+        if all(c is not None for c in copies):
+            return copies
     copies = [np.array(v) for v in values]
-    _HOST_COPIES[layer] = ([weakref.ref(v) for v in values], copies)
+    _HOST_COPIES[layer] = ([weakref.ref(v) for v in values], [weakref.ref(c) for c in copies])
     return copies
 
 

@@ -113,7 +113,9 @@ class Measure:
         self.with_gradients = probe
         self.cost: float | None = None  # seconds from a record's start to its rows, last seen
         self._initial = None
-        self._last_record: tuple | None = None  # JAX: (the values a record read, its copies)
+        # JAX: (the values the last record read, its copy of them), kept between runs: the
+        # device memory of one copy of the weights, as a run with insights holds anyway
+        self._last_record: tuple | None = None
         self._run = self._compiled()
 
     def _forward_model(self, layers) -> None:

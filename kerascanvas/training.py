@@ -356,7 +356,8 @@ class Trainer:
     def _abandon(self, token) -> None:
         """After Stop, a read of the data source has waited run_gate.STOP_GRACE_S: it hangs. The
         run is left waiting on it (when the read returns, its thread stays parked there: see
-        training_data._FiniteBatches) and the canvas is unlocked now. A run still computing (no read waiting) is checked again later."""
+        training_data._FiniteBatches) and the canvas is unlocked now. A run still computing (no
+        read waiting) is checked again later."""
         if self._done.is_set() or self._gate.current is not token:
             return  # it ended
         waited = self._batches.waiting_s() if self._batches is not None else 0.0
