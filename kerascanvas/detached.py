@@ -15,6 +15,8 @@ falls back on its host copy. Other backends never detach.
 
 from __future__ import annotations
 
+import weakref
+
 import keras
 
 
@@ -30,6 +32,18 @@ def held_values(variables) -> list:
     layer call, without its per-read checks (a stateless scope, autocast), which on a few
     hundred variables cost a tenth of a millisecond at every epoch and record."""
     return [v._value for v in variables]
+
+
+def array_refs(values) -> list:
+    """Weak references to arrays, for `same_arrays` later (they keep nothing alive)."""
+    return [weakref.ref(v) for v in values]
+
+
+def same_arrays(refs: list, values: list) -> bool:
+    """Whether `values` are the very arrays `refs` were taken of. Under JAX an array never
+    changes in place, so the same arrays are the same weights: a copy made of them then is
+    still right."""
+    return len(refs) == len(values) and all(ref() is v for ref, v in zip(refs, values))
 
 
 def detachable_values(model: keras.Model) -> list | None:

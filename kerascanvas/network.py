@@ -18,7 +18,7 @@ import keras
 import numpy as np
 
 from . import calls, custom, kinds, limits, nested
-from .detached import held_values
+from .detached import array_refs, held_values, same_arrays
 from .drawing import CallKey, Drawing, LayerSpec
 from .errors import EditError
 
@@ -154,13 +154,12 @@ def host_weights(layer: Any) -> list:
         return layer.get_weights()
     values = held_values(layer.weights)
     kept = _HOST_COPIES.get(layer)
-    if kept is not None and len(kept[0]) == len(values) and \
-            all(ref() is v for ref, v in zip(kept[0], values)):
+    if kept is not None and same_arrays(kept[0], values):
         copies = [ref() for ref in kept[1]]
         if all(c is not None for c in copies):
             return copies
     copies = [np.array(v) for v in values]
-    _HOST_COPIES[layer] = ([weakref.ref(v) for v in values], [weakref.ref(c) for c in copies])
+    _HOST_COPIES[layer] = (array_refs(values), array_refs(copies))
     return copies
 
 

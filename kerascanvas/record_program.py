@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
-import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -21,7 +20,7 @@ import numpy as np
 from keras import ops
 
 from . import tensor_stats
-from .detached import held_values
+from .detached import array_refs, held_values, same_arrays
 
 DEAD_SHARE = 0.99  # a unit zero on at least this share of the probe batch is dead
 _FIELDS = tensor_stats.FIELDS
@@ -147,8 +146,7 @@ class Measure:
         arrays the last record read (a JAX array never changes in place: nothing trained or
         set them since), that record's copies: a run that follows another copies nothing."""
         last = self._last_record
-        if last is not None and all(ref() is v for ref, v in
-                                    zip(last[0], held_values(self.weights))):
+        if last is not None and same_arrays(last[0], held_values(self.weights)):
             return last[1]
         if self._initial is None:
             groups = self.weight_groups
@@ -178,7 +176,7 @@ class Measure:
                 self._run = self._compiled()
                 vector, now = self._run(x, y, previous)
         if _JAX:
-            self._last_record = ([weakref.ref(v) for v in held_values(self.weights)], now)
+            self._last_record = (array_refs(held_values(self.weights)), now)
         return vector, now
 
     def rows(self, vector) -> list:
