@@ -1,7 +1,9 @@
 """Training insights' cost (issue 21): throughput of `Trainer.fit` with insights recorded
 (weights, gradients on the probe batch, activations, once per epoch) against plain `model.fit`,
-and against `Trainer.fit(insights=False)`, on the digits CNN of bench_training.py and on a
-50-layer residual model, in one process.
+and against `Trainer.fit(insights=False)`, and of `canvas.fit` with insights (the Train button's
+path: the canvas's training updates and live strips included; no browser is attached, so
+messages are built but go nowhere), on the digits CNN of bench_training.py and on a 50-layer
+residual model, in one process.
 
     .venv/bin/python benchmarks/bench_insights.py [--rounds 5] [--epochs 2] [--repeat 4]
     KERAS_BACKEND=jax .venv/bin/python benchmarks/bench_insights.py
@@ -152,7 +154,16 @@ def measure(name: str, plain: keras.Model, graph: kc.Graph, x, y, args) -> None:
             assert trainer.status["state"] == "finished", trainer.status
         return run
 
-    variants = {"plain": run_plain, "off": run_trainer(False), "on": run_trainer(True)}
+    canvas = kc.Canvas(graph)  # the Train button's path: the canvas's updates and strips too
+    canvas.trainer.set_data(x, y)
+
+    def run_canvas():
+        canvas.fit(optimizer="adam", learning_rate=1e-3, metrics=["accuracy"], insights=True,
+                   callbacks=[clock], **fit)
+        assert canvas.trainer.status["state"] == "finished", canvas.trainer.status
+
+    variants = {"plain": run_plain, "off": run_trainer(False), "on": run_trainer(True),
+                "canvas": run_canvas}
     for run in variants.values():
         run()  # warm-up: trace and compile each (the insights program too)
     costs.clear()
@@ -162,7 +173,7 @@ def measure(name: str, plain: keras.Model, graph: kc.Graph, x, y, args) -> None:
     epochs: dict[str, list[float | None]] = {k: [] for k in variants}
     names = list(variants)
     for r in range(args.rounds):
-        for k in names[r % 3:] + names[:r % 3]:
+        for k in names[r % len(names):] + names[:r % len(names)]:
             wall, used = timed(variants[k])
             times[k].append(wall)
             cpu[k].append(used)
@@ -184,6 +195,9 @@ def measure(name: str, plain: keras.Model, graph: kc.Graph, x, y, args) -> None:
     print(f"  insights on / plain model.fit: median of per-round ratios "
           f"{pair('plain', 'on'):.3f}, best rounds {min(times['plain']) / min(times['on']):.3f}"
           f"  (goal >= 0.95)")
+    print(f"  canvas.fit (the Train button's path) with insights / plain model.fit: median of "
+          f"per-round ratios {pair('plain', 'canvas'):.3f}, best rounds "
+          f"{min(times['plain']) / min(times['canvas']):.3f}  (goal >= 0.95)")
     print(f"  insights on / Trainer without insights: median of per-round ratios "
           f"{pair('off', 'on'):.3f}, best rounds {min(times['off']) / min(times['on']):.3f}")
     print(f"  CPU time of the process: insights on / plain {pair('plain', 'on', cpu):.3f}, "

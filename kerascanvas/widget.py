@@ -202,10 +202,8 @@ class Canvas(anywidget.AnyWidget):
         return {"run": run, "undone": undone}
 
     def _show_insights(self) -> None:
-        store = insights.of(self.graph)
-        running = self._trainer is not None and self._trainer.running
-        summary = insights.summary(store, running)
-        if summary != self.insight_summary:
+        summary = insights.summary(insights.of(self.graph))
+        if summary is not self.insight_summary and summary != self.insight_summary:
             self.insight_summary = summary
         self._focus_changed()
         self._epoch_changed()

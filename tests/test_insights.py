@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import json
 import math
+import warnings
 import zipfile
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import kerascanvas as kc
 from kerascanvas import insights, limits, recording
@@ -243,3 +246,59 @@ def test_a_tf_data_pipeline_is_probed_under_every_backend(data):
     records = canvas.insights["dense"]
     assert [r["epoch"] for r in records] == [1, 2]
     assert all(r["activations"] and r["gradients"] for r in records)
+
+
+def test_a_runs_updates_send_the_strips_again_only_when_records_land(data):
+    """The canvas asks for the strips with every training update (ten a second); they go to the
+    browser again only with new records (a run's start, its status updates, its end without a
+    new record send nothing)."""
+    canvas = trained(data, epochs=1)
+    sent = []
+    canvas.observe(lambda change: sent.append(change), names="insight_summary")
+    canvas.fit(epochs=2, loss=None)
+    assert sent, "the run's records reached the canvas"
+    for change in sent:
+        assert change["new"]["layers"] != change["old"]["layers"]
+    assert [p[0] for p in sent[-1]["new"]["layers"]["dense"]["strip"]] == [1, 2, 3]
+
+
+def _strip_record(epoch, norm, std):
+    def stats(**more):
+        return {"mean": 0.0, "std": std, "norm": norm, "min": -1.0, "max": 1.0, "zeros": 0.0,
+                "non_finite": 0, "histogram": {"counts": [1] * 16, "range": [-1.0, 1.0]}, **more}
+
+    return {"epoch": epoch, "partial": False, "weights": {"kernel": stats()},
+            "gradients": {"kernel": {"norm": 0.1, "update_ratio": 0.01, "non_finite": False}},
+            "activations": stats(dead_units=0, units=4, relu_like=False)}
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.one_of(st.tuples(st.just("add"), st.integers(1, 3)),
+                          st.tuples(st.just("back"), st.integers(0, 50)),
+                          st.tuples(st.just("file"), st.just(0))), max_size=60),
+       st.booleans())
+def test_the_strips_kept_between_updates_read_as_a_fresh_reading_does(steps, small_cap):
+    """What `summary` keeps between updates (a strip grows by the records that land) gives the
+    same answer as reading the records afresh, after records, thinning at the cap, undo and
+    redo (the records of another moment put back) and a file's records."""
+    store, seen, epoch = insights.Insights(), [], 0
+    cap = 40 * len(json.dumps(_strip_record(1.5, 1.0, 1.0))) if small_cap else limits.INSIGHT_BYTES
+    with pytest.MonkeyPatch.context() as patch, warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # (thinning says so once)
+        patch.setattr(limits, "INSIGHT_BYTES", cap)
+        for kind, n in steps:
+            if kind == "add":
+                for _ in range(n):
+                    epoch += 1
+                    store.add({name: _strip_record(epoch, epoch * k, 1.0 / epoch)
+                               for k, name in enumerate(("a", "b"), 1)})
+            elif kind == "back" and seen:
+                store.cell["records"] = seen[n % len(seen)]
+            else:
+                store.load_json(store.to_json() or '{"version": 1, "records": {}}', "a file")
+            seen.append(store.cell["records"])
+            fresh = insights.Insights()
+            fresh.cell["records"] = store.cell["records"]
+            answer = insights.summary(store)
+            assert answer == insights.summary(fresh)
+            assert insights.summary(store) is answer  # the same, while nothing landed

@@ -7,7 +7,7 @@ import { type Writable, chooseEpoch, epochIndex, epochText, shownEpoch } from ".
 
 export interface InsightProblem { kind: string; epoch: number | null; message: string }
 export interface InsightLayer { strip: (number | null)[][]; problems: InsightProblem[] }
-export interface InsightSummary { run?: number | null; live?: boolean; layers?: Record<string, InsightLayer> }
+export interface InsightSummary { layers?: Record<string, InsightLayer> }
 export interface Histogram { counts: number[]; range: (number | null)[]; mean: number | null; std: number | null }
 export interface InsightDetail {
   layer?: string;
