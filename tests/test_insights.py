@@ -117,7 +117,7 @@ def test_undo_of_a_run_takes_its_records_and_the_panel_says_so(data):
     assert [r["epoch"] for r in canvas.insights["dense"]] == [1]
     assert canvas.training["undone"] is True
     assert canvas.training["status"]["state"] == "finished"  # the run's own word stays below
-    assert len(canvas.insight_summary["layers"]["dense"]["strip"]) == 1
+    assert canvas.insight_summary["layers"]["dense"]["epochs"] == [1]
     canvas.receive({"kind": "redo", "id": 2})
     assert [r["epoch"] for r in canvas.insights["dense"]] == [1, 2, 3]
     assert canvas.training["undone"] is False
@@ -259,7 +259,11 @@ def test_a_runs_updates_send_the_strips_again_only_when_records_land(data):
     assert sent, "the run's records reached the canvas"
     for change in sent:
         assert change["new"]["layers"] != change["old"]["layers"]
-    assert [p[0] for p in sent[-1]["new"]["layers"]["dense"]["strip"]] == [1, 2, 3]
+    strip = sent[-1]["new"]["layers"]["dense"]
+    assert strip["epochs"] == [1, 2, 3]
+    norm = float(np.linalg.norm(np.concatenate(
+        [w.ravel() for w in canvas.graph.keras_layer("dense").get_weights()])))
+    assert strip["norms"][-1] == pytest.approx(norm, rel=1e-3)  # (4 significant digits)
 
 
 def _strip_record(epoch, norm, std):

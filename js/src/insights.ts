@@ -6,7 +6,8 @@ import { clear, el, svg } from "./dom";
 import { type Writable, chooseEpoch, epochIndex, epochText, shownEpoch } from "./epochs";
 
 export interface InsightProblem { kind: string; epoch: number | null; message: string }
-export interface InsightLayer { strip: (number | null)[][]; problems: InsightProblem[] }
+/** A box's strip, one entry per record (the last few): its epoch, weight norm, activation spread. */
+export interface InsightLayer { epochs: (number | null)[]; norms: (number | null)[]; spreads: (number | null)[]; problems: InsightProblem[] }
 export interface InsightSummary { layers?: Record<string, InsightLayer> }
 export interface Histogram { counts: number[]; range: (number | null)[]; mean: number | null; std: number | null }
 export interface InsightDetail {
@@ -18,10 +19,10 @@ export interface InsightDetail {
 
 export const STRIP_HEIGHT = 10;
 
-/** Polyline points for one column of a strip (1: weight norm, 2: activation spread), scaled to
- * its own range in a w x h box; "" with fewer than one finite value. */
-export function stripPoints(strip: (number | null)[][], column: number, w: number, h: number): string {
-  const values = strip.map((row) => row[column]).filter((v): v is number => typeof v === "number" && Number.isFinite(v));
+/** Polyline points for one column of a strip (the weight norms or the activation spreads), scaled
+ * to its own range in a w x h box; "" with fewer than one finite value. */
+export function stripPoints(column: readonly (number | null)[] | undefined, w: number, h: number): string {
+  const values = (Array.isArray(column) ? column : []).filter((v): v is number => typeof v === "number" && Number.isFinite(v));
   if (!values.length) return "";
   const lo = Math.min(...values), hi = Math.max(...values);
   const span = hi - lo || 1;
@@ -55,7 +56,7 @@ export function decorate(g: SVGGElement, layer: InsightLayer | undefined, width:
   if (!layer) return;
   const strip = svg("g", { class: "kc-strip", transform: `translate(0,${height + 2})` });
   strip.append(svg("title", {}, "weight norm (blue) and activation spread (orange) over the records"));
-  const w = stripPoints(layer.strip, 1, width, STRIP_HEIGHT), a = stripPoints(layer.strip, 2, width, STRIP_HEIGHT);
+  const w = stripPoints(layer.norms, width, STRIP_HEIGHT), a = stripPoints(layer.spreads, width, STRIP_HEIGHT);
   if (w) strip.append(svg("polyline", { points: w, class: "kc-strip-weights" }));
   if (a) strip.append(svg("polyline", { points: a, class: "kc-strip-activations" }));
   g.append(strip);

@@ -59,6 +59,20 @@ export function progressText(view: TrainingView): string {
   return `${s.state} · epoch ${s.epoch}/${s.epochs} · batch ${s.batch}${batches}${eta}`;
 }
 
+/** An axis's tick labels with as many decimals as the step between ticks needs, so that ticks
+ * 0.0001 apart do not all read "2.303" (uPlot's default keeps at most 3 decimals). */
+export function tickLabels(splits: number[], step: number): string[] {
+  const decimals = Number.isFinite(step) && step > 0 ? Math.min(12, Math.max(0, Math.ceil(-Math.log10(step) - 1e-9))) : 3;
+  return splits.map((v) => (v == null || !Number.isFinite(v) ? "" : v.toFixed(decimals)));
+}
+
+/** An axis's width in pixels for its tick labels (uPlot's fixed 50 lets a long label run into
+ * the axis's title). */
+export function axisSize(values: readonly (string | null)[] | null | undefined): number {
+  const longest = Math.max(3, ...(values ?? []).map((v) => (typeof v === "string" ? v.length : 0)));
+  return 26 + 7 * longest;
+}
+
 const COLORS = ["#1976d2", "#e65100", "#2e7d32", "#6a1b9a", "#c62828", "#00838f", "#5d4037", "#ad1457"];
 
 export class TrainingPanel {
@@ -206,15 +220,16 @@ export class TrainingPanel {
       this.theme = ink.text + ink.grid;
       // loss on the left axis, every other metric (accuracy...) on its own axis on the right
       const metric = (label: string) => !/loss$/.test(label);
-      const axis = (extra: uPlot.Axis = {}): uPlot.Axis => ({ stroke: ink.text, grid: { stroke: ink.grid, width: 1 }, ticks: { stroke: ink.grid, width: 1 }, ...extra });
+      const axis = (extra: uPlot.Axis = {}): uPlot.Axis => ({ stroke: ink.text, grid: { stroke: ink.grid, width: 1 }, ticks: { stroke: ink.grid, width: 1 },
+        values: (_u: uPlot, splits: number[], _axis: number, _space: number, step: number) => tickLabels(splits, step), ...extra });
       const hasMetric = labels.some(metric);
       this.chart = new uPlot({
         width: 420, height: 220, scales: { x: { time: false }, loss: {}, metric: {} },
         series: [{ label: "epoch" }, ...labels.map((label, i) => ({ label, scale: metric(label) ? "metric" : "loss",
           stroke: COLORS[i % COLORS.length], spanGaps: true, width: label.startsWith("val_") ? 2 : 1.5,
           dash: label.startsWith("val_") ? [6, 3] : undefined }))],
-        axes: [axis({ label: "epoch" }), axis({ scale: "loss", label: "loss" }),
-          ...(hasMetric ? [axis({ scale: "metric", side: 1, label: "metric", grid: { show: false } })] : [])],
+        axes: [axis({ label: "epoch" }), axis({ scale: "loss", label: "loss", size: (_u: uPlot, values: string[]) => axisSize(values) }),
+          ...(hasMetric ? [axis({ scale: "metric", side: 1, label: "metric", grid: { show: false }, size: (_u: uPlot, values: string[]) => axisSize(values) })] : [])],
       }, data as uPlot.AlignedData, this.chartHost);
     } else {
       this.chart.setData(data as uPlot.AlignedData);

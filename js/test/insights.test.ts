@@ -1,13 +1,22 @@
 import { describe, expect, it } from "vitest";
 import { bars, problemText, stripPoints } from "../src/insights";
-import { UNDONE, messageText, progressText } from "../src/training";
+import { UNDONE, axisSize, messageText, progressText, tickLabels } from "../src/training";
 
 describe("training insights on the canvas", () => {
   it("scales a strip column to its own range, skipping missing values", () => {
-    const strip = [[1, 2, null], [2, 4, 0.5], [3, 6, 1.5]];
-    expect(stripPoints(strip, 1, 100, 10)).toBe("0.0,10.0 50.0,5.0 100.0,0.0");
-    expect(stripPoints(strip, 2, 100, 10)).toBe("0.0,10.0 100.0,0.0");
-    expect(stripPoints([[1, null, null]], 1, 100, 10)).toBe("");
+    expect(stripPoints([2, 4, 6], 100, 10)).toBe("0.0,10.0 50.0,5.0 100.0,0.0");
+    expect(stripPoints([null, 0.5, 1.5], 100, 10)).toBe("0.0,10.0 100.0,0.0");
+    expect(stripPoints([null], 100, 10)).toBe("");
+    expect(stripPoints(undefined, 100, 10)).toBe(""); // a kernel that sent no column
+  });
+
+  it("labels a chart's ticks apart however close they are (a loss that barely moves)", () => {
+    expect(tickLabels([2.3025, 2.3026, 2.3027], 0.0001)).toEqual(["2.3025", "2.3026", "2.3027"]);
+    expect(tickLabels([0, 0.5, 1], 0.5)).toEqual(["0.0", "0.5", "1.0"]);
+    expect(tickLabels([0, 2, 4], 2)).toEqual(["0", "2", "4"]);
+    expect(tickLabels([0.1, 0.2], Number.NaN)).toEqual(["0.100", "0.200"]);
+    expect(axisSize(["2.3030", "2.3028"])).toBeGreaterThan(axisSize(["0.5", "1.0"])); // room for them
+    expect(axisSize(null)).toBe(axisSize(["0.5"]));
   });
 
   it("writes every problem's message on hover, as text", () => {
