@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -57,8 +58,11 @@ def _assemble(measure, values, previous, grads, outputs) -> tuple[Any, list]:
     for group, before in zip(measure.weight_groups, previous):
         rows = tensor_stats.stacked(values, group)
         now.append(rows)
-        change = tensor_stats.norms(rows - before) / ops.maximum(tensor_stats.norms(before),
-                                                                 1e-12)
+        size, update = tensor_stats.norms(before), tensor_stats.norms(rows - before)
+        # (a weight that was all zeros, as a bias starts, has no update ratio once it moves:
+        # NaN, which a record says as None, not ||update|| / 1e-12)
+        change = ops.where(size > 0, update / ops.maximum(size, 1e-12),
+                           ops.where(update > 0, float("nan"), 0.0))
         weight_parts.append(ops.concatenate([tensor_stats.summaries(rows), ops.stack(
             [_grad_norms(grads, group), change], axis=1)], axis=1))
     parts = [tensor_stats.in_order(weight_parts, measure.weight_groups)] if weight_parts else []
@@ -148,6 +152,8 @@ class Measure:
         last = self._last_record
         if last is not None and same_arrays(last[0], held_values(self.weights)):
             return last[1]
+        if isinstance(self._run, _Deferred):
+            return self._run.initial()
         if self._initial is None:
             groups = self.weight_groups
 
@@ -183,6 +189,8 @@ class Measure:
         """`__call__`'s rows out of `start`'s vector (waits for it, moves it to the host): per
         `layout` entry ((its FIELDS, its histogram counts), a, b). Made with whole-matrix
         conversions: this runs for every record, beside training, holding the interpreter."""
+        if callable(vector):  # (TensorFlow: the program itself runs here; see _Deferred)
+            vector = vector()
         width = tensor_stats.WIDTH + 2
         matrix = np.asarray(keras.ops.convert_to_numpy(vector), dtype=np.float64)
         matrix = matrix.reshape(len(self.layout), width)
@@ -203,7 +211,7 @@ class Measure:
         return keras.tree.pack_sequence_as(struct, found)
 
     def _eager(self, x, y, previous):
-        """One record, run eagerly (torch) or traced by tf.function (TensorFlow)."""
+        """One record, run eagerly (torch)."""
         grads, outputs = [], []
         if self.forward is not None and x is not None:
             grads, outputs = _probe_pass(self, x, y)
@@ -213,14 +221,19 @@ class Measure:
                              [found.get(id(w)) for w in self.weights], outputs)
 
     def _compiled(self):
-        return self._jax() if keras.backend.backend() == "jax" else _compile(self._eager)
+        backend = keras.backend.backend()
+        if backend == "jax":
+            return self._jax()
+        if backend == "tensorflow":
+            return self._tensorflow()
+        return _compile(self._eager)
 
-    def _jax(self):
-        import jax
-
+    def _stateless(self, gradient: Callable) -> Callable:
+        """run(t, n, m, previous, x, y): one record from the values of the model's trainable,
+        non-trainable and metric variables (never the variables themselves: it can run while
+        training changes them), `gradient(loss_of, t) -> (grads, outputs)` differentiating."""
         model, forward, weights, measure = self.model, self.forward, self.weights, self
-        tv, ntv, mv = (model.trainable_variables, model.non_trainable_variables,
-                       model.metrics_variables)
+        tv, ntv = model.trainable_variables, model.non_trainable_variables
         with_gradients, activations = self.with_gradients, self.activations
 
         def run(t, n, m, previous, x, y):
@@ -249,16 +262,36 @@ class Measure:
             grads, outputs = [None] * len(tv), []
             if forward is not None and x is not None:
                 if with_gradients:
-                    grads, outputs = jax.grad(loss_of, has_aux=True)(t)
+                    grads, outputs = gradient(loss_of, list(t))
                 else:
-                    outputs, _ = outputs_of(t)
+                    outputs, _ = outputs_of(list(t))
             found = {id(v): g for v, g in zip(tv, grads)}
             values = {id(v): a for v, a in zip(tv, t)} | {id(v): a for v, a in zip(ntv, n)}
             return _assemble(measure, [values[id(w)] for w in weights], previous,
                              [found.get(id(w)) for w in weights], outputs[:activations])
 
+        return run
+
+    def _jax(self):
+        import jax
+
+        model = self.model
+        tv, ntv, mv = (model.trainable_variables, model.non_trainable_variables,
+                       model.metrics_variables)
+        run = self._stateless(lambda loss_of, t: jax.grad(loss_of, has_aux=True)(t))
         return _CompiledAhead(jax.jit(run), lambda: (held_values(tv), held_values(ntv),
                                                      held_values(mv)))
+
+    def _tensorflow(self):
+        import tensorflow as tf
+
+        def gradient(loss_of, t):
+            with tf.GradientTape() as tape:
+                tape.watch(t)
+                loss, outputs = loss_of(t)
+            return tape.gradient(loss, t), outputs
+
+        return _Deferred(self, self._stateless(gradient))
 
     def prepare(self, x, y, previous, later: Callable) -> None:
         """Start making the record's program before the first record needs it: under JAX,
@@ -294,25 +327,112 @@ class _CompiledAhead:
         return self._program(*self._values(), previous, x, y)
 
 
+class _Deferred:
+    """A TensorFlow record program that runs where the recorder finishes its records, not in the
+    training thread. TensorFlow runs a program in the thread that calls it, and a small model's
+    training leaves part of the second core idle: so the training thread only copies the values
+    the record reads (one small program without arguments) and traces the record's program once
+    (tracing reads Keras objects); `Measure.rows`, in the worker thread, runs it on the copies
+    while training goes on.
+
+    The copies travel packed, one flat vector per dtype: a TensorFlow function call spends about
+    6 us of the caller's Python per tensor argument (1.2 ms for the 50-layer model's 160 values
+    and weights, holding the interpreter training needs), and the program, one XLA cluster,
+    reads them back by slices for free. XLA keeps the program one operation: its hundreds of
+    small operations would otherwise queue in the thread pool training's steps use. A model XLA
+    cannot compile runs the same program without it."""
+
+    def __init__(self, measure: Measure, run: Callable):
+        import tensorflow as tf
+
+        model = measure.model
+        variables = [*model.trainable_variables, *model.non_trainable_variables,
+                     *model.metrics_variables]
+        split = (len(model.trainable_variables),
+                 len(model.trainable_variables) + len(model.non_trainable_variables))
+        dtypes = list(dict.fromkeys(tf.as_dtype(v.dtype) for v in variables))
+        places, ends = [], [0] * len(dtypes)  # each variable's (vector, start, end, shape)
+        for v in variables:
+            d = dtypes.index(tf.as_dtype(v.dtype))
+            size = int(np.prod(v.shape, dtype=np.int64))
+            places.append((d, ends[d], ends[d] + size, tuple(v.shape)))
+            ends[d] += size
+        at = {id(v): i for i, v in enumerate(variables)}
+        weights = [at[id(w)] for w in measure.weights]
+        groups = measure.weight_groups
+
+        def unpack(packed):
+            return [tf.reshape(packed[d][start:end], shape) for d, start, end, shape in places]
+
+        def pack():
+            vectors = []
+            for d in range(len(dtypes)):
+                parts = [tf.reshape(v.value, [-1]) for v, (e, *_) in zip(variables, places)
+                         if e == d]  # (a copy, not a read: updates write under a read)
+                vectors.append(tf.concat(parts, 0) if len(parts) > 1 else
+                               tf.raw_ops.DeepCopy(x=parts[0]))
+            return vectors
+
+        def record(packed, previous, x, y):
+            values, before = unpack(packed), unpack(previous)
+            before = [tensor_stats.stacked([before[i] for i in weights], g) for g in groups]
+            return run(values[:split[0]], values[split[0]:split[1]], values[split[1]:], before,
+                       x, y)[0]
+
+        self._copy = tf.function(pack)
+        self._xla = tf.function(record, jit_compile=True)
+        self._plain = tf.function(record)
+        self._probe: tuple = (None, None, (None, None))  # (x, y as given, as tensors)
+        self._traced = False
+
+    def initial(self) -> list:
+        return self._copy()
+
+    def prepare(self, x, y, previous, later: Callable) -> None:
+        """Trace the program here and let `later` (the worker) run it once, so that XLA
+        compiles it while training begins, not when the first record waits for it."""
+        if not self._traced:
+            later(functools.partial(self._run, self._args(self._copy(), previous, x, y)))
+
+    def __call__(self, x, y, previous) -> tuple[Callable, list]:
+        packed = self._copy()
+        return functools.partial(self._run, self._args(packed, previous, x, y)), packed
+
+    def _args(self, packed, previous, x, y) -> tuple:
+        args = (packed, previous, *self._tensors(x, y))
+        if not self._traced:  # in the training thread: a model the program cannot follow
+            self._xla.get_concrete_function(*args)  # falls back in `start`
+            self._traced = True
+        return args
+
+    def _run(self, args) -> Any:
+        if self._xla is not None:
+            try:
+                return self._xla(*args)
+            except Exception:  # noqa: BLE001 - an operation XLA cannot compile: without it
+                self._xla = None
+        return self._plain(*args)
+
+    def _tensors(self, x, y) -> tuple:
+        seen_x, seen_y, tensors = self._probe
+        if seen_x is not x or seen_y is not y:
+            tensors = tuple(None if a is None else keras.tree.map_structure(
+                keras.ops.convert_to_tensor, a) for a in (x, y))
+            self._probe = (x, y, tensors)
+        return tensors
+
+
 def _probe_pass(measure: Measure, x, y) -> tuple[list, list]:
     """(the loss's gradient for each trainable variable of the model, None where it does not
     reach one or without gradients; each layer's output) from one forward pass of
-    `measure.forward` on the probe batch, TensorFlow or torch. Changes no variable, optimizer
+    `measure.forward` on the probe batch, under torch. Changes no variable, optimizer
     or metric."""
     model, forward, keep = measure.model, measure.forward, measure.activations
     variables = model.trainable_variables
     if not measure.with_gradients:
         with _no_grad():
             return [None] * len(variables), _listed(forward(x, training=False))[:keep]
-    backend = keras.backend.backend()
-    if backend == "tensorflow":
-        import tensorflow as tf
-
-        with tf.GradientTape() as tape:
-            outputs = _listed(forward(x, training=False))
-            loss = model.compute_loss(x=x, y=y, y_pred=measure.y_pred(outputs), training=False)
-        return tape.gradient(loss, variables), outputs[:keep]
-    if backend == "torch":
+    if keras.backend.backend() == "torch":
         import torch
 
         values = [v.value for v in variables]
@@ -327,12 +447,8 @@ def _probe_pass(measure: Measure, x, y) -> tuple[list, list]:
 
 
 def _compile(fn):
-    """fn as one TensorFlow graph or JAX program; torch runs it eagerly."""
+    """fn as one JAX program; torch runs it eagerly (TensorFlow: _Deferred)."""
     backend = keras.backend.backend()
-    if backend == "tensorflow":
-        import tensorflow as tf
-
-        return tf.function(fn, reduce_retracing=True)
     if backend == "jax":
         import jax
 

@@ -184,3 +184,112 @@ def test_a_torch_record_runs_its_operations_in_one_thread_and_gives_the_threads_
     thread.join()
     assert seen and set(seen) == {1}
     assert found == {"after": 2, "after a failure": 2}
+
+
+def test_a_record_reads_the_weights_as_it_started_though_it_runs_after_they_changed():
+    """A record is started in the training thread and its numbers are made later (under
+    TensorFlow its whole program runs in the worker thread, beside training): what it reports
+    is the weights and gradients as it started, not what training wrote since."""
+    m = model()
+    measure = recording.measure(m, (X, Y), {})
+    before = measure.initial()
+    vector, _ = measure.start(X, Y, before)
+    m.get_layer("hidden").set_weights([W1 * 3.0 - 1.0, B1 + 2.0])  # training goes on
+    m.get_layer("out").set_weights([W2 * 0.5, B2 - 1.0])
+    rows = measure.rows(vector)
+    grads, outputs = by_hand()
+    for (kind, layer, weight), (stats, a, b) in zip(measure.layout, rows):
+        unpacked = recording._unpack(stats)
+        if kind == "weight":
+            value = {("hidden", "kernel"): W1, ("hidden", "bias"): B1, ("out", "kernel"): W2,
+                     ("out", "bias"): B2}.get((layer, weight))
+            if value is not None:
+                assert unpacked["mean"] == pytest.approx(float(value.mean()), rel=1e-5)
+                assert unpacked["norm"] == pytest.approx(float(np.linalg.norm(value)), rel=1e-5)
+            assert a == pytest.approx(float(np.linalg.norm(grads[layer, weight])), rel=1e-4)
+            assert b == pytest.approx(0.0, abs=1e-7)
+        else:
+            assert unpacked["mean"] == pytest.approx(float(outputs[layer].mean()), rel=1e-5,
+                                                     abs=1e-6)
+
+
+@pytest.mark.skipif(keras.backend.backend() != "tensorflow", reason="TensorFlow's own path")
+def test_under_tensorflow_a_records_program_runs_in_the_worker_not_the_training_thread():
+    """TensorFlow runs a program in the thread that calls it: the training thread only copies
+    the values (record_program._Deferred); the record's program runs in the recorder's worker,
+    while training goes on, and every epoch still has its record."""
+    import threading
+
+    import kerascanvas as kc
+    from kerascanvas import insights, record_program
+
+    ran_in, run = [], record_program._Deferred._run
+
+    def spying(self, args):
+        ran_in.append(threading.current_thread().name)
+        return run(self, args)
+
+    g = kc.Graph()
+    g.add_input((3,), name="x")
+    g.add_layer("Dense", units=4, activation="relu", name="hidden")
+    g.add_layer("Dense", units=1, name="out")
+    g.connect("x", "hidden")
+    g.connect("hidden", "out")
+    canvas = kc.Canvas(g)
+    canvas.set_data(RNG.normal(size=(64, 3)).astype("float32"),
+                    RNG.normal(size=(64, 1)).astype("float32"))
+    record_program._Deferred._run = spying
+    try:
+        canvas.fit(epochs=3, loss="mean_squared_error", batch_size=16)
+    finally:
+        record_program._Deferred._run = run
+    assert ran_in and all(n.startswith("kerascanvas-insights") for n in ran_in), ran_in
+    assert [r["epoch"] for r in insights.of(g).records()["hidden"]] == [1, 2, 3]
+
+
+@pytest.mark.skipif(keras.backend.backend() != "tensorflow", reason="TensorFlow's own path")
+def test_a_model_xla_cannot_compile_is_recorded_the_same_without_it():
+    """The TensorFlow record program is compiled by XLA (one operation, not hundreds queued
+    beside training's); where XLA refuses the model, the same program runs without it."""
+    from kerascanvas import record_program
+
+    with_xla = recording.measure(model(), (X, Y), {})
+    expected, _ = with_xla(X, Y, with_xla.initial())
+    without = recording.measure(model(), (X, Y), {})
+    deferred = without._run
+    assert isinstance(deferred, record_program._Deferred)
+
+    class Refused:  # traces as the XLA program does; refuses to compile, as XLA can
+        def __init__(self, program):
+            self.get_concrete_function = program.get_concrete_function
+
+        def __call__(self, *args):
+            raise ValueError("XLA cannot compile this operation")
+
+    deferred._xla = Refused(deferred._xla)
+    rows, _ = without(X, Y, without.initial())
+    assert deferred._xla is None  # not tried again
+    for (s1, a1, b1), (s2, a2, b2) in zip(rows, expected):
+        assert s1[0] == pytest.approx(s2[0], rel=1e-5, abs=1e-6) and s1[1] == s2[1]
+        assert (a1, b1) == pytest.approx((a2, b2), rel=1e-5, abs=1e-7)
+
+
+def test_a_weight_that_was_all_zeros_has_no_update_ratio_not_a_huge_one():
+    """A bias starts at zero: its change over a zero norm is undefined, so the first record
+    says None (it said ||update|| / 1e-12, about 1e11); the next records have numbers."""
+    m = model()
+    m.get_layer("out").set_weights([W2, np.zeros(1, "float32")])
+    measure = recording.measure(m, None, {})
+    before = measure.initial()
+    m.get_layer("out").set_weights([W2, np.array([0.25], "float32")])
+    rows, now = measure(None, None, before)
+    m.get_layer("out").set_weights([W2, np.array([0.5], "float32")])
+    again, _ = measure(None, None, now)
+
+    def ratio(rows_):
+        return {(layer, weight): b for (kind, layer, weight), (_, _, b) in
+                zip(measure.layout, rows_) if kind == "weight"}["out", "bias"]
+
+    records = recording._records(rows, measure.layout, 1, False, measure.relu)
+    assert records["out"]["gradients"]["bias"]["update_ratio"] is None
+    assert ratio(again) == pytest.approx(1.0, rel=1e-5)  # 0.25 -> 0.5
