@@ -337,10 +337,9 @@ class _Deferred:
 
     The copies travel packed, one flat vector per dtype: a TensorFlow function call spends about
     6 us of the caller's Python per tensor argument (1.2 ms for the 50-layer model's 160 values
-    and weights, holding the interpreter training needs), and the program, one XLA cluster,
-    reads them back by slices for free. XLA keeps the program one operation: its hundreds of
-    small operations would otherwise queue in the thread pool training's steps use. A model XLA
-    cannot compile runs the same program without it."""
+    and weights, holding the interpreter training needs); the program reads them back by
+    slices. (Compiled by XLA the program ran no faster beside training, and its compile took
+    20 s on MobileNetV2 before the first record.)"""
 
     def __init__(self, measure: Measure, run: Callable):
         import tensorflow as tf
@@ -380,38 +379,23 @@ class _Deferred:
                        x, y)[0]
 
         self._copy = tf.function(pack)
-        self._xla = tf.function(record, jit_compile=True)
-        self._plain = tf.function(record)
+        self._program = tf.function(record)
         self._probe: tuple = (None, None, (None, None))  # (x, y as given, as tensors)
         self._traced = False
 
     def initial(self) -> list:
         return self._copy()
 
-    def prepare(self, x, y, previous, later: Callable) -> None:
-        """Trace the program here and let `later` (the worker) run it once, so that XLA
-        compiles it while training begins, not when the first record waits for it."""
-        if not self._traced:
-            later(functools.partial(self._run, self._args(self._copy(), previous, x, y)))
-
     def __call__(self, x, y, previous) -> tuple[Callable, list]:
         packed = self._copy()
-        return functools.partial(self._run, self._args(packed, previous, x, y)), packed
+        return functools.partial(self._program, *self._args(packed, previous, x, y)), packed
 
     def _args(self, packed, previous, x, y) -> tuple:
         args = (packed, previous, *self._tensors(x, y))
         if not self._traced:  # in the training thread: a model the program cannot follow
-            self._xla.get_concrete_function(*args)  # falls back in `start`
+            self._program.get_concrete_function(*args)  # falls back in `start`
             self._traced = True
         return args
-
-    def _run(self, args) -> Any:
-        if self._xla is not None:
-            try:
-                return self._xla(*args)
-            except Exception:  # noqa: BLE001 - an operation XLA cannot compile: without it
-                self._xla = None
-        return self._plain(*args)
 
     def _tensors(self, x, y) -> tuple:
         seen_x, seen_y, tensors = self._probe
