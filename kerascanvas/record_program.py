@@ -446,10 +446,13 @@ def _listed(outputs) -> list:
 
 def measure(model: keras.Model, probe: tuple | None, cache: dict) -> Measure:
     """The measure of `model`, kept in `cache` (the drawing's insights store): a new fit of the
-    same model reuses it and its compiled program; it goes with the drawing."""
+    same model reuses it and its compiled program; it goes with the drawing. A model compiled
+    again (another loss, new metrics) gets a new one: the program traced the loss it had."""
     key = (id(model), probe is None, None if probe is None else _shapes(probe))
-    if cache.get("key") != key or cache.get("model") is not model:
-        cache.update(key=key, model=model, measure=Measure(model, probe is not None))
+    loss = getattr(model, "_compile_loss", None)
+    if cache.get("key") != key or cache.get("model") is not model or \
+            cache.get("loss") is not loss:
+        cache.update(key=key, model=model, loss=loss, measure=Measure(model, probe is not None))
     return cache["measure"]
 
 

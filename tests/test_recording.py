@@ -270,3 +270,25 @@ def test_a_weight_that_was_all_zeros_has_no_update_ratio_not_a_huge_one():
     records = recording._records(rows, measure.layout, 1, False, measure.relu)
     assert records["out"]["gradients"]["bias"]["update_ratio"] is None
     assert ratio(again) == pytest.approx(1.0, rel=1e-5)  # 0.25 -> 0.5
+
+
+def test_a_model_compiled_again_with_another_loss_records_the_gradients_of_that_loss():
+    """The record's program is traced with the model's loss: after `compile` with another loss
+    (the Train button's loss changed) the gradients are that loss's, not the first one's."""
+    m = model()
+    cache: dict = {}
+    first = recording.measure(m, (X, Y), cache)
+    mse, _ = first(X, Y, first.initial())
+    m.compile(optimizer="sgd", loss="mean_absolute_error")
+    again = recording.measure(m, (X, Y), cache)
+    mae, _ = again(X, Y, again.initial())
+    fresh = model()
+    fresh.compile(optimizer="sgd", loss="mean_absolute_error")
+    expected, _ = recording.measure(fresh, (X, Y), {})(X, Y, recording.measure(
+        fresh, (X, Y), {}).initial())
+
+    def grad_norms(rows):
+        return [a for (kind, _, _), (_, a, _) in zip(again.layout, rows) if kind == "weight"]
+
+    assert grad_norms(mae) == pytest.approx(grad_norms(expected), rel=1e-5)
+    assert grad_norms(mae) != pytest.approx(grad_norms(mse), rel=1e-3)
