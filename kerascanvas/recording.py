@@ -11,7 +11,8 @@ batches in long epochs, N chosen from the measured cost so that recording stays 
   stateless loss, torch.autograd.grad);
 - activations: on the same probe batch, the layer's output mean, std, fraction of zeros, dead
   units (units zero on >= 99% of the probe) and a histogram, taken from the same forward pass
-  the gradients come from.
+  the gradients come from. That pass runs as training does (BatchNormalization on the batch,
+  Dropout dropping: record_program.PROBE_TRAINING) and changes no state.
 
 Statistics are computed with keras.ops where the tensors live (record_program.py, with
 tensor_stats: stacked by shape); one small vector per record travels to the host. The records

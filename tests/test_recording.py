@@ -292,3 +292,31 @@ def test_a_model_compiled_again_with_another_loss_records_the_gradients_of_that_
 
     assert grad_norms(mae) == pytest.approx(grad_norms(expected), rel=1e-5)
     assert grad_norms(mae) != pytest.approx(grad_norms(mse), rel=1e-3)
+
+
+def test_the_probe_pass_runs_as_training_does_and_changes_no_state():
+    """BatchNormalization whose moving statistics have not caught up (a fresh one: mean 0,
+    variance 1) feeding a ReLU: in inference mode the shifted inputs leave most units at zero
+    (MobileNetV2 after 2 epochs had half the units of 14 ReLUs 'dead' that way, none in
+    training); the probe pass normalizes by the batch as training does. The moving statistics,
+    the Dropout's seed and every weight are as before the record."""
+    x = keras.Input((3,), name="x")
+    h = keras.layers.BatchNormalization(name="norm")(x)
+    h = keras.layers.ReLU(name="relu")(h)
+    h = keras.layers.Dropout(0.5, name="drop")(h)
+    out = keras.layers.Dense(1, name="out")(h)
+    m = keras.Model(x, out)
+    m.compile(optimizer="sgd", loss="mean_squared_error")
+    shifted = (X - 10.0).astype("float32")  # inference mode: all below zero
+    assert float(np.max(keras.ops.convert_to_numpy(
+        m.get_layer("relu")(m.get_layer("norm")(shifted, training=False))))) == 0.0
+    state = [np.array(keras.ops.convert_to_numpy(v.value)) for v in m.variables]
+    measure = recording.measure(m, (shifted, Y), {})
+    rows, _ = measure(shifted, Y, measure.initial())
+    records = recording._records(rows, measure.layout, 1, False, measure.relu)
+    relu = records["relu"]["activations"]
+    assert relu["relu_like"] and relu["dead_units"] == 0 and relu["zeros"] < 0.9
+    assert records["norm"]["activations"]["mean"] == pytest.approx(0.0, abs=1e-3)  # the batch's
+    assert all(g["norm"] for g in records["out"]["gradients"].values())
+    for v, before in zip(m.variables, state):
+        np.testing.assert_array_equal(keras.ops.convert_to_numpy(v.value), before, err_msg=v.path)
