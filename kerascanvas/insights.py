@@ -88,6 +88,11 @@ class Insights:
         current = dict(self.cell["records"])
         for name, record in records.items():
             current[name] = current.get(name, ()) + (record,)
+        seen, epochs = self._epochs
+        if seen is self.cell["records"]:  # the epochs known: add these, not read all again
+            added = {r["epoch"] for r in records.values()}
+            self._epochs = (current, epochs if added <= set(epochs) else
+                            sorted(set(epochs) | added))
         if records and not self._record_bytes:
             self._record_bytes = max(len(json.dumps(r)) for r in records.values())
         if self._record_bytes * sum(len(rs) for rs in current.values()) > limits.INSIGHT_BYTES:
@@ -98,6 +103,7 @@ class Insights:
                               f"{limits.INSIGHT_BYTES:,} bytes (kerascanvas.limits.INSIGHT_BYTES):"
                               f" older records are thinned, every second one dropped.",
                               RuntimeWarning, stacklevel=2)
+            self._epochs = (None, [])  # (thinned: some epochs went)
         self.cell["records"] = current
 
     # ----- reading -------------------------------------------------------------------------

@@ -282,8 +282,8 @@ def _strip_record(epoch, norm, std):
                           st.tuples(st.just("file"), st.just(0))), max_size=60),
        st.booleans())
 def test_the_strips_kept_between_updates_read_as_a_fresh_reading_does(steps, small_cap):
-    """What `summary` keeps between updates (a strip grows by the records that land) gives the
-    same answer as reading the records afresh, after records, thinning at the cap, undo and
+    """What `summary` and `epochs` keep between updates (a strip grows by the records that land,
+    the epochs by theirs) give the same answer as reading the records afresh, after records, thinning at the cap, undo and
     redo (the records of another moment put back) and a file's records."""
     store, seen, epoch = insights.Insights(), [], 0
     cap = 40 * len(json.dumps(_strip_record(1.5, 1.0, 1.0))) if small_cap else limits.INSIGHT_BYTES
@@ -305,4 +305,5 @@ def test_the_strips_kept_between_updates_read_as_a_fresh_reading_does(steps, sma
             fresh.cell["records"] = store.cell["records"]
             answer = insights.summary(store)
             assert answer == insights.summary(fresh)
+            assert store.epochs() == fresh.epochs()  # (kept between records, as the strips are)
             assert insights.summary(store) is answer  # the same, while nothing landed
