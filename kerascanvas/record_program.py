@@ -102,9 +102,11 @@ class Measure:
     gradients on the probe batch and their change since the last record, and its layers' outputs
     on the probe batch. One forward pass on the probe batch gives both: `forward` is a model
     that returns every layer's output (the model's own outputs among them), the loss is taken
-    on those and differentiated. Compiled for the backend (tf.function, jax.jit: one device
-    program instead of hundreds of small operations), once per model (`measure`); torch runs it
-    eagerly, its statistics stacked by shape (tensor_stats)."""
+    on those and differentiated. One record body for every backend (`_stateless`: the model's
+    stateless call and loss on values, never on the variables), differentiated by jax.grad, a
+    GradientTape or torch.autograd.grad; compiled where the backend compiles (jax.jit,
+    tf.function: one device program instead of hundreds of small operations), once per model
+    (`measure`); torch runs it eagerly, its statistics stacked by shape (tensor_stats)."""
 
     def __init__(self, model: keras.Model, probe: bool):
         self.model = model
@@ -167,7 +169,8 @@ class Measure:
                 return [tensor_stats.stacked(values, g) for g in groups]
 
             self._initial = _compile(copies)
-        return self._initial([w.value for w in self.weights])
+        with _no_grad():  # (torch: a copy, not a step in a graph)
+            return self._initial([w.value for w in self.weights])
 
     def __call__(self, x, y, previous) -> tuple[list, list]:
         """(per `layout` entry (statistics, a, b), the weights now): a and b are a weight's
@@ -216,23 +219,13 @@ class Measure:
             return found[0] if len(found) == 1 else found
         return keras.tree.pack_sequence_as(struct, found)
 
-    def _eager(self, x, y, previous):
-        """One record, run eagerly (torch)."""
-        grads, outputs = [], []
-        if self.forward is not None and x is not None:
-            grads, outputs = _probe_pass(self, x, y)
-        found = dict(zip(map(id, self.model.trainable_variables), grads))
-        with _no_grad():
-            return _assemble(self, [w.value for w in self.weights], previous,
-                             [found.get(id(w)) for w in self.weights], outputs)
-
     def _compiled(self):
         backend = keras.backend.backend()
         if backend == "jax":
             return self._jax()
         if backend == "tensorflow":
             return self._tensorflow()
-        return _compile(self._eager)
+        return self._torch()
 
     def _stateless(self, gradient: Callable) -> Callable:
         """run(t, n, m, previous, x, y): one record from the values of the model's trainable,
@@ -270,11 +263,13 @@ class Measure:
                 if with_gradients:
                     grads, outputs = gradient(loss_of, list(t))
                 else:
-                    outputs, _ = outputs_of(list(t))
+                    with _no_grad():
+                        outputs, _ = outputs_of(list(t))
             found = {id(v): g for v, g in zip(tv, grads)}
             values = {id(v): a for v, a in zip(tv, t)} | {id(v): a for v, a in zip(ntv, n)}
-            return _assemble(measure, [values[id(w)] for w in weights], previous,
-                             [found.get(id(w)) for w in weights], outputs[:activations])
+            with _no_grad():
+                return _assemble(measure, [values[id(w)] for w in weights], previous,
+                                 [found.get(id(w)) for w in weights], outputs[:activations])
 
         return run
 
@@ -298,6 +293,29 @@ class Measure:
             return tape.gradient(loss, t), outputs
 
         return _Deferred(self, self._stateless(gradient))
+
+    def _torch(self):
+        import torch
+
+        def gradient(loss_of, t):
+            loss, outputs = loss_of(t)
+            wanted = [i for i, v in enumerate(t) if v.requires_grad]
+            found = torch.autograd.grad(loss, [t[i] for i in wanted],
+                                        allow_unused=True) if wanted else ()
+            grads = [None] * len(t)
+            for i, g in zip(wanted, found):
+                grads[i] = g
+            return grads, [o.detach() for o in outputs]
+
+        model, run = self.model, self._stateless(gradient)
+        tv, ntv, mv = (model.trainable_variables, model.non_trainable_variables,
+                       model.metrics_variables)
+
+        def record(x, y, previous):  # (eager: the variables' values now are the values read)
+            return run([v.value for v in tv], [v.value for v in ntv], [v.value for v in mv],
+                       previous, x, y)
+
+        return record
 
     def prepare(self, x, y, previous, later: Callable) -> None:
         """Start making the record's program before the first record needs it: under JAX,
@@ -412,46 +430,8 @@ class _Deferred:
         return tensors
 
 
-def _probe_pass(measure: Measure, x, y) -> tuple[list, list]:
-    """(the loss's gradient for each trainable variable of the model, None where it does not
-    reach one or without gradients; each layer's output) from one forward pass of
-    `measure.forward` on the probe batch, under torch. A stateless call, as under JAX and
-    TensorFlow: in training mode a BatchNormalization would otherwise update its moving
-    statistics and a Dropout its seed; this changes no variable, optimizer or metric."""
-    model, forward, keep = measure.model, measure.forward, measure.activations
-    variables = model.trainable_variables
-    values = [v.value for v in variables]
-
-    def outputs_of():
-        at = {id(v): a for v, a in zip(variables, values)}
-        outputs, _, losses = forward.stateless_call(
-            [at[id(v)] for v in forward.trainable_variables],
-            [v.value for v in forward.non_trainable_variables], x, return_losses=True,
-            training=PROBE_TRAINING)
-        return _listed(outputs), losses
-
-    if not measure.with_gradients or keras.backend.backend() != "torch":
-        with _no_grad():  # (another backend here: weights and activations only)
-            return [None] * len(variables), outputs_of()[0][:keep]
-    import torch
-
-    outputs, losses = outputs_of()
-    if losses:  # (the forward pass's own losses, as compute_loss_and_updates does)
-        model._losses_override = losses
-    try:
-        loss = model.compute_loss(x=x, y=y, y_pred=measure.y_pred(outputs),
-                                  training=PROBE_TRAINING)
-    finally:
-        if losses:
-            model._losses_override = []
-    wanted = [v for v in values if v.requires_grad]
-    found = iter(torch.autograd.grad(loss, wanted, allow_unused=True)) if wanted else iter(())
-    return ([next(found) if v.requires_grad else None for v in values],
-            [o.detach() for o in outputs[:keep]])
-
-
 def _compile(fn):
-    """fn as one JAX program; torch runs it eagerly (TensorFlow: _Deferred)."""
+    """fn as one JAX program; torch runs it eagerly."""
     backend = keras.backend.backend()
     if backend == "jax":
         import jax
