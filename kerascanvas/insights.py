@@ -348,8 +348,9 @@ _STAT_FIELDS = ("mean", "std", "norm", "min", "max", "zeros")
 def _number(value: Any, where: str) -> float | None:
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise EditError(f"{where}: an insight value is {value!r:.40}, not a number.")
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or \
+            not math.isfinite(value):  # (a record says a non-finite value as null)
+        raise EditError(f"{where}: an insight value is {value!r:.40}, not a finite number.")
     return value
 
 
@@ -375,8 +376,8 @@ def _checked_record(r: Any, where: str) -> dict:
             not isinstance(r.get("gradients"), dict):
         raise EditError(f"{where}: an insight record is not a record.")
     epoch = _number(r.get("epoch"), where)
-    if epoch is None:
-        raise EditError(f"{where}: an insight record has no epoch.")
+    if epoch is None or epoch < 0:
+        raise EditError(f"{where}: an insight record has no epoch (or a negative one).")
     gradients = {}
     for w, g in r["gradients"].items():
         if not isinstance(g, dict):

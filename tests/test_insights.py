@@ -136,19 +136,28 @@ def test_records_are_kept_in_the_drawings_file(data, tmp_path):
     assert loaded.insight_summary["layers"]["dense"]["problems"]
 
 
-def test_a_file_with_bad_records_is_refused_and_names_them(data, tmp_path):
+@pytest.mark.parametrize("where, value, said", [
+    (("weights", "kernel", "mean"), "<script>", "not a finite number"),
+    (("weights", "kernel", "mean"), float("inf"), "not a finite number"),
+    (("epoch",), float("nan"), "not a finite number"),  # (a later fit counted epochs from it)
+    (("epoch",), -3, "negative"),
+])
+def test_a_file_with_bad_records_is_refused_and_names_them(data, tmp_path, where, value, said):
     canvas = trained(data, epochs=1)
     good = tmp_path / "good.kcanvas"
     canvas.graph.save(good)
     with zipfile.ZipFile(good) as z:
         entries = {i.filename: z.read(i.filename) for i in z.infolist()}
     records = json.loads(entries["insights.json"])
-    records["records"]["dense"][0]["weights"]["kernel"]["mean"] = "<script>"
+    target = records["records"]["dense"][0]
+    for key in where[:-1]:
+        target = target[key]
+    target[where[-1]] = value  # (json writes NaN and Infinity, and reads them back)
     bad = tmp_path / "bad.kcanvas"
     with zipfile.ZipFile(bad, "w") as z:
         for name, body in entries.items():
             z.writestr(name, json.dumps(records) if name == "insights.json" else body)
-    with pytest.raises(EditError, match="not a number"):
+    with pytest.raises(EditError, match=said):
         kc.Graph.load(bad)
 
 
