@@ -106,6 +106,7 @@ class Recorder(keras.callbacks.Callback):
         self._measure: Measure | None = None
         self._previous: list = []  # the weights at the last record (for update ratios)
         self._every: int | None = None  # batches between records within an epoch
+        self._last_epoch_s: float | None = None  # the last epoch's length, until _plan uses it
         self._epoch = 0
         self._batch = 0
         self._since = 0  # batches since the last record
@@ -134,18 +135,34 @@ class Recorder(keras.callbacks.Callback):
     def on_train_batch_begin(self, batch, logs=None):
         self._batch = batch
         self._since += 1
-        if self._every is not None and self._since > self._every:
+        if self._last_epoch_s is not None:
+            self._plan()
+        every = self._every
+        # (none within half an interval of the epoch's end: the epoch's own record comes then)
+        if every is not None and self._since > every and self._steps() - batch > every // 2:
             self._record(self._first_epoch + self._epoch + batch / max(self._steps(), 1),
                          partial=True)
 
     def on_epoch_end(self, epoch, logs=None):
         self._record(int(self._first_epoch) + epoch + 1, partial=False)
-        if self._measure is not None and self._measure.cost is None:
-            self._settle()  # the first record of this model: its cost is needed now
-        steps = self._steps()
-        cost = self._measure.cost if self._measure is not None else None
-        if steps and cost is not None:  # how often within an epoch recording stays cheap
-            per_batch = (time.monotonic() - self._epoch_started - cost) / steps
+        self._every, self._last_epoch_s = None, time.monotonic() - self._epoch_started
+        self._plan()
+
+    def _plan(self) -> None:
+        """How often to record within an epoch so that recording stays cheap, from the last
+        epoch's length and a record's cost. A model's first record may still be computing (under
+        JAX its program may still be compiling): the training thread does not wait for it, the
+        batches ask again until its cost is known."""
+        if self._measure is None:  # (recording stopped)
+            self._last_epoch_s = None
+            return
+        cost = self._measure.cost
+        if cost is None:
+            return
+        steps, spent = self._steps(), self._last_epoch_s
+        self._last_epoch_s = None
+        if steps and spent is not None:
+            per_batch = (spent - cost) / steps
             every = max(MIN_BATCHES_BETWEEN, math.ceil(cost / max(per_batch, 1e-9)
                                                         / COST_SHARE))
             self._every = every if every < steps else None
