@@ -84,9 +84,16 @@ class Journal:
         if seen not in self._cells:
             self._cells[seen] = ("weights", layer, None, host_weights(layer))
 
+    def read_weights_now(self) -> None:
+        """Read the weights' after values now rather than at `seal` (nothing may change them in
+        between): a training run's end reads them while its last insights record computes."""
+        for seen, cell in self._cells.items():
+            if cell[0] == "weights" and len(cell) == 4:
+                self._cells[seen] = (*cell, host_weights(cell[1]))
+
     def rollback(self) -> None:
         """Put back what the open edit changed (it was refused)."""
-        for kind, target, key, before in reversed(self._cells.values()):
+        for kind, target, key, before, *_ in reversed(self._cells.values()):
             _write(kind, target, key, before)
 
     def seal(self) -> list:
@@ -97,13 +104,15 @@ class Journal:
         node list (a tuple)."""
         kept, held = [], []
         keep = kept.extend
-        for kind, target, key, before in self._cells.values():
+        for cell in self._cells.values():
+            kind, target, key, before = cell[:4]
             if kind == "list":  # (tuples: plain)
                 after = tuple(target)
                 if after != before:
                     keep((kind, target, key, before, after))
                 continue
-            after = target.get(key, _MISSING) if kind == "item" else _read(kind, target, key)
+            after = target.get(key, _MISSING) if kind == "item" else \
+                cell[4] if len(cell) == 5 else _read(kind, target, key)  # (read_weights_now)
             if after is not before:
                 keep((kind, target, key, before, after))
                 if type(before) not in PLAIN:

@@ -535,13 +535,17 @@ class Trainer:
         copy failed."""
         if not reattach(fitting, self._detachable):
             self._fall_back_to_epoch_start(fitting)
-        self._records_done()
         failed = None
         if model is not None and fitting is not model:
             try:
                 model.set_weights(fitting.get_weights())
             except Exception as e:  # noqa: BLE001
                 failed = (f"Could not copy the trained weights back: {e}", traceback.format_exc())
+        try:  # (while the last insights record computes; sealing would read them after it)
+            self._weights_before.read_weights_now()
+        except Exception:  # noqa: BLE001, S110 - sealing reads them again, and says what failed
+            pass
+        self._records_done()
         try:  # undo (Ctrl+Z) puts the weights from before the run back
             self.graph.weights_changed(self._weights_before)
         except Exception:  # noqa: BLE001 - an observer's failure must not keep the lock

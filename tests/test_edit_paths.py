@@ -4,6 +4,7 @@ changed, packed flat; an undo step weighs only what it alone keeps alive."""
 
 import gc
 
+import keras
 import pytest
 from support import fingerprint, ok, steps_kept
 
@@ -147,6 +148,31 @@ def test_a_journal_keeps_only_what_changed_and_rolls_back_an_open_edit():
     other.setitem(data, "c", box)
     other.setitem(data, "b", 2)
     assert other.seal() == [box]
+
+
+def test_weights_read_ahead_are_what_the_step_redoes_and_a_rollback_still_works():
+    """A training run's end reads the weights (read_weights_now) while its last insights record
+    computes, then seals: the step redoes the weights read then."""
+    layer = keras.layers.Dense(2)
+    layer.build((None, 3))
+    start = layer.get_weights()
+    j = network.Journal()
+    j.weights(layer)
+    layer.set_weights([w + 1 for w in start])
+    j.read_weights_now()
+    read = layer.get_weights()
+    layer.set_weights([w + 5 for w in start])  # (after the read: not part of the step)
+    j.seal()
+    j.undo()
+    assert all((a == b).all() for a, b in zip(layer.get_weights(), start))
+    j.redo()
+    assert all((a == b).all() for a, b in zip(layer.get_weights(), read))
+    open_one = network.Journal()
+    open_one.weights(layer)
+    layer.set_weights(start)
+    open_one.read_weights_now()
+    open_one.rollback()
+    assert all((a == b).all() for a, b in zip(layer.get_weights(), read))
 
 
 def test_undo_steps_still_weigh_the_layers_they_alone_keep_alive():
