@@ -67,9 +67,10 @@ class Canvas(anywidget.AnyWidget):
     from the front end, which is what re-runs the cells that read `canvas.graph` in marimo
     (`mo.ui.anywidget(kc.Canvas(g))`). The kernel never reads it."""
 
-    insight_summary = traitlets.Dict().tag(sync=True, echo_update=False)
-    """Per box a small live strip (weight norm, activation spread) and its problems
-    (`insights.summary`): bounded, sent as records come."""
+    insight_strips = traitlets.Dict().tag(sync=True, echo_update=False)
+    """Per box a small live strip (weight norm, activation spread) and its problems, as the
+    browser gets them (`insights.wire_summary`; `insight_summary` says the same in numbers):
+    bounded, sent as records come."""
 
     insight_focus = traitlets.Unicode("").tag(sync=True)
     """The box whose histograms the browser asks for (set by the browser: untrusted)."""
@@ -189,6 +190,13 @@ class Canvas(anywidget.AnyWidget):
         "dead_units", "vanishing_gradients", "exploding_gradients", "non_finite"."""
         return insights.of(self.graph).problems()
 
+    @property
+    def insight_summary(self) -> dict:
+        """Per box its live strip (the last records' epochs, weight norms and activation
+        spreads) and its problems: {"layers": {name: {"epochs", "norms", "spreads",
+        "problems"}}} (`insights.summary`)."""
+        return insights.summary(insights.of(self.graph))
+
     def activations_at(self, epoch: float) -> dict:
         """{layer: its output's statistics recorded at `epoch`} (`Insights.activations_at`)."""
         return insights.of(self.graph).activations_at(epoch)
@@ -202,9 +210,9 @@ class Canvas(anywidget.AnyWidget):
         return {"run": run, "undone": undone}
 
     def _show_insights(self) -> None:
-        summary = insights.summary(insights.of(self.graph))
-        if summary is not self.insight_summary and summary != self.insight_summary:
-            self.insight_summary = summary
+        strips = insights.wire_summary(insights.of(self.graph))
+        if strips is not self.insight_strips and strips != self.insight_strips:
+            self.insight_strips = strips
         self._focus_changed()
         self._epoch_changed()
 

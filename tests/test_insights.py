@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import threading
 import warnings
 import zipfile
+from pathlib import Path
 
 import keras
 import numpy as np
@@ -292,12 +294,13 @@ def test_a_runs_updates_send_the_strips_again_only_when_records_land(data):
     new record send nothing)."""
     canvas = trained(data, epochs=1)
     sent = []
-    canvas.observe(lambda change: sent.append(change), names="insight_summary")
+    canvas.observe(lambda change: sent.append(change), names="insight_strips")
     canvas.fit(epochs=2, loss=None)
     assert sent, "the run's records reached the canvas"
     for change in sent:
         assert change["new"]["layers"] != change["old"]["layers"]
-    strip = sent[-1]["new"]["layers"]["dense"]
+    assert sent[-1]["new"] == insights.wire_summary(insights.of(canvas.graph))
+    strip = canvas.insight_summary["layers"]["dense"]
     assert strip["epochs"] == [1, 2, 3]
     norm = float(np.linalg.norm(np.concatenate(
         [w.ravel() for w in canvas.graph.keras_layer("dense").get_weights()])))
@@ -312,6 +315,34 @@ def _strip_record(epoch, norm, std):
     return {"epoch": epoch, "partial": False, "weights": {"kernel": stats()},
             "gradients": {"kernel": {"norm": 0.1, "update_ratio": 0.01, "non_finite": False}},
             "activations": stats(dead_units=0, units=4, relu_like=False)}
+
+
+STRIPS_FIXTURE = Path(__file__).resolve().parents[1] / "js" / "test" / "fixtures" / "strips.json"
+
+
+def test_the_strips_as_the_browser_gets_them_say_what_the_summary_says():
+    """wire_summary (a strip as one string a layer: ipywidgets walks no numbers) read back gives
+    `summary`. The case is also js/test/fixtures/strips.json (KC_WRITE_FIXTURES=1 writes it),
+    which vitest reads through js/src/insights.ts readStrips: one description, both sides."""
+    store = insights.Insights()
+    dead = _strip_record(1, 2.5, 0.0)
+    dead["activations"].update(relu_like=True, dead_units=4, units=4)
+    store.add({"dense": _strip_record(0.5, 1.23456789, 0.5), "flatten": _strip_record(0.5, 0, 0)})
+    store.add({"dense": dead, "flatten": {**_strip_record(1, 0, 0), "weights": {},
+                                         "activations": None}})
+    wire, summary = insights.wire_summary(store), insights.summary(store)
+    if os.environ.get("KC_WRITE_FIXTURES") == "1":
+        STRIPS_FIXTURE.write_text(json.dumps({"wire": wire, "summary": summary}, indent=1) + "\n")
+    assert json.loads(STRIPS_FIXTURE.read_text()) == {"wire": wire, "summary": summary}
+    assert wire["layers"]["flatten"]["strip"] == "0.5;0.0;0.0,1;;"  # (no weights, no output)
+    assert summary["layers"]["dense"]["norms"] == [1.235, 2.5]
+    assert [p["kind"] for p in summary["layers"]["dense"]["problems"]] == ["dead_units"]
+    for name, layer in summary["layers"].items():
+        points = [p.split(";") for p in wire["layers"][name]["strip"].split(",")]
+        for i, column in enumerate(("epochs", "norms", "spreads")):
+            assert [float(p[i]) if p[i] else None for p in points] == layer[column]
+        assert wire["layers"][name]["problems"] == layer["problems"]
+    assert insights.wire_summary(store) is wire  # (the same records: nothing to send again)
 
 
 @settings(max_examples=60, deadline=None)

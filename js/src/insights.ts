@@ -9,6 +9,39 @@ export interface InsightProblem { kind: string; epoch: number | null; message: s
 /** A box's strip, one entry per record (the last few): its epoch, weight norm, activation spread. */
 export interface InsightLayer { epochs: (number | null)[]; norms: (number | null)[]; spreads: (number | null)[]; problems: InsightProblem[] }
 export interface InsightSummary { layers?: Record<string, InsightLayer> }
+/** The summary as the kernel sends it (kerascanvas/insights.py: wire_summary): per box its strip
+ * as one string, points joined by "," and each point's epoch, norm and spread by ";". */
+export interface InsightStrips { layers?: Record<string, { strip?: unknown; problems?: unknown }> }
+
+function wireNumber(text: string | undefined): number | null {
+  if (!text) return null;
+  const v = Number(text);
+  return Number.isFinite(v) ? v : null;
+}
+
+const readBefore = new WeakMap<object, InsightSummary>(); // (the canvas asks at every draw)
+
+/** The strips the kernel sent, as numbers (a malformed entry reads as an empty strip). */
+export function readStrips(wire: InsightStrips | null | undefined): InsightSummary {
+  if (!wire || typeof wire !== "object") return { layers: {} };
+  const known = readBefore.get(wire);
+  if (known) return known;
+  const layers: Record<string, InsightLayer> = {};
+  const sent = typeof wire.layers === "object" && wire.layers ? wire.layers : {};
+  for (const [name, entry] of Object.entries(sent)) {
+    const strip = typeof entry?.strip === "string" && entry.strip ? entry.strip.split(",") : [];
+    const points = strip.map((p) => p.split(";"));
+    layers[name] = {
+      epochs: points.map((p) => wireNumber(p[0])),
+      norms: points.map((p) => wireNumber(p[1])),
+      spreads: points.map((p) => wireNumber(p[2])),
+      problems: Array.isArray(entry?.problems) ? (entry.problems as InsightProblem[]) : [],
+    };
+  }
+  const summary = { layers };
+  readBefore.set(wire, summary);
+  return summary;
+}
 export interface Histogram { counts: number[]; range: (number | null)[]; mean: number | null; std: number | null }
 export interface InsightDetail {
   layer?: string;

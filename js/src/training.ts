@@ -3,7 +3,7 @@ import type { AnyModel } from "@anywidget/types";
 import uPlot from "uplot";
 import { clear, el } from "./dom";
 import type { Client, Model } from "./protocol";
-import { type InsightDetail, type InsightSummary, InsightPanel, decorate } from "./insights";
+import { type InsightDetail, type InsightSummary, InsightPanel, decorate, readStrips } from "./insights";
 
 export interface TrainingView {
   status?: { state: string; epoch: number; epochs: number; batch: number; batches: number | null;
@@ -142,7 +142,7 @@ export class TrainingPanel {
     this.update(model.get("training") ?? {});
     this.onSummary = () => this.showInsights();
     this.onDetail = () => this.insightPanel.update(model.get("insight_detail") ?? {});
-    model.on("change:insight_summary", this.onSummary);
+    model.on("change:insight_strips", this.onSummary);
     model.on("change:insight_detail", this.onDetail);
     this.onDetail();
   }
@@ -159,7 +159,7 @@ export class TrainingPanel {
   showInsights(decor: Decor | null = this.decor, selected?: ReadonlySet<string>, names?: string[]): void {
     this.decor = decor;
     if (names) this.boxes = names;
-    const summary: InsightSummary = this.model.get("insight_summary") ?? {};
+    const summary: InsightSummary = readStrips(this.model.get("insight_strips"));
     const layers = summary.layers ?? {};
     if (decor) { // only boxes with records, and those that had some (a big drawing pays nothing)
       const drawn = new Set(this.boxes);
@@ -244,7 +244,7 @@ export class TrainingPanel {
   private lastView: TrainingView | null = null;
 
   destroy(): void {
-    this.model.off("change:insight_summary", this.onSummary);
+    this.model.off("change:insight_strips", this.onSummary);
     this.model.off("change:insight_detail", this.onDetail);
     this.insightPanel.destroy();
     this.chart?.destroy();

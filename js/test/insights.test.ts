@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { bars, problemText, stripPoints } from "../src/insights";
+import { bars, problemText, readStrips, stripPoints } from "../src/insights";
+import strips from "./fixtures/strips.json";
 import { UNDONE, axisSize, messageText, progressText, tickLabels } from "../src/training";
 
 describe("training insights on the canvas", () => {
@@ -17,6 +18,20 @@ describe("training insights on the canvas", () => {
     expect(tickLabels([0.1, 0.2], Number.NaN)).toEqual(["0.100", "0.200"]);
     expect(axisSize(["2.3030", "2.3028"])).toBeGreaterThan(axisSize(["0.5", "1.0"])); // room for them
     expect(axisSize(null)).toBe(axisSize(["0.5"]));
+  });
+
+  it("reads the strips as the kernel sends them into the numbers the summary says", () => {
+    expect(readStrips(strips.wire)).toEqual(strips.summary); // (fixture written by tests/test_insights.py)
+    expect(readStrips(strips.wire)).toBe(readStrips(strips.wire)); // read once per message, not per draw
+  });
+
+  it("reads a malformed strip message as empty strips, never a throw", () => {
+    expect(readStrips(null)).toEqual({ layers: {} });
+    expect(readStrips({ layers: null } as never)).toEqual({ layers: {} });
+    const odd = readStrips({ layers: { a: { strip: 7, problems: "x" }, b: { strip: "1;abc;Infinity,;;" }, c: null } } as never);
+    expect(odd.layers?.a).toEqual({ epochs: [], norms: [], spreads: [], problems: [] });
+    expect(odd.layers?.b).toEqual({ epochs: [1, null], norms: [null, null], spreads: [null, null], problems: [] });
+    expect(odd.layers?.c?.epochs).toEqual([]);
   });
 
   it("writes every problem's message on hover, as text", () => {

@@ -36,6 +36,9 @@ def test_insights_mark_a_dead_box_and_an_undone_run_is_said_and_greyed(lab, page
     hover = mark.locator("title").text_content()
     assert "16 of 16 units are dead" in hover
     assert page.locator(".kc-decor .kc-strip").count() == 3  # flatten, hidden, head
+    # drawn from the numbers read out of the kernel's strips: weight norms where there are weights
+    assert page.locator(".kc-decor .kc-strip-weights").count() == 2
+    assert page.locator(".kc-decor .kc-strip-activations").count() == 3
     # select the box: its histograms over the run, with a slider over the records
     box(page, "hidden").click()
     page.wait_for_function("() => document.querySelectorAll('.kc-insights .kc-histogram').length >= 3",
