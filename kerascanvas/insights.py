@@ -256,8 +256,8 @@ def wire_summary(store: Insights) -> dict[str, Any]:
     string, its points joined by "," and each point's epoch, norm and spread by ";" (an empty
     place for a missing value), and its problems. ipywidgets walks every number of a message
     looking for binary buffers, and Jupyter writes each as JSON: 52 full strips as numbers took
-    0.7 ms to walk, as 52 strings (each point formatted once, as it lands) 0.05 ms. The same
-    object while the records are the same (nothing is sent again)."""
+    0.67 ms to walk and 0.44 to write, as 52 strings (each point formatted once, as it lands)
+    0.04 and 0.06. The same object while the records are the same (nothing is sent again)."""
     records = store.cell["records"]
     seen, answer = store._wire
     if seen is records:
