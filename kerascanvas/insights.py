@@ -7,8 +7,8 @@ Journal the Trainer keeps) puts the records from before the run back, and redo t
 The store also holds the id of the last run not undone: the training panel compares it with the
 run it shows to say that a run was undone.
 
-A record (one per layer per epoch; `"partial": True` for one taken within an epoch, its epoch a
-fraction) is JSON:
+A record (one per layer per epoch; `"partial": True` for one taken within an epoch, every N
+batches in long epochs or where a stopped run ended, its epoch a fraction) is JSON:
     {"epoch": 3, "partial": false,
      "weights": {"kernel": {"mean", "std", "norm", "min", "max", "zeros", "non_finite",
                             "histogram": {"counts": [16 ints], "range": [min, max]}}, ...},
@@ -110,9 +110,12 @@ class Insights:
 
     # ----- reading -------------------------------------------------------------------------
 
-    def records(self) -> dict[str, list[dict]]:
-        """{layer: [record, ...]} (copies)."""
-        return {n: json.loads(json.dumps(list(rs))) for n, rs in self.cell["records"].items()}
+    def records(self, within_epochs: bool = False) -> dict[str, list[dict]]:
+        """{layer: [record, ...]} (copies): one record per epoch, the latest taken in it (an
+        epoch's end, or where a stopped run left it); `within_epochs` adds the records taken
+        every N batches within long epochs."""
+        return {n: json.loads(json.dumps(list(rs if within_epochs else _per_epoch(rs))))
+                for n, rs in self.cell["records"].items()}
 
     def problems(self) -> list[tuple[str, str, float, str]]:
         """(layer, kind, epoch, message) for what the latest records show."""
@@ -161,6 +164,17 @@ class Insights:
                 raise EditError(f"{where}: the insight records of {name!r:.80} are not a list.")
             records[str(name)] = tuple(_checked_record(r, where) for r in rs)
         self.cell["records"] = records
+
+
+def _per_epoch(records: tuple) -> list:
+    """The last record of each epoch (epoch e holds the records from e - 1 on, up to e)."""
+    kept: list = []
+    for r in records:
+        if kept and math.ceil(kept[-1]["epoch"]) == math.ceil(r["epoch"]):
+            kept[-1] = r
+        else:
+            kept.append(r)
+    return kept
 
 
 def _thin(records: tuple) -> tuple:

@@ -181,8 +181,15 @@ class Canvas(anywidget.AnyWidget):
     @property
     def insights(self) -> dict:
         """{layer: [record per epoch: {"epoch", "weights", "gradients", "activations"}, ...]}
-        of the training runs on this drawing not undone (see kerascanvas/insights.py)."""
+        of the training runs on this drawing not undone, the latest record of each epoch (see
+        kerascanvas/insights.py); `insight_records` has those taken within long epochs too."""
         return insights.of(self.graph).records()
+
+    @property
+    def insight_records(self) -> dict:
+        """`insights` with the records taken every N batches within long epochs ("partial":
+        True, a fractional "epoch"), in order."""
+        return insights.of(self.graph).records(within_epochs=True)
 
     @property
     def insight_problems(self) -> list:

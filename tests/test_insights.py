@@ -170,17 +170,29 @@ def test_records_within_long_epochs_and_the_memory_cap(data, monkeypatch):
     monkeypatch.setattr(recording, "COST_SHARE", 1e9)  # any cost is cheap enough
     canvas = trained(data, epochs=1)  # (a record's cost known: a run plans from its first epoch)
     canvas.fit(epochs=2, batch_size=32, loss=None)
-    rs = canvas.insights["dense"]
+    rs = canvas.insight_records["dense"]
     assert [r["epoch"] for r in rs if not r["partial"]] == [1, 2, 3]
     partial = [r["epoch"] for r in rs if r["partial"]]
     # within the run's second epoch (8 batches), after 3 batches; not after 3 more: that one
     # would come a batch before the epoch's own record
     assert partial == [2.375], partial
+    assert [r["epoch"] for r in canvas.insights["dense"]] == [1, 2, 3]  # one per epoch
     monkeypatch.setattr(limits, "INSIGHT_BYTES", 3 * 4000)
     with pytest.warns(RuntimeWarning, match="INSIGHT_BYTES"):
         canvas.fit(epochs=3, loss=None)
-    rs = canvas.insights["dense"]
+    rs = canvas.insight_records["dense"]
     assert len(rs) < 4 + len(partial) + 2 + 3 and rs[-1]["epoch"] == 6  # the latest kept
+
+
+def test_insights_give_one_record_per_epoch_the_latest_taken_in_it():
+    """Records within long epochs stay out of `canvas.insights` (one per epoch, as a per-epoch
+    plot wants); an epoch that has no end record (a run that failed within it) keeps its last."""
+    store = insights.Insights()
+    for epoch in (1, 1.5, 2, 2.25, 2.5, 3, 3.4):
+        store.add({"dense": {**_strip_record(epoch, 1.0, 1.0), "partial": epoch % 1 != 0}})
+    assert [r["epoch"] for r in store.records()["dense"]] == [1, 2, 3, 3.4]
+    assert [r["epoch"] for r in store.records(within_epochs=True)["dense"]] == \
+        [1, 1.5, 2, 2.25, 2.5, 3, 3.4]
 
 
 def test_the_training_thread_never_waits_for_a_models_first_record(data, monkeypatch):
