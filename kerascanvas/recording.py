@@ -168,7 +168,9 @@ class Recorder(keras.callbacks.Callback):
             self._every = every if every < steps else None
 
     def on_train_end(self, logs=None):
-        if self._since > 0:  # stopped within an epoch (a stop, a NaN loss): its last state
+        # A batch began after the last record: a loop that ended within an epoch without its
+        # on_epoch_end (Keras's own fit ends a stopped epoch with it: that record says the stop)
+        if self._since > 0:
             done = self._batch + 1
             self._record(self._first_epoch + self._epoch + done / max(self._steps(), done),
                          partial=True)
