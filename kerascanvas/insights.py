@@ -8,7 +8,7 @@ The store also holds the id of the last run not undone: the training panel compa
 run it shows to say that a run was undone.
 
 A record (one per layer per epoch; `"partial": True` for one taken within an epoch, every N
-batches in long epochs or where a stopped run ended, its epoch a fraction) is JSON:
+batches in long epochs, its epoch a fraction) is JSON:
     {"epoch": 3, "partial": false,
      "weights": {"kernel": {"mean", "std", "norm", "min", "max", "zeros", "non_finite",
                             "histogram": {"counts": [16 ints], "range": [min, max]}}, ...},
@@ -111,8 +111,8 @@ class Insights:
     # ----- reading -------------------------------------------------------------------------
 
     def records(self, within_epochs: bool = False) -> dict[str, list[dict]]:
-        """{layer: [record, ...]} (copies): one record per epoch, the latest taken in it (an
-        epoch's end, or where a stopped run left it); `within_epochs` adds the records taken
+        """{layer: [record, ...]} (copies): one record per epoch, the latest taken in it (its
+        end's, unless the cap thinned that one away); `within_epochs` adds the records taken
         every N batches within long epochs."""
         return {n: json.loads(json.dumps(list(rs if within_epochs else _per_epoch(rs))))
                 for n, rs in self.cell["records"].items()}

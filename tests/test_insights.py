@@ -186,7 +186,8 @@ def test_records_within_long_epochs_and_the_memory_cap(data, monkeypatch):
 
 def test_insights_give_one_record_per_epoch_the_latest_taken_in_it():
     """Records within long epochs stay out of `canvas.insights` (one per epoch, as a per-epoch
-    plot wants); an epoch that has no end record (a run that failed within it) keeps its last."""
+    plot wants); an epoch that has no end record (thinned at the cap, or a loop that left it
+    early) keeps its last."""
     store = insights.Insights()
     for epoch in (1, 1.5, 2, 2.25, 2.5, 3, 3.4):
         store.add({"dense": {**_strip_record(epoch, 1.0, 1.0), "partial": epoch % 1 != 0}})
