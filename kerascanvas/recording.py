@@ -150,9 +150,11 @@ class Recorder(keras.callbacks.Callback):
 
     def _plan(self) -> None:
         """How often to record within an epoch so that recording stays cheap, from the last
-        epoch's length and a record's cost. A model's first record may still be computing (under
-        JAX its program may still be compiling): the training thread does not wait for it, the
-        batches ask again until its cost is known."""
+        epoch's length per batch and a record's cost (from its start until it is in the store,
+        most of it beside training). A model's first record may still be computing: the training
+        thread does not wait for it, the batches ask again until its cost is known. (Under JAX
+        that record's dispatch does wait for its program's compile if it is still compiling:
+        started as training begins, it is usually done by the first epoch's end.)"""
         if self._measure is None:  # (recording stopped)
             self._last_epoch_s = None
             return
@@ -162,7 +164,7 @@ class Recorder(keras.callbacks.Callback):
         steps, spent = self._steps(), self._last_epoch_s
         self._last_epoch_s = None
         if steps and spent is not None:
-            per_batch = (spent - cost) / steps
+            per_batch = spent / steps  # (the records in it computed beside it)
             every = max(MIN_BATCHES_BETWEEN, math.ceil(cost / max(per_batch, 1e-9)
                                                         / COST_SHARE))
             self._every = every if every < steps else None

@@ -201,8 +201,8 @@ class Canvas(anywidget.AnyWidget):
     def insight_summary(self) -> dict:
         """Per box its live strip (the last records' epochs, weight norms and activation
         spreads) and its problems: {"layers": {name: {"epochs", "norms", "spreads",
-        "problems"}}} (`insights.summary`)."""
-        return insights.summary(insights.of(self.graph))
+        "problems"}}} (`insights.summary`; a copy)."""
+        return json.loads(json.dumps(insights.summary(insights.of(self.graph))))
 
     def activations_at(self, epoch: float) -> dict:
         """{layer: its output's statistics recorded at `epoch`} (`Insights.activations_at`)."""

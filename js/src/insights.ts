@@ -19,6 +19,11 @@ function wireNumber(text: string | undefined): number | null {
   return Number.isFinite(v) ? v : null;
 }
 
+function isProblem(p: unknown): p is InsightProblem {
+  const q = p as InsightProblem | null;
+  return typeof q === "object" && q !== null && typeof q.kind === "string" && typeof q.message === "string";
+}
+
 const readBefore = new WeakMap<object, InsightSummary>(); // (the canvas asks at every draw)
 
 /** The strips the kernel sent, as numbers (a malformed entry reads as an empty strip). */
@@ -26,7 +31,8 @@ export function readStrips(wire: InsightStrips | null | undefined): InsightSumma
   if (!wire || typeof wire !== "object") return { layers: {} };
   const known = readBefore.get(wire);
   if (known) return known;
-  const layers: Record<string, InsightLayer> = {};
+  // (no prototype: a box may be named "__proto__")
+  const layers: Record<string, InsightLayer> = Object.create(null);
   const sent = typeof wire.layers === "object" && wire.layers ? wire.layers : {};
   for (const [name, entry] of Object.entries(sent)) {
     const strip = typeof entry?.strip === "string" && entry.strip ? entry.strip.split(",") : [];
@@ -35,7 +41,7 @@ export function readStrips(wire: InsightStrips | null | undefined): InsightSumma
       epochs: points.map((p) => wireNumber(p[0])),
       norms: points.map((p) => wireNumber(p[1])),
       spreads: points.map((p) => wireNumber(p[2])),
-      problems: Array.isArray(entry?.problems) ? (entry.problems as InsightProblem[]) : [],
+      problems: Array.isArray(entry?.problems) ? entry.problems.filter(isProblem) : [],
     };
   }
   const summary = { layers };

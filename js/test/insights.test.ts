@@ -32,6 +32,10 @@ describe("training insights on the canvas", () => {
     expect(odd.layers?.a).toEqual({ epochs: [], norms: [], spreads: [], problems: [] });
     expect(odd.layers?.b).toEqual({ epochs: [1, null], norms: [null, null], spreads: [null, null], problems: [] });
     expect(odd.layers?.c?.epochs).toEqual([]);
+    // a box named "__proto__" (a valid Keras name) keeps its strip; a problem without words goes
+    const box = readStrips(JSON.parse('{"layers": {"__proto__": {"strip": "1;2;3", "problems": [null, {"kind": "dead_units"}, {"kind": "x", "message": "m"}]}}}'));
+    expect(Object.keys(box.layers ?? {})).toEqual(["__proto__"]); // a box named so keeps its strip
+    expect(box.layers?.["__proto__"]).toEqual({ epochs: [1], norms: [2], spreads: [3], problems: [{ kind: "x", message: "m" }] });
   });
 
   it("writes every problem's message on hover, as text", () => {
