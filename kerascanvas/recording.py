@@ -164,10 +164,7 @@ class Recorder(keras.callbacks.Callback):
         steps, spent = self._steps(), self._last_epoch_s
         self._last_epoch_s = None
         if steps and spent is not None:
-            per_batch = spent / steps  # (the records in it computed beside it)
-            every = max(MIN_BATCHES_BETWEEN, math.ceil(cost / max(per_batch, 1e-9)
-                                                        / COST_SHARE))
-            self._every = every if every < steps else None
+            self._every = batches_between(cost, spent, steps)
 
     def on_train_end(self, logs=None):
         # A batch began after the last record: a loop that ended within an epoch without its
@@ -229,6 +226,16 @@ class Recorder(keras.callbacks.Callback):
         rows = measure_.rows(vector)
         self._store.add(_records(rows, measure_.layout, epoch, partial, measure_.relu))
         measure_.cost = time.monotonic() - started
+
+
+def batches_between(cost: float, epoch_s: float, steps: int) -> int | None:
+    """Batches between records within an epoch of `steps` batches that took `epoch_s` seconds,
+    for records that cost `cost` seconds each (from a record's start until it is in the store):
+    records take at most COST_SHARE of training time, and never come more often than every
+    MIN_BATCHES_BETWEEN batches; None when none fits within an epoch. An epoch's length per
+    batch is a batch's cost: the records in it computed beside it."""
+    every = max(MIN_BATCHES_BETWEEN, math.ceil(cost / max(epoch_s / steps, 1e-9) / COST_SHARE))
+    return every if every < steps else None
 
 
 _WORKER: list[concurrent.futures.ThreadPoolExecutor] = []

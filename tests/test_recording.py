@@ -326,15 +326,9 @@ def test_the_probe_pass_runs_as_training_does_and_changes_no_state():
     (0.01, 2.0, 250),  # a record of 10 ms, 1,000 batches of 2 ms: one every 250 batches (2%)
     (0.001, 2.0, 50),  # a cheap record: never more often than MIN_BATCHES_BETWEEN
     (0.1, 2.0, None),  # a record as dear as 2% of the whole epoch: none within it
-    (None, 2.0, None),  # its cost not known yet (the first record still computing): not yet
 ])
 def test_records_within_an_epoch_keep_to_their_share_of_its_time(cost, spent, every):
-    """Records compute beside training, so an epoch's length per batch is what a batch costs;
-    the record's cost is from its start until it is in the store."""
-    recorder = recording.Recorder(store=None, probe=None)
-    recorder._measure = type("Measure", (), {"cost": cost})()
-    recorder.set_params({"steps": 1000})
-    recorder._last_epoch_s = spent
-    recorder._plan()
-    assert recorder._every == every
-    assert (recorder._last_epoch_s is None) == (cost is not None)  # (asked again until known)
+    """Records compute beside training, so an epoch's length per batch is what a batch costs
+    (the rule subtracted a record's whole cost from the epoch once, when the first record was
+    waited for); the record's cost is from its start until it is in the store."""
+    assert recording.batches_between(cost, spent, 1000) == every
