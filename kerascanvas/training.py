@@ -665,7 +665,25 @@ class Trainer:
                 self._epochs.setdefault(k, []).append(v)
             if self._status["batches"] is None:
                 self._status["batches"] = self._status["batch"]
+            self._curve_point(float(self._status["epoch"]),
+                              {k: v for k, v in values.items() if not k.startswith("val_")},
+                              epoch_end=True)
         self._emit()
+
+    def _curve_point(self, at: float, logs: dict[str, float], epoch_end: bool = False) -> None:
+        """A point of the curve at `at` epochs (under self._lock). Every epoch's end has one,
+        its values the epoch's as History has them: the points sampled while it ran are at most
+        10 a second, so a fit of short epochs would otherwise draw a curve that stops in its
+        first epoch. Points stay in order of `at`."""
+        if not logs:
+            return
+        if self._curve and self._curve[-1]["epoch"] >= at:
+            if not epoch_end or self._curve[-1]["epoch"] > at:
+                return  # (a batch's values sampled after the point of a later one)
+            self._curve.pop()  # (a point sampled at the epoch's last batch: the epoch's own)
+        self._curve.append({"epoch": at, **logs})
+        if len(self._curve) > MAX_CURVE_POINTS:
+            self._curve = self._curve[::2]
 
     def _emit(self, force: bool = False) -> None:
         now = time.monotonic()
@@ -676,10 +694,7 @@ class Trainer:
             self._fold_batch()
             s = self._status
             if s["state"] == "running" and s["logs"] and s["batches"]:
-                self._curve.append({"epoch": s["epoch"] - 1 + s["batch"] / s["batches"],
-                                    **s["logs"]})
-                if len(self._curve) > MAX_CURVE_POINTS:
-                    self._curve = self._curve[::2]
+                self._curve_point(s["epoch"] - 1 + s["batch"] / s["batches"], s["logs"])
         if not self._subscribers:
             return
         snapshot = self.snapshot()

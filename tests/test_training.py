@@ -415,6 +415,28 @@ def test_progress_updates_are_throttled_and_json(data):
 
 # ----- data that does not fit is refused before training ------------------------------------------
 
+
+def test_the_curve_reaches_every_epoch_of_a_fast_fit(data):
+    """The curve's running points are sampled at most 10 a second; each epoch's end is a point
+    of its own, its values History's: a fit of 30 short epochs used to draw a curve that
+    stopped within its first second."""
+    x, y = data
+    trainer = Trainer(mlp())
+    trainer.set_data(x, y)
+    trainer.fit(epochs=30, batch_size=256, metrics=["accuracy"], validation_split=0.2,
+                block=True)
+    curve, history = trainer.curve, trainer.history
+    ends = {p["epoch"]: p for p in curve if p["epoch"] == int(p["epoch"])}
+    assert sorted(ends) == [float(e) for e in range(1, 31)]
+    for e, point in ends.items():
+        assert point["loss"] == history["loss"][int(e) - 1]
+        assert point["accuracy"] == history["accuracy"][int(e) - 1]
+        assert not any(k.startswith("val_") for k in point)  # (those are drawn from history)
+    xs = [p["epoch"] for p in curve]
+    assert xs == sorted(xs) and len(set(xs)) == len(xs)
+    trainer.fit(epochs=2, batch_size=256, block=True)  # a new run: a curve of its own
+    assert [p["epoch"] for p in trainer.curve if p["epoch"] == int(p["epoch"])] == [1.0, 2.0]
+
 def test_mismatched_data_is_refused_naming_the_input_and_both_shapes(data):
     x, y = data
     trainer = Trainer(mlp())
