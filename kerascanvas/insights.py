@@ -336,20 +336,30 @@ def detail(store: Insights, name: str) -> dict[str, Any]:
         step = len(rs) / (DETAIL_RECORDS - 1)
         rs = tuple(rs[int(i * step)] for i in range(DETAIL_RECORDS - 1)) + rs[-1:]
 
-    def series(pick) -> list:
+    def series(pick, extra) -> list:
         out = []
         for r in rs:
             s = pick(r)
             out.append(None if s is None else {
                 "counts": s["histogram"]["counts"],
                 "range": [_finite(v) for v in s["histogram"]["range"]],
-                "mean": _finite(s["mean"]), "std": _finite(s["std"])})
+                "mean": _finite(s["mean"]), "std": _finite(s["std"]), **extra(r)})
         return out
+
+    def gradient(w):  # (the weight's gradient on the probe batch, and its update since before)
+        return lambda r: {k: _finite((r["gradients"].get(w) or {}).get(k))
+                          for k in ("norm", "update_ratio")}
+
+    def units(r):
+        a = r["activations"]
+        return {"zeros": _finite(a.get("zeros")), "dead_units": _finite(a.get("dead_units")),
+                "units": _finite(a.get("units"))}
 
     names = list(rs[-1]["weights"])[:DETAIL_WEIGHTS] if rs else []
     return {"layer": name, "epochs": [_finite(r["epoch"]) for r in rs],
-            "weights": {w: series(lambda r, w=w: r["weights"].get(w)) for w in names},
-            "activations": series(lambda r: r.get("activations"))}
+            "weights": {w: series(lambda r, w=w: r["weights"].get(w), gradient(w))
+                        for w in names},
+            "activations": series(lambda r: r.get("activations"), units)}
 
 
 def epoch_view(store: Insights, epoch: Any) -> dict[str, Any]:

@@ -229,6 +229,17 @@ def test_the_browser_asks_for_a_boxs_histograms_by_name_only(data):
     assert detail["layer"] == "dense" and detail["epochs"] == [1, 2]
     assert set(detail["weights"]) == {"kernel", "bias"}
     assert len(detail["activations"]) == 2 and len(detail["activations"][0]["counts"]) == 16
+    # the panel says what each record holds besides the histograms: gradients, dead units
+    kept = canvas.insights["dense"]
+    for i, record in enumerate(kept):
+        for w in ("kernel", "bias"):
+            shown = detail["weights"][w][i]
+            assert shown["norm"] == record["gradients"][w]["norm"] > 0
+            assert shown["update_ratio"] == record["gradients"][w]["update_ratio"]
+        a = detail["activations"][i]
+        assert (a["zeros"], a["dead_units"], a["units"]) == tuple(
+            record["activations"][k] for k in ("zeros", "dead_units", "units"))
+        assert a["units"] == 16
     json.dumps(detail, allow_nan=False)  # what Jupyter can send
 
 

@@ -48,7 +48,22 @@ export function readStrips(wire: InsightStrips | null | undefined): InsightSumma
   readBefore.set(wire, summary);
   return summary;
 }
-export interface Histogram { counts: number[]; range: (number | null)[]; mean: number | null; std: number | null }
+export interface Histogram {
+  counts: number[]; range: (number | null)[]; mean: number | null; std: number | null;
+  norm?: number | null; update_ratio?: number | null;                        // a weight's gradient
+  zeros?: number | null; dead_units?: number | null; units?: number | null; // a box's output
+}
+
+/** What a record says besides its histogram: a weight's gradient norm on the probe batch and its
+ * update since the record before (as a share of the weight); an output's zeros and dead units. */
+export function recordText(h: Histogram): string {
+  const parts: string[] = [];
+  if (h.norm !== undefined) parts.push(`gradient norm ${fmt(h.norm)}`);
+  if (h.update_ratio !== undefined) parts.push(`update / weight ${fmt(h.update_ratio)}`);
+  if (typeof h.zeros === "number") parts.push(`zeros ${Math.round(h.zeros * 100)}%`);
+  if (typeof h.dead_units === "number" && typeof h.units === "number") parts.push(`dead units ${h.dead_units} of ${h.units}`);
+  return parts.join(" · ");
+}
 export interface InsightDetail {
   layer?: string;
   epochs?: (number | null)[];
@@ -56,17 +71,40 @@ export interface InsightDetail {
   activations?: (Histogram | null)[];
 }
 
-export const STRIP_HEIGHT = 10;
+export const STRIP_HEIGHT = 14; // two lanes: weight norm above, activation spread below
+const LANE = 6;
+/** The strip's widest (it sits under the box's left half, clear of the port and edge at its
+ * middle and of the shape label to the edge's right). */
+export const STRIP_WIDTH = 56;
+
+function finite(column: readonly (number | null)[] | undefined): number[] {
+  return (Array.isArray(column) ? column : []).filter((v): v is number => typeof v === "number" && Number.isFinite(v));
+}
 
 /** Polyline points for one column of a strip (the weight norms or the activation spreads), scaled
- * to its own range in a w x h box; "" with fewer than one finite value. */
+ * to its own range in a w x h box, the latest at the right end (a single value too); "" with no
+ * finite value. */
 export function stripPoints(column: readonly (number | null)[] | undefined, w: number, h: number): string {
-  const values = (Array.isArray(column) ? column : []).filter((v): v is number => typeof v === "number" && Number.isFinite(v));
+  const values = finite(column);
   if (!values.length) return "";
   const lo = Math.min(...values), hi = Math.max(...values);
-  const span = hi - lo || 1;
-  const n = Math.max(values.length - 1, 1);
-  return values.map((v, i) => `${((i / n) * w).toFixed(1)},${(h - ((v - lo) / span) * h).toFixed(1)}`).join(" ");
+  const n = values.length - 1;
+  const y = (v: number) => (hi > lo ? h - ((v - lo) / (hi - lo)) * h : h / 2); // (unchanged: level, mid-lane)
+  return values.map((v, i) => `${(n ? (i / n) * w : w).toFixed(1)},${y(v).toFixed(1)}`).join(" ");
+}
+
+/** The strip's hover text: each line's first and latest value, in words. */
+export function stripText(layer: InsightLayer): string {
+  const line = (what: string, colour: string, column: (number | null)[]) => {
+    const values = finite(column);
+    if (!values.length) return "";
+    const change = values.length > 1 ? `${fmt(values[0])} → ${fmt(values[values.length - 1])}` : fmt(values[0]);
+    return `${what} (${colour}): ${change}`;
+  };
+  const records = layer.epochs.length;
+  const head = records === 1 ? `at epoch ${epochText(layer.epochs[0])}` :
+    `over the last ${records} records (epoch ${epochText(layer.epochs[0])} to ${epochText(layer.epochs[records - 1])})`;
+  return [line("weight norm", "blue", layer.norms), line("activation spread", "orange", layer.spreads), head].filter(Boolean).join("\n");
 }
 
 /** The hover text of a box's mark: each problem's message on its own line. */
@@ -93,11 +131,22 @@ export function decorate(g: SVGGElement, layer: InsightLayer | undefined, width:
   g.setAttribute("data-size", `${width}x${height}`);
   clear(g);
   if (!layer) return;
-  const strip = svg("g", { class: "kc-strip", transform: `translate(0,${height + 2})` });
-  strip.append(svg("title", {}, "weight norm (blue) and activation spread (orange) over the records"));
-  const w = stripPoints(layer.norms, width, STRIP_HEIGHT), a = stripPoints(layer.spreads, width, STRIP_HEIGHT);
-  if (w) strip.append(svg("polyline", { points: w, class: "kc-strip-weights" }));
-  if (a) strip.append(svg("polyline", { points: a, class: "kc-strip-activations" }));
+  // a small framed chart under the box's left half (a bare line across the box's width read as
+  // a stray edge, and crossed the port and edge at its middle); the frame takes the hover
+  const sw = Math.max(24, Math.min(STRIP_WIDTH, width / 2 - 12));
+  const strip = svg("g", { class: "kc-strip", transform: `translate(2,${height + 3})` });
+  const frame = svg("rect", { class: "kc-strip-frame", width: sw, height: STRIP_HEIGHT, rx: 2 });
+  frame.append(svg("title", {}, stripText(layer)));
+  strip.append(frame);
+  const lanes = [[layer.norms, "kc-strip-weights", 2], [layer.spreads, "kc-strip-activations", 4 + LANE]] as const;
+  for (const [column, cls, top] of lanes) { // (each line in a lane of its own: two level lines stay two)
+    const points = stripPoints(column, sw - 6, LANE);
+    if (!points) continue;
+    const lane = svg("g", { transform: `translate(3,${top})` });
+    const [x, y] = points.slice(points.lastIndexOf(" ") + 1).split(",");
+    lane.append(svg("polyline", { points, class: cls }), svg("circle", { cx: x, cy: y, r: 1.6, class: `${cls}-now` }));
+    strip.append(lane);
+  }
   g.append(strip);
   if (layer.problems.length) {
     const mark = svg("g", { class: "kc-insight-problem", transform: `translate(${width - 7},-7)`, role: "img",
@@ -117,6 +166,7 @@ export class InsightPanel {
   private slider: HTMLInputElement;
   private when: HTMLElement;
   private plots: HTMLElement;
+  private said: HTMLElement;
   private detail: InsightDetail = {};
   private followLast = true;
 
@@ -128,6 +178,7 @@ export class InsightPanel {
     this.slider = el("input", { type: "range", min: "0", max: "0", value: "0", "aria-label": "record" });
     this.when = el("span", { class: "kc-muted" });
     this.plots = el("div", { class: "kc-insight-plots" });
+    this.said = el("div", { class: "kc-insight-said", role: "note" }); // the box's problems, in words
     this.slider.addEventListener("input", () => {
       this.followLast = Number(this.slider.value) === Number(this.slider.max);
       this.drawAt(Number(this.slider.value));
@@ -137,7 +188,18 @@ export class InsightPanel {
     model.on("change:insight_epoch", this.followShown);
     const row = el("div", { class: "kc-row" });
     row.append(this.slider, this.when);
-    this.root.append(this.title, row, this.plots);
+    this.root.append(this.title, this.said, row, this.plots);
+  }
+
+  /** The box shown (null before any). */
+  get layer(): string | null {
+    return this.detail.layer ?? null;
+  }
+
+  /** The shown box's problems as its mark says them on hover (here without a hover). */
+  setProblems(problems: readonly InsightProblem[]): void {
+    const text = problemText([...problems]);
+    if (this.said.textContent !== text) this.said.textContent = text;
   }
 
   update(detail: InsightDetail): void {
@@ -176,7 +238,9 @@ export class InsightPanel {
       const box = el("figure", { class: "kc-histogram" });
       const pic = svg("svg", { width: 160, height: 48, viewBox: "0 0 160 48", role: "img", "aria-label": `${label} histogram` });
       for (const [x, y, w, hh] of bars(h, 160, 48)) pic.append(svg("rect", { x, y, width: w, height: hh }));
+      const said = recordText(h);
       box.append(pic, el("figcaption", {}, `${label}: ${fmt(h.range[0])} … ${fmt(h.range[1])}, mean ${fmt(h.mean)}, std ${fmt(h.std)}`));
+      if (said) box.append(el("figcaption", { class: "kc-record-text" }, said));
       this.plots.append(box);
     };
     plot("output", d.activations?.[i]);

@@ -68,11 +68,14 @@ export const CSS = `
 .kc-epoch-act-bg { fill: var(--jp-layout-color0, #fff); stroke: #e65100; stroke-width: 0.8; opacity: 0.95; }
 .kc-epoch-hist rect { fill: #e65100; } .kc-epoch-act-text { font-size: 9.5px; fill: var(--jp-ui-font-color1, #222); }
 .kc-epoch-picker { margin: 4px 0; display: flex; flex-direction: column; gap: 2px; } .kc-epoch-picker input[type=range] { width: 100%; }
-.kc-strip polyline { fill: none; stroke-width: 1.2; pointer-events: none; }
+.kc-strip-frame { fill: var(--jp-layout-color0, #fff); stroke: var(--jp-border-color1, #bbb); stroke-width: 0.6; }
+.kc-strip polyline { fill: none; stroke-width: 1.2; pointer-events: none; } .kc-strip circle { pointer-events: none; }
 .kc-strip-weights { stroke: #1976d2; } .kc-strip-activations { stroke: #e65100; }
+.kc-strip-weights-now { fill: #1976d2; } .kc-strip-activations-now { fill: #e65100; }
 .kc-insight-problem circle { fill: var(--jp-warn-color0, #f57c00); } .kc-insight-problem text { fill: #fff; font-size: 11px; font-weight: bold; }
 .kc-insight-plots { display: flex; flex-wrap: wrap; gap: 6px; } .kc-histogram { margin: 0; font-size: 10px; }
-.kc-histogram rect { fill: var(--jp-brand-color1, #1976d2); }
+.kc-histogram rect { fill: var(--jp-brand-color1, #1976d2); } .kc-record-text { color: var(--jp-ui-font-color2, #666); }
+.kc-insight-said { white-space: pre-line; color: var(--jp-warn-color0, #e65100); font-size: 12px; }
 .kc-toggle { cursor: pointer; } .kc-toggle rect { fill: var(--jp-layout-color2, #eee); stroke: var(--jp-border-color1, #999); }
 .kc-toggle text { font-size: 13px; font-weight: bold; fill: var(--jp-ui-font-color1, #222); } .kc-toggle:focus { outline: none; } .kc-toggle:focus rect { stroke: var(--jp-brand-color1, #1976d2); stroke-width: 2; }
 .kc-box.kc-folded > rect.kc-card { stroke-opacity: 0.7; } .kc-fold-count { font-weight: bold; font-size: 14px; fill: hsl(var(--kc-hue, 210), 62%, 42%); }

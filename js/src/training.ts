@@ -140,8 +140,9 @@ export class TrainingPanel {
     this.insightPanel = new InsightPanel(model);
     this.root.append(body, this.message, this.insightPanel.root);
     this.update(model.get("training") ?? {});
-    this.onSummary = () => this.showInsights();
-    this.onDetail = () => this.insightPanel.update(model.get("insight_detail") ?? {});
+    const problems = () => readStrips(model.get("insight_strips")).layers?.[this.insightPanel.layer ?? ""]?.problems ?? [];
+    this.onSummary = () => { this.showInsights(); this.insightPanel.setProblems(problems()); };
+    this.onDetail = () => { this.insightPanel.update(model.get("insight_detail") ?? {}); this.insightPanel.setProblems(problems()); };
     model.on("change:insight_strips", this.onSummary);
     model.on("change:insight_detail", this.onDetail);
     this.onDetail();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { bars, problemText, readStrips, stripPoints } from "../src/insights";
+import { bars, problemText, readStrips, recordText, stripPoints, stripText } from "../src/insights";
 import strips from "./fixtures/strips.json";
 import { UNDONE, axisSize, messageText, progressText, tickLabels } from "../src/training";
 
@@ -9,6 +9,24 @@ describe("training insights on the canvas", () => {
     expect(stripPoints([null, 0.5, 1.5], 100, 10)).toBe("0.0,10.0 100.0,0.0");
     expect(stripPoints([null], 100, 10)).toBe("");
     expect(stripPoints(undefined, 100, 10)).toBe(""); // a kernel that sent no column
+    expect(stripPoints([3], 100, 10)).toBe("100.0,5.0"); // one record: at the right end, the latest's place
+    expect(stripPoints([2, 2], 100, 10)).toBe("0.0,5.0 100.0,5.0"); // unchanged: a level line mid-lane
+  });
+
+  it("says what a record holds besides its histogram: gradients, zeros and dead units", () => {
+    const base = { counts: [1, 2], range: [0, 1], mean: 0.5, std: 0.1 };
+    expect(recordText({ ...base, norm: 0.0123, update_ratio: 0.00042 })).toBe("gradient norm 0.0123 · update / weight 0.000420");
+    expect(recordText({ ...base, norm: null, update_ratio: null })).toBe("gradient norm — · update / weight —"); // not finite
+    expect(recordText({ ...base, zeros: 0.516, dead_units: 16, units: 16 })).toBe("zeros 52% · dead units 16 of 16");
+    expect(recordText(base)).toBe(""); // an older kernel's detail: nothing more to say
+  });
+
+  it("says a strip's lines in words on hover: first and latest values, and which records", () => {
+    const layer = { epochs: [1, 2, 3], norms: [1.5, null, 2.25], spreads: [0.5, 0.4, 0.3], problems: [] };
+    expect(stripText(layer)).toBe("weight norm (blue): 1.50 → 2.25\nactivation spread (orange): 0.500 → 0.300\n"
+      + "over the last 3 records (epoch 1 to 3)");
+    const plain = { epochs: [1], norms: [], spreads: [0.125], problems: [] }; // a box without weights
+    expect(stripText(plain)).toBe("activation spread (orange): 0.125\nat epoch 1");
   });
 
   it("labels a chart's ticks apart however close they are (a loss that barely moves)", () => {

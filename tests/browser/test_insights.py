@@ -39,13 +39,24 @@ def test_insights_mark_a_dead_box_and_an_undone_run_is_said_and_greyed(lab, page
     # drawn from the numbers read out of the kernel's strips: weight norms where there are weights
     assert page.locator(".kc-decor .kc-strip-weights").count() == 2
     assert page.locator(".kc-decor .kc-strip-activations").count() == 3
+    # each strip says its lines in words on hover (its frame takes the pointer; the lines do not)
+    titles = page.locator(".kc-decor .kc-strip-frame title").all_text_contents()
+    assert sum("weight norm (blue)" in t for t in titles) == 2, titles
+    assert all("activation spread (orange)" in t and "(epoch 1 to 2)" in t for t in titles), titles
     # select the box: its histograms over the run, with a slider over the records
     box(page, "hidden").click()
     page.wait_for_function("() => document.querySelectorAll('.kc-insights .kc-histogram').length >= 3",
                            timeout=20_000)
     assert kernel.value("canvas.insight_focus") == "hidden"
     assert page.locator('.kc-insights [aria-label="record"]').get_attribute("max") == "1"
+    # the panel says the box's problem too (a learner need not find the mark's hover)
+    assert "16 of 16 units are dead" in page.locator(".kc-insights .kc-insight-said").text_content()
+    said = page.locator(".kc-insights .kc-record-text").all_text_contents()
+    assert "zeros 100% · dead units 16 of 16" in said, said  # (its output)
+    assert sum(t.startswith("gradient norm 0.00 · update / weight") for t in said) == 2, said
     screenshot(page, "canvas-insights")
+    page.locator(".kc-insights").scroll_into_view_if_needed()
+    screenshot(page, "insights-panel")
     # Ctrl+Z takes the run back: the panel says so instead of the run's last word, curves greyed
     box(page, "hidden").click()
     page.keyboard.press("Control+z")
@@ -57,6 +68,8 @@ def test_insights_mark_a_dead_box_and_an_undone_run_is_said_and_greyed(lab, page
     assert "grayscale" in grey
     assert kernel.value("canvas.insights") == {}
     assert page.locator(".kc-decor .kc-insight-problem").count() == 0
+    page.wait_for_function("() => document.querySelector('.kc-insights .kc-insight-said').textContent === ''",
+                           timeout=20_000)  # (the run's records went, its problems with them)
     screenshot(page, "canvas-training-undone")
     page.keyboard.press("Control+Shift+z")
     page.wait_for_function("() => document.querySelector('.kc-training [role=status]')"
