@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import logging
 import os
 import re
 import select
@@ -177,3 +178,24 @@ def quiet_tensorflow():
                 text = sink.read().decode(errors="replace")
                 if text:
                     sys.stderr.write(text)
+
+
+class _OwnRetracing(logging.Filter):
+    """Drops TensorFlow's "triggered tf.function retracing" warning when kerascanvas's own
+    threads (named "kerascanvas-...") made the traces: every drawing trained is a new model, whose
+    train and record functions TensorFlow counts as retraces of Keras's one function (by its
+    code), and from a few drawings on it told the user to fix a loop they never wrote."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (threading.current_thread().name.startswith("kerascanvas-")
+                    and "tf.function retracing" in record.getMessage())
+
+
+_RETRACING = _OwnRetracing()
+
+
+def quiet_own_retracing() -> None:
+    """Put the filter on TensorFlow's logger (once)."""
+    logger = logging.getLogger("tensorflow")
+    if _RETRACING not in logger.filters:
+        logger.addFilter(_RETRACING)

@@ -402,8 +402,10 @@ class _Deferred:
             return run(values[:split[0]], values[split[0]:split[1]], values[split[1]:], before,
                        x, y)[0]
 
-        self._copy = tf.function(pack)
-        self._program = tf.function(record)
+        # (each model's functions are its own: TensorFlow counts traces by a function's code,
+        # and warned of "retracing" in the notebook once a user had trained a few drawings)
+        self._copy = tf.function(functools.partial(pack))
+        self._program = tf.function(functools.partial(record))
         self._probe: tuple = (None, None, (None, None))  # (x, y as given, as tensors)
         self._traced = False
 

@@ -32,6 +32,7 @@ from .detached import detachable_values, fit_variables, reattach, usable, weight
 from .devices import Engine, choose_engine, device_description
 from .errors import DataError, TrainingError
 from .graph import Graph
+from .quiet import quiet_own_retracing
 from .training_choices import choices, make_optimizer
 from .training_data import (
     NON_FINITE_MARK,
@@ -287,6 +288,7 @@ class Trainer:
             self._pending = None
             self._note = note
             self._started = time.monotonic()
+        quiet_own_retracing()
         self.graph.lock(LOCK_MESSAGE)
         self._weights_before = self.graph.remember_weights()  # the run becomes one undo step
         self.run = insight_store.of(self.graph).begin_run(self._weights_before)  # its records too

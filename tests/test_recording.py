@@ -332,3 +332,43 @@ def test_records_within_an_epoch_keep_to_their_share_of_its_time(cost, spent, ev
     (the rule subtracted a record's whole cost from the epoch once, when the first record was
     waited for); the record's cost is from its start until it is in the store."""
     assert recording.batches_between(cost, spent, 1000) == every
+
+
+@pytest.mark.skipif(keras.backend.backend() != "tensorflow", reason="TensorFlow's tf.function")
+def test_training_one_drawing_after_another_never_warns_of_retracing():
+    """TensorFlow counts a function's traces by its code: the train and record functions of each
+    new model (every drawing trained, every structural edit) counted as retraces of one function,
+    and from the sixth model on its warning showed in the notebook. A user's own still shows."""
+    import io
+    import logging
+
+    import kerascanvas as kc
+    from kerascanvas.datasets import digits
+
+    x, y = digits()
+    said = io.StringIO()
+    handler = logging.StreamHandler(said)
+    logging.getLogger("tensorflow").addHandler(handler)
+    try:
+        for units in range(4, 12):
+            g = kc.Graph()
+            g.add_input((8, 8, 1), name="image")
+            g.add_layer("Flatten")
+            g.add_layer("Dense", units=units)
+            g.add_layer("Dense", units=10)
+            g.connect("image", "flatten")
+            g.connect("flatten", "dense")
+            g.connect("dense", "dense_1")
+            canvas = kc.Canvas(g)
+            canvas.set_data(x[:64], y[:64])
+            canvas.fit(epochs=1, block=True)
+            assert [r["epoch"] for r in canvas.insights["dense"]] == [1]
+        assert "retracing" not in said.getvalue()
+        import tensorflow as tf  # a function of the user's own, retraced: its warning still shows
+
+        own = tf.function(lambda t: t + 1)
+        for n in range(1, 9):
+            own(tf.zeros((n,)))
+    finally:
+        logging.getLogger("tensorflow").removeHandler(handler)
+    assert "retracing" in said.getvalue()

@@ -42,9 +42,12 @@ export class Keyboard {
   private onKey(ev: KeyboardEvent): void {
     const target = ev.target as HTMLElement;
     const field = FIELDS.includes(target.tagName);
+    // JupyterLab leaves keys alone in a text field (:read-write), not in a slider, a select, a
+    // check box or a button: "b" there inserted a cell, an arrow moved to the next one
+    const typing = target.matches?.(":read-write") ?? false;
     const k: KeyPress = { key: ev.key, ctrl: ev.ctrlKey || ev.metaKey, shift: ev.shiftKey, alt: ev.altKey };
     if (this.handle(k, target, field)) { ev.stopPropagation(); ev.preventDefault(); }
-    else if (hostKey(k, field)) ev.stopPropagation();
+    else if (hostKey(k, typing)) ev.stopPropagation();
   }
 
   /** Whether the canvas used the key. */

@@ -71,8 +71,8 @@ export function keyCommand(k: KeyPress, on: FocusedOn, ctx: KeyContext): KeyComm
  * even when the canvas has no use for it: a cell must not be cut or inserted from a drawing.
  * Shortcuts with Ctrl/Cmd or Alt that the canvas does not use (Shift+Enter, Ctrl+S) still go to
  * the host. */
-export function hostKey(k: KeyPress, field: boolean): boolean {
-  if (field || k.ctrl || k.alt) return false;
+export function hostKey(k: KeyPress, typing: boolean): boolean {
+  if (typing || k.ctrl || k.alt) return false; // (typing: in a text field, which the host leaves alone)
   if (k.key === "Enter") return !k.shift;
   return k.key.length === 1 || k.key in ARROWS;
 }

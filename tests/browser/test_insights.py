@@ -160,3 +160,34 @@ def test_the_insights_panel_and_the_forward_pass_show_one_chosen_epoch(lab, page
                            timeout=20_000)
     assert record.input_value() == "2"
     kernel.close()
+
+
+def test_keys_on_the_training_panels_controls_stay_out_of_jupyterlab(lab, page):
+    """JupyterLab leaves keys alone in a text field, not on a slider, a select or a button: "b"
+    there inserted a cell and an arrow moved the focus to the next cell. Each control still
+    takes its own keys: the record slider steps through the run with the arrows."""
+    kernel = open_canvas(page, lab, "panel-keys.ipynb", TRAINED, "hidden")
+    page.locator(".kc-training summary").click()
+    box(page, "hidden").click()
+    page.wait_for_function("() => document.querySelectorAll('.kc-insights .kc-histogram').length >= 3",
+                           timeout=20_000)
+    cells = page.locator(".jp-Notebook .jp-Cell")
+    controls = ['.kc-insights [aria-label="record"]', '.kc-training select[aria-label="optimizer"]',
+                '.kc-training select[multiple]', '.kc-training [aria-label="Train"]',
+                '.kc-training [aria-label="epochs"]']
+    for control in controls:
+        target = page.locator(control)
+        target.focus()
+        for key in ("b", "a", "m", "ArrowDown", "ArrowUp"):
+            page.keyboard.press(key)
+        page.wait_for_timeout(200)
+        assert cells.count() == 1, control  # no cell inserted
+        assert target.evaluate("e => e === document.activeElement"), control  # focus stayed
+    record = page.locator('.kc-insights [aria-label="record"]')
+    record.focus()
+    page.keyboard.press("End")
+    page.keyboard.press("ArrowDown")
+    page.wait_for_function("() => document.querySelector('.kc-insights').textContent.includes('epoch 2 (2 of 3)')",
+                           timeout=10_000)
+    assert record.input_value() == "1"
+    kernel.close()
