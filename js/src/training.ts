@@ -173,7 +173,9 @@ export class TrainingPanel {
     }
     if (selected) {
       const focus = selected.size === 1 ? [...selected][0] : "";
-      if (focus && focus !== this.model.get("insight_focus") && layers[focus]) {
+      // (a box without records too: the panel then stops showing another box's, and shows
+      // this one's as they land)
+      if (focus && focus !== this.model.get("insight_focus")) {
         const writable = this.model as Partial<Pick<AnyModel, "set" | "save_changes">>;
         writable.set?.("insight_focus", focus); // a trait the kernel checks (a known box name)
         writable.save_changes?.();

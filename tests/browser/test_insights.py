@@ -55,6 +55,13 @@ def test_insights_mark_a_dead_box_and_an_undone_run_is_said_and_greyed(lab, page
     assert "zeros 100% · dead units 16 of 16" in said, said  # (its output)
     assert sum(t.startswith("gradient norm 0.00 · update / weight") for t in said) == 2, said
     screenshot(page, "canvas-insights")
+    box(page, "image").click()  # a box without records: the panel shows no other box's
+    page.wait_for_function("() => !document.querySelector('.kc-insights .kc-histogram')", timeout=20_000)
+    assert "Select a trained box" in page.locator(".kc-insights").text_content()
+    assert page.locator(".kc-insights .kc-insight-said").text_content() == ""
+    box(page, "hidden").click()
+    page.wait_for_function("() => document.querySelectorAll('.kc-insights .kc-histogram').length >= 3",
+                           timeout=20_000)
     page.locator(".kc-insights").scroll_into_view_if_needed()
     screenshot(page, "insights-panel")
     # Ctrl+Z takes the run back: the panel says so instead of the run's last word, curves greyed
