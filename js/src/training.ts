@@ -118,6 +118,7 @@ export class TrainingPanel {
       ["devices", select("strategy", choices.strategies ?? ["auto"], "auto")],
     ];
     for (const [label, input] of rows) {
+      input.setAttribute("aria-label", label); // what a screen reader says: the label shown
       const r = el("label", { class: "kc-row" });
       r.append(el("span", {}, label), input);
       form.append(r);

@@ -174,6 +174,8 @@ def test_train_button_draws_curves_and_the_run_finishes_in_the_kernel(lab, page)
     kernel = open_canvas(page, lab, "train.ipynb", TRAINABLE, "head")
     page.locator(".kc-training summary").click()
     page.locator('.kc-training [aria-label="epochs"]').fill("4")
+    # each field is named by the label it shows (a screen reader said "learning_rate")
+    page.get_by_label("learning rate", exact=True).fill("0.002")
     page.locator('.kc-training [aria-label="Train"]').click()
     page.locator(".kc-chart canvas").first.wait_for(timeout=60_000)
     page.wait_for_function("() => document.querySelector('.kc-training [role=status]')"
@@ -181,6 +183,8 @@ def test_train_button_draws_curves_and_the_run_finishes_in_the_kernel(lab, page)
     history = kernel.value("canvas.history")
     assert len(history["loss"]) == 4 and history["loss"][-1] < history["loss"][0]
     assert "val_loss" in history and "accuracy" in history
+    assert kernel.value("float(canvas.trainer.graph.model.optimizer.learning_rate)") == \
+        pytest.approx(0.002)
     assert "CPU" in page.locator(".kc-training .kc-device").text_content()
     assert kernel.value("canvas.graph.lock_reason") is None  # edits allowed again
     screenshot(page, "canvas-training")
