@@ -32,6 +32,18 @@ from .words import canvas_words
 
 _log = logging.getLogger(__name__)
 
+CURVE_SENT = 500  # points of the training curve a panel update carries
+
+
+def curve_sent(curve: list) -> list:
+    """The curve the training panel draws: the whole run, evenly thinned to CURVE_SENT points,
+    its first and last kept (the last CURVE_SENT points alone showed only the end of a long run
+    of short epochs, each of which has a point)."""
+    if len(curve) <= CURVE_SENT:
+        return curve
+    step = (len(curve) - 1) / (CURVE_SENT - 1)
+    return [curve[round(i * step)] for i in range(CURVE_SENT)]
+
 
 class Canvas(anywidget.AnyWidget):
     """Draw, edit and inspect a kc.Graph in a notebook. `canvas.graph` is the live Graph."""
@@ -172,7 +184,7 @@ class Canvas(anywidget.AnyWidget):
         status = snapshot.get("status")
         if isinstance(status, dict) and isinstance(status.get("message"), str):  # shown on the canvas
             snapshot = {**snapshot, "status": {**status, "message": canvas_words(status["message"])}}
-        self.training = {**snapshot, "curve": self._trainer.curve[-500:],
+        self.training = {**snapshot, "curve": curve_sent(self._trainer.curve),
                          **self._run_shown()}
         self._show_insights()
 

@@ -437,6 +437,25 @@ def test_the_curve_reaches_every_epoch_of_a_fast_fit(data):
     trainer.fit(epochs=2, batch_size=256, block=True)  # a new run: a curve of its own
     assert [p["epoch"] for p in trainer.curve if p["epoch"] == int(p["epoch"])] == [1.0, 2.0]
 
+
+def test_the_panel_draws_the_whole_run_thinned_not_its_end(data, monkeypatch):
+    """The panel's curve is the run's, evenly thinned to widget.CURVE_SENT points: a run of many
+    short epochs has more points than that (one per epoch), and sending the last ones alone
+    drew only the end of the run."""
+    from kerascanvas import widget
+
+    monkeypatch.setattr(widget, "CURVE_SENT", 8)
+    x, y = data
+    canvas = kc.Canvas(mlp())
+    canvas.set_data(x[:256], y[:256])
+    canvas.fit(epochs=30, batch_size=256, block=True)
+    whole, sent = canvas.trainer.curve, canvas.training["curve"]
+    assert len(whole) >= 30 and len(sent) == 8
+    assert sent[0] == whole[0] and sent[-1] == whole[-1] and sent[-1]["epoch"] == 30.0
+    assert all(p in whole for p in sent)
+    xs = [p["epoch"] for p in sent]
+    assert xs == sorted(xs) and xs[3] < 20  # spread over the run
+
 def test_mismatched_data_is_refused_naming_the_input_and_both_shapes(data):
     x, y = data
     trainer = Trainer(mlp())
