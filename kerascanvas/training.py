@@ -44,6 +44,7 @@ from .training_data import (
     divisible,
     finite_batches,
     is_dataset,
+    output_names,
 )
 
 __all__ = ["DataError", "Trainer", "TrainingError", "choices", "device_description"]
@@ -242,7 +243,11 @@ class Trainer:
         loss_key = _identity(loss)
         if loss is None:
             loss, loss_names = default_loss(model, targets)
-            loss, loss_key = (loss[0] if len(loss) == 1 else loss), tuple(loss_names)
+            loss_key = tuple(loss_names)
+            if isinstance(getattr(model, "_outputs_struct", None), dict):
+                loss = dict(zip(output_names(model), loss))  # (Keras wants a dict's keys)
+            elif len(loss) == 1:
+                loss = loss[0]
         engine = choose_engine(strategy)
         note = ""
         if engine.name == "data_parallel" and not batches.is_dataset:

@@ -161,9 +161,26 @@ _ACCEPTS = {"float": {"float", "int", "bool"}, "int": {"int", "bool"}, "bool": {
             "string": {"string"}}
 
 
+def _names(tensors: list, struct: Any) -> list[str]:
+    """What data names each tensor by: its key where the model takes or gives a dict (Keras
+    matches x and y by those keys, not by layer names), else its layer's name."""
+    keyed = {id(t): k for k, t in struct.items()} if isinstance(struct, dict) else {}
+    return [str(keyed.get(id(t), t._keras_history.operation.name)) for t in tensors]
+
+
+def input_names(model: keras.Model) -> list[str]:
+    """The model's inputs as x names them (in model.inputs order)."""
+    return _names(list(model.inputs), getattr(model, "_inputs_struct", None))
+
+
+def output_names(model: keras.Model) -> list[str]:
+    """The model's outputs as y (and a dict of losses) names them (in model.outputs order)."""
+    return _names(list(model.outputs), getattr(model, "_outputs_struct", None))
+
+
 def _check_inputs(model: keras.Model, batches: Batches) -> None:
     tensors = list(model.inputs)
-    names = [t._keras_history.operation.name for t in tensors]
+    names = input_names(model)
     what = batches.source if batches.is_dataset or batches.source == "x" else \
         f"{batches.source}'s x"
     for name, tensor, leaf in zip(names, tensors, _align(names, batches.x, "input", what)):
@@ -203,7 +220,7 @@ def _target_shape(y: tuple, out: tuple) -> bool:
 
 def _check_outputs(model: keras.Model, batches: Batches, loss: Any) -> list[_Leaf]:
     tensors = list(model.outputs)
-    names = [t._keras_history.operation.name for t in tensors]
+    names = output_names(model)
     what = batches.source if batches.is_dataset else (
         "y" if batches.source == "x" else f"{batches.source}'s y")
     losses = loss if isinstance(loss, (list, tuple)) else (
@@ -275,8 +292,8 @@ def _ends_in(tensor: Any, activation: str) -> bool:
 
 
 def default_loss(model: keras.Model, targets: list[_Leaf]) -> tuple[list, list[str]]:
-    """The loss a person would pick: integer labels -> (sparse) cross-entropy, from logits unless
-    the output ends in softmax/sigmoid; anything else -> mean squared error."""
+    """The loss a person would pick, per output: integer labels -> (sparse) cross-entropy, from
+    logits unless the output ends in softmax/sigmoid; anything else -> mean squared error."""
     losses, names = [], []
     for tensor, leaf in zip(model.outputs, targets):
         out = tuple(tensor.shape)

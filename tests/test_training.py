@@ -527,6 +527,33 @@ def test_several_inputs_and_data_set_before_the_model_exists(data):
     assert len(trainer.fit(epochs=1, block=True).history["loss"]) == 1
 
 
+@pytest.mark.filterwarnings("ignore:When providing `inputs` as a dict")  # (Keras: allowed)
+def test_a_model_that_takes_and_gives_dicts_trains_on_data_keyed_as_keras_keys_it():
+    """An imported model whose inputs and outputs are dicts (a KerasHub backbone's are) takes x
+    and y by those keys, as keras.Model.fit does; keyed by its layers' names they were asked
+    for instead, and the keys Keras takes were refused."""
+    inp = keras.Input((4,), name="inp")
+    model = keras.Model({"feat": inp}, {"first": keras.layers.Dense(2, name="dense_a")(inp),
+                                        "second": keras.layers.Dense(3, name="dense_b")(inp)})
+    g = kc.Graph.from_model(model)
+    trainer = Trainer(g)
+    rng = np.random.default_rng(0)
+    x = {"feat": rng.normal(size=(64, 4)).astype("float32")}
+    y = {"first": rng.normal(size=(64, 2)).astype("float32"),
+         "second": rng.normal(size=(64, 3)).astype("float32")}
+    trainer.set_data(x, y)
+    history = trainer.fit(epochs=2, block=True).history  # the loss picked per output key
+    assert {"first_loss", "second_loss"} <= set(history) and len(history["loss"]) == 2
+    assert trainer.status["loss"] == "mean_squared_error, mean_squared_error"
+    assert len(trainer.fit(epochs=1, loss={"first": "mse", "second": "mae"},
+                           block=True).history["loss"]) == 1
+    with pytest.raises(DataError, match=r"2 outputs \(first, second\), but y \(targets\) "
+                                        r"names \['dense_a', 'dense_b'\]"):
+        trainer.set_data(x, {"dense_a": y["first"], "dense_b": y["second"]})
+    with pytest.raises(DataError, match=r"1 input \(feat\), but x names \['inp'\]"):
+        trainer.set_data({"inp": x["feat"]}, y)
+
+
 def test_fit_refuses_what_cannot_start(data):
     x, y = data
     g = mlp()
