@@ -121,3 +121,25 @@ def test_transformer_layers_take_their_padding_mask_in_a_named_slot():
     slot = spec.slots.names.index("padding_mask")
     assert g.call_slots("transformer_layer_0")[slot] == ("padding_mask", 0, 0)
     assert "= transformer_layer_0(x_5, padding_mask=padding_mask)" in g.to_code()
+
+
+def test_a_backbone_trains_on_its_own_output_keys_with_insights_on_every_block():
+    """BertBackbone gives a dict (sequence_output, pooled_output): the canvas trains it on y by
+    those keys, as keras.Model.fit does, and records each of its layers, the transformer blocks
+    (custom layers) among them."""
+    with pytest.warns(UserWarning, match="a subclass of Functional"):
+        canvas = kc.Canvas(kc.Graph.from_model(bert(), trust_custom=True))
+    rng = np.random.default_rng(0)
+    x = {"token_ids": rng.integers(1, 50, (32, 12)).astype("int32"),
+         "segment_ids": np.zeros((32, 12), "int32"), "padding_mask": np.ones((32, 12), "int32")}
+    y = {"sequence_output": rng.normal(size=(32, 12, 8)).astype("float32"),
+         "pooled_output": rng.normal(size=(32, 8)).astype("float32")}
+    canvas.set_data(x, y)
+    canvas.fit(epochs=2, block=True)
+    assert canvas.trainer.status["state"] == "finished"
+    assert {"sequence_output_loss", "pooled_output_loss"} <= set(canvas.history)
+    block = canvas.insights["transformer_layer_0"]
+    assert [r["epoch"] for r in block] == [1, 2]
+    assert len(block[-1]["gradients"]) == 16  # attention, feed-forward and norms' weights
+    assert all(g["norm"] and g["norm"] > 0 for g in block[-1]["gradients"].values())
+    assert block[-1]["activations"]["units"] == 8
