@@ -13,6 +13,7 @@ from __future__ import annotations
 import concurrent.futures
 import contextlib
 import functools
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -363,7 +364,18 @@ class _Deferred:
     6 us of the caller's Python per tensor argument (1.2 ms for the 50-layer model's 160 values
     and weights, holding the interpreter training needs); the program reads them back by
     slices. (Compiled by XLA the program ran no faster beside training, and its compile took
-    20 s on MobileNetV2 before the first record.)"""
+    20 s on MobileNetV2 before the first record.)
+
+    A model's records first run eagerly (the same function, not traced): tracing costs about 20
+    to 30 eager records (MobileNetV2: 8.1 s against 0.46 s a record; the 50-layer residual:
+    1.2 s against 37 ms), which a first fit of a large model paid before its first record. A
+    model whose eager record is quick (under EAGER_QUICK_S) is traced from its next record, as
+    its traced records are an order faster; a large one stays eager until its eager records
+    have cost what a trace would (TRACE_AFTER records). The first eager record runs in the
+    training thread, where a model the program cannot follow falls back (`Measure.start`)."""
+
+    EAGER_QUICK_S = 0.1
+    TRACE_AFTER = 20
 
     def __init__(self, measure: Measure, run: Callable):
         import tensorflow as tf
@@ -405,23 +417,40 @@ class _Deferred:
         # (each model's functions are its own: TensorFlow counts traces by a function's code,
         # and warned of "retracing" in the notebook once a user had trained a few drawings)
         self._copy = tf.function(functools.partial(pack))
+        self._record = record
         self._program = tf.function(functools.partial(record))
         self._probe: tuple = (None, None, (None, None))  # (x, y as given, as tensors)
         self._traced = False
+        self.eager = True  # (False once traced: see the class's docstring)
+        self._eager_records = 0
 
     def initial(self) -> list:
         return self._copy()
 
     def __call__(self, x, y, previous) -> tuple[Callable, list]:
         packed = self._copy()
-        return functools.partial(self._program, *self._args(packed, previous, x, y)), packed
-
-    def _args(self, packed, previous, x, y) -> tuple:
         args = (packed, previous, *self._tensors(x, y))
+        if not self.eager:
+            self._trace(args)
+            return functools.partial(self._program, *args), packed
+        if not self._eager_records:  # (here: a model the program cannot follow falls back)
+            vector = self._eagerly(args)
+            return (lambda: vector), packed
+        return functools.partial(self._eagerly, args), packed
+
+    def _eagerly(self, args) -> Any:
+        started = time.perf_counter()
+        vector = self._record(*args)
+        spent = time.perf_counter() - started
+        self._eager_records += 1
+        if spent < self.EAGER_QUICK_S or self._eager_records >= self.TRACE_AFTER:
+            self.eager = False  # (traced at the next record, in the training thread)
+        return vector
+
+    def _trace(self, args) -> None:
         if not self._traced:  # in the training thread: a model the program cannot follow
             self._program.get_concrete_function(*args)  # falls back in `start`
             self._traced = True
-        return args
 
     def _tensors(self, x, y) -> tuple:
         seen_x, seen_y, tensors = self._probe

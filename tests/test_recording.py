@@ -47,10 +47,13 @@ def by_hand() -> tuple[dict, dict]:
     return grads, {"hidden": h, "hidden_2": h2, "out": p}
 
 
-def test_gradients_and_activations_of_one_shared_forward_pass_match_numpy():
+@pytest.mark.parametrize("record", ["first", "later"])  # (TensorFlow: eager, then traced)
+def test_gradients_and_activations_of_one_shared_forward_pass_match_numpy(record):
     m = model()
     measure = recording.measure(m, (X, Y), {})
     assert measure.forward is not None and measure.with_gradients
+    if record == "later":
+        measure(X, Y, measure.initial())
     before = measure.initial()
     m.get_layer("out").set_weights([W2, B2])  # unchanged: an update ratio of 0
     rows, _ = measure(X, Y, before)
@@ -372,3 +375,42 @@ def test_training_one_drawing_after_another_never_warns_of_retracing():
     finally:
         logging.getLogger("tensorflow").removeHandler(handler)
     assert "retracing" in said.getvalue()
+
+
+@pytest.mark.skipif(keras.backend.backend() != "tensorflow", reason="TensorFlow's tracing")
+@pytest.mark.parametrize(("quick_s", "after", "eager"), [
+    (0.1, 20, [True, False, False, False, False]),  # a small model: traced from its 2nd record
+    (0.0, 3, [True, True, True, False, False]),  # a large one: eager until it paid a trace
+])
+def test_a_models_records_run_eagerly_until_tracing_them_pays(monkeypatch, quick_s, after, eager):
+    """Tracing a record's function costs 20 to 30 eager records (8 s for MobileNetV2, paid by
+    its first fit before its first record): records run eagerly first; a model whose eager
+    record is quick is traced from its next one, a large one once its eager records have cost
+    about a trace. Every epoch has its record either way."""
+    from kerascanvas import record_program
+
+    monkeypatch.setattr(record_program._Deferred, "EAGER_QUICK_S", quick_s)
+    monkeypatch.setattr(record_program._Deferred, "TRACE_AFTER", after)
+    seen, call = [], record_program._Deferred.__call__
+
+    def spying(self, x, y, previous):
+        seen.append(self.eager)
+        return call(self, x, y, previous)
+
+    monkeypatch.setattr(record_program._Deferred, "__call__", spying)
+    import kerascanvas as kc
+
+    g = kc.Graph()
+    g.add_input((3,), name="x")
+    g.add_layer("Dense", units=4, activation="relu", name="hidden")
+    g.add_layer("Dense", units=1, name="out")
+    g.connect("x", "hidden")
+    g.connect("hidden", "out")
+    canvas = kc.Canvas(g)
+    canvas.set_data(RNG.normal(size=(64, 3)).astype("float32"),
+                    RNG.normal(size=(64, 1)).astype("float32"))
+    canvas.fit(epochs=5, loss="mean_squared_error", batch_size=16, block=True)
+    assert seen == eager
+    records = canvas.insights["hidden"]
+    assert [r["epoch"] for r in records] == [1, 2, 3, 4, 5]
+    assert all(r["gradients"]["kernel"]["norm"] > 0 for r in records)
