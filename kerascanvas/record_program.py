@@ -368,13 +368,14 @@ class _Deferred:
 
     A model's records first run eagerly (the same function, not traced): tracing costs about 20
     to 30 eager records (MobileNetV2: 8.1 s against 0.46 s a record; the 50-layer residual:
-    1.2 s against 37 ms), which a first fit of a large model paid before its first record. A
-    model whose eager record is quick (under EAGER_QUICK_S) is traced from its next record, as
-    its traced records are an order faster; a large one stays eager until its eager records
-    have cost what a trace would (TRACE_AFTER records). The first eager record runs in the
-    training thread, where a model the program cannot follow falls back (`Measure.start`)."""
+    1.2 s against 37 to 90 ms), which a first fit of a large model paid before its first record.
+    A model whose eager record is quick (under EAGER_QUICK_S: a trace of a few seconds at most)
+    is traced from its next record, as its traced records are an order faster; a large one
+    stays eager until its eager records have cost what a trace would (TRACE_AFTER records). The
+    first eager record runs in the training thread, where a model the program cannot follow
+    falls back (`Measure.start`)."""
 
-    EAGER_QUICK_S = 0.1
+    EAGER_QUICK_S = 0.25  # (the 50-layer residual's: 0.04 to 0.09 s; MobileNetV2's: 0.46 s)
     TRACE_AFTER = 20
 
     def __init__(self, measure: Measure, run: Callable):

@@ -379,7 +379,7 @@ def test_training_one_drawing_after_another_never_warns_of_retracing():
 
 @pytest.mark.skipif(keras.backend.backend() != "tensorflow", reason="TensorFlow's tracing")
 @pytest.mark.parametrize(("quick_s", "after", "eager"), [
-    (0.1, 20, [True, False, False, False, False]),  # a small model: traced from its 2nd record
+    (0.25, 20, [True, False, False, False, False]),  # a small model: traced from its 2nd
     (0.0, 3, [True, True, True, False, False]),  # a large one: eager until it paid a trace
 ])
 def test_a_models_records_run_eagerly_until_tracing_them_pays(monkeypatch, quick_s, after, eager):
