@@ -46,6 +46,21 @@ def by_hand() -> tuple[dict, dict]:
              ("hidden", "kernel"): X.T @ dh, ("hidden", "bias"): dh.sum(0)}
     return grads, {"hidden": h, "hidden_2": h2, "out": p}
 
+def small_canvas():
+    """A canvas of x (3) -> Dense(4, relu) "hidden" -> Dense(1) "out", with 64 samples set."""
+    import kerascanvas as kc
+
+    g = kc.Graph()
+    g.add_input((3,), name="x")
+    g.add_layer("Dense", units=4, activation="relu", name="hidden")
+    g.add_layer("Dense", units=1, name="out")
+    g.connect("x", "hidden")
+    g.connect("hidden", "out")
+    canvas = kc.Canvas(g)
+    canvas.set_data(RNG.normal(size=(64, 3)).astype("float32"),
+                    RNG.normal(size=(64, 1)).astype("float32"))
+    return canvas
+
 
 @pytest.mark.parametrize("record", ["first", "later"])  # (TensorFlow: eager, then traced)
 def test_gradients_and_activations_of_one_shared_forward_pass_match_numpy(record):
@@ -223,7 +238,6 @@ def test_under_tensorflow_a_records_program_runs_in_the_worker_not_the_training_
     while training goes on, and every epoch still has its record."""
     import threading
 
-    import kerascanvas as kc
     from kerascanvas import insights, record_program
 
     ran_in, start = [], record_program._Deferred.__call__
@@ -236,15 +250,8 @@ def test_under_tensorflow_a_records_program_runs_in_the_worker_not_the_training_
             return program()
         return run, now
 
-    g = kc.Graph()
-    g.add_input((3,), name="x")
-    g.add_layer("Dense", units=4, activation="relu", name="hidden")
-    g.add_layer("Dense", units=1, name="out")
-    g.connect("x", "hidden")
-    g.connect("hidden", "out")
-    canvas = kc.Canvas(g)
-    canvas.set_data(RNG.normal(size=(64, 3)).astype("float32"),
-                    RNG.normal(size=(64, 1)).astype("float32"))
+    canvas = small_canvas()
+    g = canvas.graph
     record_program._Deferred.__call__ = spying
     try:
         canvas.fit(epochs=3, loss="mean_squared_error", batch_size=16)
@@ -398,17 +405,7 @@ def test_a_models_records_run_eagerly_until_tracing_them_pays(monkeypatch, quick
         return call(self, x, y, previous)
 
     monkeypatch.setattr(record_program._Deferred, "__call__", spying)
-    import kerascanvas as kc
-
-    g = kc.Graph()
-    g.add_input((3,), name="x")
-    g.add_layer("Dense", units=4, activation="relu", name="hidden")
-    g.add_layer("Dense", units=1, name="out")
-    g.connect("x", "hidden")
-    g.connect("hidden", "out")
-    canvas = kc.Canvas(g)
-    canvas.set_data(RNG.normal(size=(64, 3)).astype("float32"),
-                    RNG.normal(size=(64, 1)).astype("float32"))
+    canvas = small_canvas()
     canvas.fit(epochs=5, loss="mean_squared_error", batch_size=16, block=True)
     assert seen == eager
     records = canvas.insights["hidden"]
