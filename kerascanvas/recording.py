@@ -43,6 +43,9 @@ from .tensor_stats import BINS  # noqa: F401 - (the histogram's bins, part of a 
 PROBE_SAMPLES = 32
 COST_SHARE = 0.02  # records within an epoch take at most this share of training time
 MIN_BATCHES_BETWEEN = 50  # and never come more often than this
+# Records started and not yet in the store, at most (each holds a copy of the weights): a record
+# slower than an epoch (a large model's first, eager records; tiny epochs) waits for the oldest
+PENDING_RECORDS = 2
 _FIELDS = tensor_stats.FIELDS
 
 
@@ -211,6 +214,9 @@ class Recorder(keras.callbacks.Callback):
             self._settle()  # an earlier record failed: say so, and record no more
             if self._measure is None:
                 return
+        busy = [f for f in self._pending if not f.done()]
+        if len(busy) >= PENDING_RECORDS:
+            concurrent.futures.wait(busy[:len(busy) - PENDING_RECORDS + 1])
         started = time.monotonic()
         self._since = 0
         self.model  # (under JAX this puts the trained values back on the variables)  # noqa: B018

@@ -8,6 +8,7 @@ import json
 import math
 import os
 import threading
+import time
 import warnings
 import zipfile
 from pathlib import Path
@@ -422,3 +423,35 @@ def test_the_strips_kept_between_updates_read_as_a_fresh_reading_does(steps, sma
             assert answer == insights.summary(fresh)
             assert store.epochs() == fresh.epochs()  # (kept between records, as the strips are)
             assert insights.summary(store) is answer  # the same, while nothing landed
+
+
+def test_records_slower_than_epochs_wait_so_that_few_copies_are_held(data, monkeypatch):
+    """Each record started holds a copy of the weights until it is in the store: records slower
+    than the epochs (a large model's eager records, tiny epochs) wait for the oldest, so that at
+    most recording.PENDING_RECORDS are under way; every epoch still has its record."""
+    lock = threading.Lock()
+    under_way, most = [0], [0]
+    start, rows = record_program.Measure.start, record_program.Measure.rows
+
+    def counted_start(self, *args):
+        with lock:
+            under_way[0] += 1
+            most[0] = max(most[0], under_way[0])
+        return start(self, *args)
+
+    def slow_rows(self, vector):
+        time.sleep(0.3)
+        try:
+            return rows(self, vector)
+        finally:
+            with lock:
+                under_way[0] -= 1
+
+    monkeypatch.setattr(record_program.Measure, "start", counted_start)
+    monkeypatch.setattr(record_program.Measure, "rows", slow_rows)
+    x, y = data
+    canvas = kc.Canvas(drawn())
+    canvas.set_data(x[:64], y[:64])  # epochs of 2 batches: far quicker than a record
+    canvas.fit(epochs=6, block=True)
+    assert most[0] == recording.PENDING_RECORDS
+    assert [r["epoch"] for r in canvas.insights["dense"]] == [1, 2, 3, 4, 5, 6]
