@@ -23,6 +23,7 @@ import json
 import math
 import warnings
 import weakref
+from collections.abc import Sequence
 from typing import Any
 
 from . import limits
@@ -329,12 +330,18 @@ def _short(value: Any) -> float | None:
     return None if value is None else float(f"{value:.4g}")
 
 
+def evenly(items: Sequence, n: int) -> list:
+    """At most `n` of `items`, evenly spaced, the first and the last kept (what a panel shows of
+    a long run)."""
+    if len(items) <= n:
+        return list(items)
+    step = len(items) / (n - 1)
+    return [items[int(i * step)] for i in range(n - 1)] + [items[-1]]
+
+
 def detail(store: Insights, name: str) -> dict[str, Any]:
     """A layer's histograms over its records, thinned to DETAIL_RECORDS, for the panel."""
-    rs = store.cell["records"].get(name, ())
-    if len(rs) > DETAIL_RECORDS:
-        step = len(rs) / (DETAIL_RECORDS - 1)
-        rs = tuple(rs[int(i * step)] for i in range(DETAIL_RECORDS - 1)) + rs[-1:]
+    rs = evenly(store.cell["records"].get(name, ()), DETAIL_RECORDS)
 
     def series(pick, extra) -> list:
         out = []
@@ -376,10 +383,7 @@ def epoch_view(store: Insights, epoch: Any) -> dict[str, Any]:
 
 
 def _epoch_view(store: Insights, epoch: Any) -> dict[str, Any]:
-    epochs = store.epochs()
-    if len(epochs) > EPOCH_CHOICES:
-        step = len(epochs) / (EPOCH_CHOICES - 1)
-        epochs = [epochs[int(i * step)] for i in range(EPOCH_CHOICES - 1)] + epochs[-1:]
+    epochs = evenly(store.epochs(), EPOCH_CHOICES)
     view: dict[str, Any] = {"epochs": [_finite(e) for e in epochs], "epoch": None, "layers": {}}
     if isinstance(epoch, bool) or not isinstance(epoch, (int, float)) or \
             not math.isfinite(epoch) or epoch < 0 or not epochs:

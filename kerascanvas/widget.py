@@ -36,13 +36,10 @@ CURVE_SENT = 500  # points of the training curve a panel update carries
 
 
 def curve_sent(curve: list) -> list:
-    """The curve the training panel draws: the whole run, evenly thinned to CURVE_SENT points,
-    its first and last kept (the last CURVE_SENT points alone showed only the end of a long run
-    of short epochs, each of which has a point)."""
-    if len(curve) <= CURVE_SENT:
-        return curve
-    step = (len(curve) - 1) / (CURVE_SENT - 1)
-    return [curve[round(i * step)] for i in range(CURVE_SENT)]
+    """The curve the training panel draws: the whole run, evenly thinned to CURVE_SENT points
+    (the last CURVE_SENT points alone showed only the end of a long run of short epochs, each of
+    which has a point)."""
+    return insights.evenly(curve, CURVE_SENT)
 
 
 class Canvas(anywidget.AnyWidget):
