@@ -387,7 +387,9 @@ def test_training_one_drawing_after_another_never_warns_of_retracing():
 @pytest.mark.skipif(keras.backend.backend() != "tensorflow", reason="TensorFlow's tracing")
 @pytest.mark.parametrize(("quick_s", "after", "eager"), [
     (0.25, 20, [True, False, False, False, False]),  # a small model: traced from its 2nd
-    (0.0, 3, [True, True, True, False, False]),  # a large one: eager until it paid a trace
+    # a large one: eager until it paid a trace (the 3rd, eager in the worker, may end after the
+    # 4th starts; the bound on records under way has the 5th wait for it)
+    (0.0, 3, [True, True, True, None, False]),
 ])
 def test_a_models_records_run_eagerly_until_tracing_them_pays(monkeypatch, quick_s, after, eager):
     """Tracing a record's function costs 20 to 30 eager records (8 s for MobileNetV2, paid by
@@ -407,7 +409,7 @@ def test_a_models_records_run_eagerly_until_tracing_them_pays(monkeypatch, quick
     monkeypatch.setattr(record_program._Deferred, "__call__", spying)
     canvas = small_canvas()
     canvas.fit(epochs=5, loss="mean_squared_error", batch_size=16, block=True)
-    assert seen == eager
+    assert len(seen) == len(eager) and all(e is None or s == e for s, e in zip(seen, eager))
     records = canvas.insights["hidden"]
     assert [r["epoch"] for r in records] == [1, 2, 3, 4, 5]
     assert all(r["gradients"]["kernel"]["norm"] > 0 for r in records)
