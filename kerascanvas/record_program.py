@@ -4,7 +4,7 @@
 layer's weights, then each layer's output), and one program, compiled for the backend, that
 computes a whole record where the tensors live: one forward pass on the probe batch gives the
 gradients and the activations (tf.GradientTape, jax.grad over the model's stateless loss,
-torch.autograd.grad), then tensor_stats summarizes every weight and output, stacked by shape,
+torch.autograd.grad), then tensor_stats summarizes every weight and output, stacked by size,
 into one vector; `rows` brings that vector to the host.
 """
 
@@ -60,7 +60,7 @@ def _layer_output(layer) -> Any:
 def _assemble(measure, values, previous, grads, outputs) -> tuple[Any, list]:
     """The record's numbers as one vector (per weight: its statistics, gradient norm, update
     ratio; per output: its statistics, dead units, units) and the weights now, copied (stacked
-    by shape, as `previous` is: see tensor_stats)."""
+    by size, as `previous` is: see tensor_stats)."""
     weight_parts, now = [], []
     for group, before in zip(measure.weight_groups, previous):
         rows = tensor_stats.stacked(values, group)
@@ -75,14 +75,15 @@ def _assemble(measure, values, previous, grads, outputs) -> tuple[Any, list]:
     parts = [tensor_stats.in_order(weight_parts, measure.weight_groups)] if weight_parts else []
     if outputs:
         output_parts = []
-        for group in tensor_stats.groups(outputs):
+        output_groups = tensor_stats.groups(outputs, by_units=True)
+        for group in output_groups:
             rows = tensor_stats.stacked(outputs, group)
             shape = outputs[group[0]].shape
             units = int(shape[-1]) if len(shape) > 1 else 1
             dead = tensor_stats.dead_units(rows, units, DEAD_SHARE)
             output_parts.append(ops.concatenate([tensor_stats.summaries(rows), ops.stack(
                 [dead, ops.full_like(dead, float(units))], axis=1)], axis=1))
-        parts.append(tensor_stats.in_order(output_parts, tensor_stats.groups(outputs)))
+        parts.append(tensor_stats.in_order(output_parts, output_groups))
     return ops.reshape(ops.concatenate(parts, axis=0), (-1,)), now
 
 
@@ -107,7 +108,7 @@ class Measure:
     stateless call and loss on values, never on the variables), differentiated by jax.grad, a
     GradientTape or torch.autograd.grad; compiled where the backend compiles (jax.jit,
     tf.function: one device program instead of hundreds of small operations), once per model
-    (`measure`); torch runs it eagerly, its statistics stacked by shape (tensor_stats)."""
+    (`measure`); torch runs it eagerly, its statistics stacked by size (tensor_stats)."""
 
     def __init__(self, model: keras.Model, probe: bool):
         self.model = model

@@ -15,7 +15,7 @@ batches in long epochs, N chosen from the measured cost so that recording stays 
   Dropout dropping: record_program.PROBE_TRAINING) and changes no state.
 
 Statistics are computed with keras.ops where the tensors live (record_program.py, with
-tensor_stats: stacked by shape); one small vector per record travels to the host. The records
+tensor_stats: stacked by size); one small vector per record travels to the host. The records
 go to an `insights.Insights` store (plain floats and lists).
 """
 

@@ -1,5 +1,5 @@
 """A record's numbers against a direct computation (issue 21): the probe batch's gradients and
-activations come from one shared forward pass, and its statistics from tensors stacked by shape
+activations come from one shared forward pass, and its statistics from tensors stacked by size
 (tensor_stats); both must give what NumPy computes from the weights by hand. Quick: a 2-layer
 model, no training."""
 
@@ -113,6 +113,12 @@ def test_update_ratios_and_weight_statistics_match_numpy():
     assert unpacked["norm"] == pytest.approx(float(np.linalg.norm(new_w1)), rel=1e-5)
     assert (unpacked["min"], unpacked["max"]) == pytest.approx((new_w1.min(), new_w1.max()))
     assert got["hidden_2", "kernel"][2] == pytest.approx(0.0, abs=1e-7)
+    for (layer, weight), value in (("out", "kernel"), W2), (("hidden", "bias"), B1):
+        unpacked = recording._unpack(got[layer, weight][0])  # (one stacked group: the same size)
+        assert unpacked["mean"] == pytest.approx(float(value.mean()), rel=1e-5)
+        assert unpacked["std"] == pytest.approx(float(value.std()), rel=1e-5)
+        expected, _ = np.histogram(value, bins=recording.BINS, range=(value.min(), value.max()))
+        assert unpacked["histogram"]["counts"] == list(expected), (layer, weight)
     _, _, again = measure(None, None, now)[0][0]  # the copy it returned is the new baseline
     assert again == pytest.approx(0.0, abs=1e-7)
 
@@ -413,3 +419,19 @@ def test_a_models_records_run_eagerly_until_tracing_them_pays(monkeypatch, quick
     records = canvas.insights["hidden"]
     assert [r["epoch"] for r in records] == [1, 2, 3, 4, 5]
     assert all(r["gradients"]["kernel"]["norm"] > 0 for r in records)
+
+
+def test_tensors_of_one_size_are_summarized_together_whatever_their_shapes():
+    """A row's statistics read its tensor's values flattened, so the (4, 1) kernel of "out" and
+    the (4,) biases make one stacked group (fewer groups: a smaller program to compile, fewer
+    calls under torch); outputs group by size and last axis, the units dead_units counts."""
+    from kerascanvas import tensor_stats
+
+    measure = recording.measure(model(), (X, Y), {})
+    names = [(layer, weight) for kind, layer, weight in measure.layout if kind == "weight"]
+    grouped = [{names[i] for i in g} for g in measure.weight_groups]
+    assert {("out", "kernel"), ("hidden", "bias"), ("hidden_2", "bias")} in grouped
+    assert len(grouped) == 4  # sizes 12, 4, 16, 1 (five shapes)
+    outputs = [np.zeros(s, "float32") for s in ((32, 4), (32, 2, 2), (128,), (32, 4), (4, 32))]
+    assert tensor_stats.groups(outputs, by_units=True) == [[0, 3], [1], [2], [4]]
+    assert tensor_stats.groups(outputs) == [[0, 1, 2, 3, 4]]
