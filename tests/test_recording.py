@@ -46,6 +46,7 @@ def by_hand() -> tuple[dict, dict]:
              ("hidden", "kernel"): X.T @ dh, ("hidden", "bias"): dh.sum(0)}
     return grads, {"hidden": h, "hidden_2": h2, "out": p}
 
+
 def small_canvas():
     """A canvas of x (3) -> Dense(4, relu) "hidden" -> Dense(1) "out", with 64 samples set."""
     import kerascanvas as kc
