@@ -33,6 +33,9 @@ DEAD_SHARE = 0.99  # a unit zero on at least this share of the probe batch is de
 PROBE_TRAINING = True
 _FIELDS = tensor_stats.FIELDS
 _JAX = keras.backend.backend() == "jax"
+# TensorFlow's record reads copies made for it and keeps none (_Deferred keeps its packed copy
+# as the next record's baseline): it stacks the weights without copying them again
+_COPIES_WEIGHTS = keras.backend.backend() != "tensorflow"
 
 
 _RELU_NAMES = {"relu", "relu6"}
@@ -63,7 +66,7 @@ def _assemble(measure, values, previous, grads, outputs) -> tuple[Any, list]:
     by size, as `previous` is: see tensor_stats)."""
     weight_parts, now = [], []
     for group, before in zip(measure.weight_groups, previous):
-        rows = tensor_stats.stacked(values, group)
+        rows = tensor_stats.stacked(values, group, copy=_COPIES_WEIGHTS)
         now.append(rows)
         size, update = tensor_stats.norms(before), tensor_stats.norms(rows - before)
         # (a weight that was all zeros, as a bias starts, has no update ratio once it moves:
@@ -77,7 +80,7 @@ def _assemble(measure, values, previous, grads, outputs) -> tuple[Any, list]:
         output_parts = []
         output_groups = tensor_stats.groups(outputs, by_units=True)
         for group in output_groups:
-            rows = tensor_stats.stacked(outputs, group)
+            rows = tensor_stats.stacked(outputs, group, copy=False)
             shape = outputs[group[0]].shape
             units = int(shape[-1]) if len(shape) > 1 else 1
             dead = tensor_stats.dead_units(rows, units, DEAD_SHARE)
@@ -91,10 +94,10 @@ def _grad_norms(grads, group) -> Any:
     """The gradient norm of each weight in `group`, -1 for a weight without a gradient."""
     present = [grads[i] is not None for i in group]
     if all(present):
-        return tensor_stats.norms(tensor_stats.stacked(grads, group))
+        return tensor_stats.norms(tensor_stats.stacked(grads, group, copy=False))
     if not any(present):
         return ops.full((len(group),), -1.0, dtype="float32")
-    return ops.stack([tensor_stats.norms(tensor_stats.stacked(grads, [i]))[0]
+    return ops.stack([tensor_stats.norms(tensor_stats.stacked(grads, [i], copy=False))[0]
                       if grads[i] is not None else ops.convert_to_tensor(-1.0, "float32")
                       for i in group])
 
@@ -412,7 +415,8 @@ class _Deferred:
 
         def record(packed, previous, x, y):
             values, before = unpack(packed), unpack(previous)
-            before = [tensor_stats.stacked([before[i] for i in weights], g) for g in groups]
+            before = [tensor_stats.stacked([before[i] for i in weights], g, copy=False)
+                      for g in groups]
             return run(values[:split[0]], values[split[0]:split[1]], values[split[1]:], before,
                        x, y)[0]
 

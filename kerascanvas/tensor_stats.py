@@ -25,26 +25,39 @@ from keras import ops
 BINS = 16
 FIELDS = ("mean", "std", "norm", "min", "max", "zeros", "non_finite")
 WIDTH = len(FIELDS) + BINS
+# Values stacked into one matrix at most (4 MB): stacking saves operations on many small
+# tensors, but copies what it stacks and makes temporaries as big; on a large model that was
+# several copies of its weights at once. Bigger tensors are summarized one by one, uncopied.
+STACK_VALUES = 1 << 20
 
 
 def groups(tensors, by_units: bool = False) -> list[list[int]]:
     """Positions of the tensors grouped by size (with `by_units`, by size and last axis: the
-    units `dead_units` reads), in the order the groups first appear."""
-    found: dict[tuple, list[int]] = {}
+    units `dead_units` reads), in the order the groups first appear; a group holds at most
+    STACK_VALUES values in all (a tensor bigger than that is a group of its own)."""
+    limit = STACK_VALUES
+    found: dict[tuple, list[list[int]]] = {}
     for i, t in enumerate(tensors):
         shape = tuple(t.shape)
         size = shape if None in shape else math.prod(shape)  # (a shape not known: by shape)
         key = (size, shape[-1] if by_units and len(shape) > 1 else None)
-        found.setdefault(key, []).append(i)
-    return list(found.values())
+        chunks = found.setdefault(key, [[]])
+        if chunks[-1] and isinstance(size, int) and (len(chunks[-1]) + 1) * size > limit:
+            chunks.append([])
+        chunks[-1].append(i)
+    return [chunk for chunks in found.values() for chunk in chunks]
 
 
-def stacked(tensors, group) -> Any:
-    """The group's tensors as the rows of one float32 matrix (a fresh copy)."""
+def stacked(tensors, group, copy: bool = True) -> Any:
+    """The group's tensors as the rows of one float32 matrix: a fresh copy, or with
+    copy=False the tensor itself reshaped where the group has one (a big tensor: no copy)."""
     members = [tensors[i] for i in group]
-    if len({tuple(t.shape) for t in members}) > 1:  # (the same size in other shapes)
-        members = [ops.reshape(t, (-1,)) for t in members]
-    rows = ops.reshape(ops.stack(members), (len(group), -1))
+    if len(members) == 1 and not copy:
+        rows = ops.reshape(members[0], (1, -1))
+    else:
+        if len({tuple(t.shape) for t in members}) > 1:  # (the same size in other shapes)
+            members = [ops.reshape(t, (-1,)) for t in members]
+        rows = ops.reshape(ops.stack(members), (len(group), -1))
     return rows if str(rows.dtype).endswith("float32") else ops.cast(rows, "float32")
 
 

@@ -63,8 +63,19 @@ def small_canvas():
     return canvas
 
 
+@pytest.fixture(params=["stacked", "one by one"])
+def stacking(request, monkeypatch):
+    """Statistics of tensors stacked by size, and of tensors too big to stack (each alone,
+    uncopied: a bound of 8 values makes every kernel here "big")."""
+    from kerascanvas import tensor_stats
+
+    if request.param == "one by one":
+        monkeypatch.setattr(tensor_stats, "STACK_VALUES", 8)
+    return request.param
+
+
 @pytest.mark.parametrize("record", ["first", "later"])  # (TensorFlow: eager, then traced)
-def test_gradients_and_activations_of_one_shared_forward_pass_match_numpy(record):
+def test_gradients_and_activations_of_one_shared_forward_pass_match_numpy(record, stacking):
     m = model()
     measure = recording.measure(m, (X, Y), {})
     assert measure.forward is not None and measure.with_gradients
@@ -97,7 +108,7 @@ def test_gradients_and_activations_of_one_shared_forward_pass_match_numpy(record
     assert dead["hidden"] == 1.0  # its unit 2
 
 
-def test_update_ratios_and_weight_statistics_match_numpy():
+def test_update_ratios_and_weight_statistics_match_numpy(stacking):
     m = model()
     measure = recording.measure(m, None, {})  # no probe: weights only
     before = measure.initial()
@@ -122,6 +133,9 @@ def test_update_ratios_and_weight_statistics_match_numpy():
         assert unpacked["histogram"]["counts"] == list(expected), (layer, weight)
     _, _, again = measure(None, None, now)[0][0]  # the copy it returned is the new baseline
     assert again == pytest.approx(0.0, abs=1e-7)
+    m.get_layer("hidden").set_weights([W1, B1])  # (a copy: it kept the values it was taken at)
+    _, _, back = measure(None, None, now)[0][0]
+    assert back == pytest.approx(np.linalg.norm(W1 - new_w1) / np.linalg.norm(new_w1), rel=1e-5)
 
 
 def test_a_runs_baseline_is_the_weights_as_it_begins_whether_or_not_they_changed():
@@ -436,3 +450,17 @@ def test_tensors_of_one_size_are_summarized_together_whatever_their_shapes():
     outputs = [np.zeros(s, "float32") for s in ((32, 4), (32, 2, 2), (128,), (32, 4), (4, 32))]
     assert tensor_stats.groups(outputs, by_units=True) == [[0, 3], [1], [2], [4]]
     assert tensor_stats.groups(outputs) == [[0, 1, 2, 3, 4]]
+
+
+def test_stacks_hold_a_bounded_number_of_values_and_a_bigger_tensor_stands_alone(monkeypatch):
+    """A large model's weights are not stacked into copies: a group holds at most STACK_VALUES
+    values, a tensor bigger than that is summarized alone, from the tensor itself."""
+    from kerascanvas import tensor_stats
+
+    monkeypatch.setattr(tensor_stats, "STACK_VALUES", 40)
+    tensors = [np.zeros(s, "float32") for s in ((4, 4), (16,), (2, 8), (8, 8), (4,), (16,))]
+    assert tensor_stats.groups(tensors) == [[0, 1], [2, 5], [3], [4]]  # 16 x 3 > 40
+    big = keras.ops.convert_to_tensor(np.arange(64, dtype="float32").reshape(8, 8))
+    alone = tensor_stats.stacked([big], [0], copy=False)
+    assert tuple(alone.shape) == (1, 64)
+    np.testing.assert_array_equal(keras.ops.convert_to_numpy(alone)[0], np.arange(64))
