@@ -10,6 +10,7 @@ keras.applications constructor (results in benchmarks/RESULTS.md).
 """
 
 import os
+import warnings
 
 import corpus_models
 import keras
@@ -90,6 +91,40 @@ def test_every_application_family_round_trips(name, tmp_path):
 @pytest.mark.parametrize("name", [n for n in APPLICATIONS if n not in FAMILIES])
 def test_every_application_round_trips(name, tmp_path):
     round_trip(application(name), tmp_path)
+
+
+@pytest.mark.slow_corpus
+@pytest.mark.skipif(not os.environ.get("KERASCANVAS_SLOW_CORPUS"),
+                    reason="the full keras.applications sweep: KERASCANVAS_SLOW_CORPUS=1")
+@pytest.mark.parametrize("name", APPLICATIONS)
+def test_every_application_trains_with_insights_on_every_layer(name):
+    """Issue 21 on models nobody here wrote: 2 epochs with insights, every layer with weights
+    recorded each epoch, every trainable weight with a gradient, every output summarized, and
+    no insights warning (results in benchmarks/RESULTS-training.md)."""
+    g = ok(kc.Graph.from_model(application(name)))
+    size = SIZES.get(name, 32)
+    rng = np.random.default_rng(0)
+    canvas = kc.Canvas(g)
+    canvas.set_data(rng.normal(size=(32, size, size, 3)).astype("float32"),
+                    rng.integers(0, 10, 32))
+    try:
+        with warnings.catch_warnings(record=True) as said:
+            warnings.simplefilter("always")
+            canvas.fit(epochs=2, batch_size=16, block=True)
+        assert canvas.trainer.status["state"] == "finished", canvas.trainer.status["message"]
+        assert not [w for w in said if "insights" in str(w.message).lower()]
+        records = canvas.insights
+        for layer in g.model.layers:
+            if isinstance(layer, keras.layers.InputLayer):
+                continue
+            assert len(records[layer.name]) == 2, layer.name
+            last = records[layer.name][-1]
+            assert last["activations"] is not None, layer.name
+            for weight in layer.trainable_weights:
+                gradient = last["gradients"][weight.path.removeprefix(layer.name + "/")]
+                assert gradient["norm"] is not None, (layer.name, weight.path)
+    finally:
+        canvas.close()
 
 
 @pytest.mark.parametrize("make", corpus_models.HAND_WRITTEN, ids=lambda f: f.__name__)

@@ -108,6 +108,16 @@ def test_problems_across_depth_from_records():
                                                    ("c", "exploding_gradients", 4)]
     found = insights.problems({"a": (record(float("nan")),)})
     assert {k for _, k, _, _ in found} == {"non_finite", "exploding_gradients"}
+    # across depth: a healthy deep network's first layers reach 100-150 times its median
+    # layer's gradient (ResNet101's first convolution: 1,133 against 10), not exploding; a
+    # network whose every layer's gradient is huge is, at every depth
+    healthy = {f"l{i}": (record(10.0),) for i in range(9)} | {"first": (record(1133.0),)}
+    assert insights.problems(healthy) == []
+    huge = {f"l{i}": (record(1.4e6),) for i in range(5)}
+    found = insights.problems(huge)
+    assert {(k, "huge at every depth" in said) for _, k, _, said in found} == \
+        {("exploding_gradients", True)}
+    assert len(found) == 5
 
 
 def test_undo_of_a_run_takes_its_records_and_the_panel_says_so(data):
