@@ -36,8 +36,8 @@ VANISHING_RATIO = 1e-4  # a layer's gradient norm this much smaller than the med
 # Exploding: a layer's gradient norm (on the probe batch) above EXPLODING_NORM and either
 # EXPLODING_RATIO times the median layer's, or with the median layer's above EXPLODING_NORM too
 # (a deep net whose every layer multiplies the signal has huge gradients at every depth). A
-# bound alone named healthy stock networks: the first convolutions of a ResNet101 or an
-# EfficientNetV2 reach 1,100-2,600, 110 to 150 times their median layer's.
+# bound alone named healthy stock networks: the first convolutions of ResNet101/152 and
+# EfficientNets reach 1,100-3,100, 75 to 234 times their median layer's.
 EXPLODING_NORM = 1e3
 EXPLODING_RATIO = 1e3
 STRIP_POINTS = 32  # values per box in the live strip
