@@ -203,6 +203,9 @@ def problems(records: dict[str, tuple]) -> list[tuple[str, str, float, str]]:
     gradient = {n: _layer_gradient(r) for n, r in latest.items()}
     finite = [g for g in gradient.values() if g is not None and math.isfinite(g)]
     typical = sorted(finite)[len(finite) // 2] if finite else 0.0  # the median layer's
+    # (the lower of the middle two for exploding: of two layers, one huge one is not "huge at
+    # every depth")
+    lower = sorted(finite)[(len(finite) - 1) // 2] if finite else 0.0
     for name, record in latest.items():
         epoch = record["epoch"]
         when = f"after epoch {_epoch(epoch)}"
@@ -226,7 +229,7 @@ def problems(records: dict[str, tuple]) -> list[tuple[str, str, float, str]]:
         g = gradient.get(name)
         if g is None:
             continue
-        exploding = _exploding(g, typical)
+        exploding = _exploding(g, lower)
         if exploding:
             found.append((name, "exploding_gradients", epoch,
                           (f"Exploding gradients {when}: {exploding}. Lower the learning rate, "
@@ -467,8 +470,11 @@ def _checked_record(r: Any, where: str) -> dict:
     for w, g in r["gradients"].items():
         if not isinstance(g, dict):
             raise EditError(f"{where}: an insight gradient is not a record.")
-        gradients[str(w)] = {"norm": _number(g.get("norm"), where),
-                             "update_ratio": _number(g.get("update_ratio"), where),
+        norm, ratio = _number(g.get("norm"), where), _number(g.get("update_ratio"), where)
+        if any(v is not None and v < 0 for v in (norm, ratio)):
+            raise EditError(f"{where}: the insight gradient of {str(w)!r} has a negative norm or "
+                            f"update ratio ({norm}, {ratio}).")
+        gradients[str(w)] = {"norm": norm, "update_ratio": ratio,
                              "non_finite": bool(g.get("non_finite"))}
     a = r.get("activations")
     activations = None

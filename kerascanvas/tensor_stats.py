@@ -35,14 +35,13 @@ def groups(tensors, by_units: bool = False) -> list[list[int]]:
     """Positions of the tensors grouped by size (with `by_units`, by size and last axis: the
     units `dead_units` reads), in the order the groups first appear; a group holds at most
     STACK_VALUES values in all (a tensor bigger than that is a group of its own)."""
-    limit = STACK_VALUES
     found: dict[tuple, list[list[int]]] = {}
     for i, t in enumerate(tensors):
         shape = tuple(t.shape)
         size = shape if None in shape else math.prod(shape)  # (a shape not known: by shape)
         key = (size, shape[-1] if by_units and len(shape) > 1 else None)
         chunks = found.setdefault(key, [[]])
-        if chunks[-1] and isinstance(size, int) and (len(chunks[-1]) + 1) * size > limit:
+        if chunks[-1] and isinstance(size, int) and (len(chunks[-1]) + 1) * size > STACK_VALUES:
             chunks.append([])
         chunks[-1].append(i)
     return [chunk for chunks in found.values() for chunk in chunks]

@@ -118,6 +118,11 @@ def test_problems_across_depth_from_records():
     assert {(k, "huge at every depth" in said) for _, k, _, said in found} == \
         {("exploding_gradients", True)}
     assert len(found) == 5
+    # of two layers, one huge: huge against the other, not at every depth
+    found = [p for p in insights.problems({"a": (record(5e4),), "b": (record(0.3),)})
+             if p[0] == "a"]
+    assert [(n, k) for n, k, _, _ in found] == [("a", "exploding_gradients")]
+    assert "times the median layer's" in found[0][3]
 
 
 def test_undo_of_a_run_takes_its_records_and_the_panel_says_so(data):
@@ -156,6 +161,7 @@ def test_records_are_kept_in_the_drawings_file(data, tmp_path):
     (("weights", "kernel", "mean"), float("inf"), "not a finite number"),
     (("epoch",), float("nan"), "not a finite number"),  # (a later fit counted epochs from it)
     (("epoch",), -3, "negative"),
+    (("gradients", "kernel", "norm"), -5e4, "negative"),
 ])
 def test_a_file_with_bad_records_is_refused_and_names_them(data, tmp_path, where, value, said):
     canvas = trained(data, epochs=1)
