@@ -167,6 +167,7 @@ export class InsightPanel {
   private when: HTMLElement;
   private plots: HTMLElement;
   private said: HTMLElement;
+  private row: HTMLElement; // the slider and its words: hidden while the box has no records
   private detail: InsightDetail = {};
   private followLast = true;
 
@@ -186,9 +187,10 @@ export class InsightPanel {
       if (shownEpoch(this.model) !== null && typeof epoch === "number") chooseEpoch(this.model, epoch);
     });
     model.on("change:insight_epoch", this.followShown);
-    const row = el("div", { class: "kc-row" });
-    row.append(this.slider, this.when);
-    this.root.append(this.title, this.said, row, this.plots);
+    this.row = el("div", { class: "kc-row" });
+    this.row.append(this.slider, this.when);
+    this.row.hidden = true;
+    this.root.append(this.title, this.said, this.row, this.plots);
   }
 
   /** The box shown (null before any). */
@@ -208,6 +210,7 @@ export class InsightPanel {
     const n = detail.epochs?.length ?? 0;
     this.slider.max = String(Math.max(n - 1, 0));
     this.slider.disabled = n < 2;
+    this.row.hidden = n === 0;
     if (!sameLayer || this.followLast || Number(this.slider.value) > n - 1) this.slider.value = String(Math.max(n - 1, 0));
     this.title.textContent = detail.layer ? `${detail.layer}: histograms over the run` : "Select a trained box to see its histograms.";
     this.drawAt(Number(this.slider.value));

@@ -49,6 +49,7 @@ def test_insights_mark_a_dead_box_and_an_undone_run_is_said_and_greyed(lab, page
                            timeout=20_000)
     assert kernel.value("canvas.insight_focus") == "hidden"
     assert page.locator('.kc-insights [aria-label="record"]').get_attribute("max") == "1"
+    assert page.locator('.kc-insights [aria-label="record"]').is_visible()
     # the panel says the box's problem too (a learner need not find the mark's hover)
     assert "16 of 16 units are dead" in page.locator(".kc-insights .kc-insight-said").text_content()
     said = page.locator(".kc-insights .kc-record-text").all_text_contents()
@@ -59,6 +60,7 @@ def test_insights_mark_a_dead_box_and_an_undone_run_is_said_and_greyed(lab, page
     page.wait_for_function("() => !document.querySelector('.kc-insights .kc-histogram')", timeout=20_000)
     assert "Select a trained box" in page.locator(".kc-insights").text_content()
     assert page.locator(".kc-insights .kc-insight-said").text_content() == ""
+    assert not page.locator('.kc-insights [aria-label="record"]').is_visible()  # (no empty slider)
     box(page, "hidden").click()
     page.wait_for_function("() => document.querySelectorAll('.kc-insights .kc-histogram').length >= 3",
                            timeout=20_000)
