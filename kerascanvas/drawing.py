@@ -28,6 +28,10 @@ MAX_NAME_LENGTH = 100
 # Characters a layer name may not hold, and why; a Drawing adds those its `forbidden` names (graph.py
 # adds "." under the torch backend: it knows the backend, this module does not import keras).
 FORBIDDEN_IN_NAMES = {"/": "Keras uses '/' in weight paths"}
+# A nested functional model's weights are named by its own layers, not under its name: the
+# `forbidden` characters, which are about weight names, do not apply to its name (keras.applications
+# name theirs "mobilenetv2_1.00_224": under torch, every transfer-learning classifier had one)
+OWNS_NO_WEIGHT_NAMES = frozenset({"Functional"})
 
 
 def as_triple(src: Any) -> Triple:
@@ -138,7 +142,8 @@ class Drawing(Logged):
 
     # ----- names -----------------------------------------------------------------------------
 
-    def check_new_name(self, name: Any) -> str:
+    def check_new_name(self, name: Any, class_name: str | None = None) -> str:
+        """`name` if a new layer of `class_name` may take it here, else EditError saying why."""
         if not isinstance(name, str):
             raise EditError(f"A layer name must be a string, got {name!r} ({type(name).__name__}).")
         if not name or len(name) > MAX_NAME_LENGTH:
@@ -147,7 +152,8 @@ class Drawing(Logged):
         check_text(name, "A layer name")
         if not name.strip():  # a box with an invisible name could not be told apart or found
             raise EditError(f"A layer name needs a visible character, got {name!r}.")
-        for forbidden in (FORBIDDEN_IN_NAMES, self.forbidden):
+        own = {} if class_name in OWNS_NO_WEIGHT_NAMES else self.forbidden
+        for forbidden in (FORBIDDEN_IN_NAMES, own):
             for char, why in forbidden.items():
                 if char in name:
                     raise EditError(f"A layer name may not contain {char!r} ({why}), got {name!r}.")
@@ -174,7 +180,7 @@ class Drawing(Logged):
     # ----- edits (structural checks only; Keras checks come from network.py) --------------------
 
     def add(self, spec: LayerSpec) -> None:
-        self.check_new_name(spec.name)
+        self.check_new_name(spec.name, spec.class_name)
         self._set("layers", spec.name, spec)
         self.touched.update([(spec.name, k) for k in range(spec.calls)])
 
@@ -206,7 +212,7 @@ class Drawing(Logged):
         self.spec(old)
         if new == old:
             return
-        self.check_new_name(new)
+        self.check_new_name(new, self.layers[old].class_name)
 
         def swap(key):
             return (new,) + tuple(key[1:]) if key[0] == old else key

@@ -38,7 +38,8 @@ class Edits:
         shape = _check_shape(shape)
 
         def change(d: Drawing) -> str:
-            chosen = d.check_new_name(name) if name is not None else d.auto_name("input_layer")
+            chosen = d.check_new_name(name, INPUT_CLASS) if name is not None else d.auto_name(
+                "input_layer")
             config = _input_config(shape, dtype, chosen, batch_size, optional)
             d.add(LayerSpec(chosen, INPUT_CLASS, config, NoSlots(), 1))
             return chosen
@@ -57,8 +58,8 @@ class Edits:
         check_strings(config, f"The config of {class_name}")
 
         def change(d: Drawing) -> str:
-            chosen = d.check_new_name(name) if name is not None else d.auto_name(
-                keras.src.utils.naming.to_snake_case(kind.class_name))
+            chosen = d.check_new_name(name, kind.class_name) if name is not None else \
+                d.auto_name(keras.src.utils.naming.to_snake_case(kind.class_name))
             args = {**kind.suggested_args(), **config}
             layer = _made(kind.build, chosen, kind.class_name, args)
             spec = self._spec(kind, chosen, kinds.config_of(kind, layer, args))
@@ -82,7 +83,7 @@ class Edits:
         check_strings(config, f"The config of {class_name}")
 
         def change(d: Drawing) -> str:
-            name = d.check_new_name(config.get("name"))
+            name = d.check_new_name(config.get("name"), class_name)
             layer = _made(lambda **c: kind.create(c), name, class_name, config)
             spec = self._spec(kind, name, config if as_given else kinds.config_of(kind, layer, config),
                               keywords=tuple(keywords), call_args=call_model.trimmed(call_args))

@@ -163,5 +163,10 @@ def test_names_a_drawing_forbids_are_its_own_and_the_module_list_stays_as_it_is(
         strict.check_new_name("a.b")
     assert Drawing().check_new_name("a.b") == "a.b"
     assert strict.copy().forbidden == {".": "no dots here"}
+    with pytest.raises(kc.EditError, match="no dots here"):
+        strict.check_new_name("a.b", "InputLayer")
+    assert strict.check_new_name("a.b", "Functional") == "a.b"  # (its weights are its layers')
+    with pytest.raises(kc.EditError, match="Keras uses '/'"):
+        strict.check_new_name("a/b", "Functional")
     kc.Graph()
     assert drawing.FORBIDDEN_IN_NAMES == rules

@@ -96,6 +96,35 @@ def test_nested_models_import_as_boxes_with_their_weights():
         np.testing.assert_allclose(p, q, rtol=1e-5)
 
 
+def test_a_transfer_learning_classifier_keeps_its_bases_name_with_dots_on_every_backend(tmp_path):
+    """keras.applications name a base "mobilenetv2_0.35_32": a nested functional model's weights
+    are named by its own layers, so even under torch (no '.' in a weight's name) its box keeps
+    that name, trains, saves and exports; a layer that owns its weights may not take a '.' there."""
+    base = keras.applications.MobileNetV2(include_top=False, weights=None, input_shape=(32, 32, 3),
+                                          pooling="avg", alpha=0.35)
+    base.trainable = False
+    image = keras.Input((32, 32, 3), name="image")
+    classifier = keras.Model(image, keras.layers.Dense(10, name="head")(base(image)))
+    g = ok(kc.Graph.from_model(classifier))
+    assert list(g.layers) == ["image", "mobilenetv2_0.35_32", "head"]
+    assert g.model.get_config() == classifier.get_config() and same_weights(g.model, classifier)
+    g.rename("mobilenetv2_0.35_32", "base.v2")
+    trainer = kc.Canvas(g).trainer
+    trainer.set_data(np.random.rand(8, 32, 32, 3).astype("float32"), np.arange(8))
+    trainer.fit(epochs=1, batch_size=4, block=True)
+    g.save(tmp_path / "tl.kcanvas")
+    assert list(kc.Graph.load(tmp_path / "tl.kcanvas").layers) == ["image", "base.v2", "head"]
+    space = {}
+    exec(g.to_code(), space)  # noqa: S102 - the export, run as a user runs it
+    assert "base.v2" in [layer.name for layer in space["model"].layers]
+    if keras.backend.backend() == "torch":
+        for name_it in (lambda: g.rename("head", "head.x"),
+                        lambda: g.add_layer("Dense", units=2, name="d.x")):
+            with pytest.raises(kc.EditError, match="may not contain '.'.*torch"):
+                name_it()
+        assert list(g.layers) == ["image", "base.v2", "head"]
+
+
 def test_models_nested_in_nested_models():
     p = keras.Input((4,), name="p")
     leaf = keras.Model(p, {"q": keras.layers.Dense(2, name="q")(p),
