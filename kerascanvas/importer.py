@@ -478,7 +478,8 @@ def _slots(op, config, nodes=()):
 def _read_call(op, node) -> tuple[list, dict, tuple]:
     """(positional tensors, keyword tensors by name, settings) of a call as Keras recorded it
     (`node.arguments`). Settings are the caller's non-tensor arguments: what Keras fills in
-    itself (mask=None, training=False, a signature's default) is left for it to fill again."""
+    itself (mask=None, a signature's default: Dropout's training=False) is left for it to fill
+    again; a value Keras would not fill (a base called with training=False) is the caller's."""
     if not isinstance(op, keras.layers.Layer):
         return list(ops.node_arguments(op, node)[0]), {}, ()
     args, kwargs = node.arguments.args, node.arguments.kwargs
@@ -495,8 +496,9 @@ def _read_call(op, node) -> tuple[list, dict, tuple]:
             raise EditError(f"Layer {op.name!r} ({type(op).__name__}) is called with {key}= "
                             "holding several tensors, which a drawing cannot hold yet: a named "
                             "slot takes one tensor.", layer=op.name)
-        elif not (key == "training" and value is False) and not _is_default(defaults, key, value) \
-                and any(x is not None for x in flat):  # (mask=[None, None] is Keras's)
+        elif not _is_default(defaults, key, value) and any(x is not None for x in flat):
+            # (mask=[None, None] is Keras's; training=False given where the signature's default
+            # is None is the caller's: a pretrained base kept in inference mode)
             settings[key] = value
     try:
         found = calls.checked_settings(settings, f"Layer {op.name!r} ({type(op).__name__})")

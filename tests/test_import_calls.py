@@ -85,6 +85,39 @@ def test_keyword_slots_and_settings_survive_save_load_and_undo(tmp_path):
     assert h.call_settings("drop") == {}
 
 
+def test_a_base_called_with_training_false_keeps_the_call_and_trains_as_keras_does():
+    """keras.io's transfer-learning guide as published calls its base `base(x, training=False)`.
+    The import once dropped that training=False (taken for Keras's own filling-in): the drawing's
+    config and exported code then differed from the model. A default Keras fills in (Dropout's
+    False) stays out. Fine-tuned, it trains as Keras trains it: under Keras 3 fit's own
+    training=True reaches the base's layers all the same (keras-team/keras#20285)."""
+    inner_in = keras.Input((4,), name="inner_in")
+    base = keras.Model(inner_in, keras.layers.BatchNormalization(name="inner_bn")(inner_in),
+                       name="base")
+    base.trainable = False
+    image = keras.Input((4,), name="image")
+    x = base(image, training=False)
+    x = keras.layers.Dropout(0.2, name="drop")(x)
+    model = keras.Model(image, keras.layers.Dense(1, name="head")(x))
+    g = ok(kc.Graph.from_model(model))
+    assert g.call_settings("base") == {"training": False} and g.call_settings("drop") == {}
+    assert g.model.get_config() == model.get_config()
+    assert "base(image, training=False)" in g.to_code()
+    g.configure("base", trainable=True)  # fine-tuning: the base's weights train
+    base.trainable = True
+    data = np.random.default_rng(0).normal(3.0, 2.0, (64, 4)).astype("float32")
+    target = np.zeros((64, 1), "float32")
+    trainer = kc.Canvas(g).trainer
+    trainer.set_data(data, target)
+    trainer.fit(epochs=1, batch_size=16, loss="mse", optimizer="sgd", learning_rate=0.1,
+                shuffle=False, block=True)
+    assert trainer.status["state"] == "finished", trainer.status
+    model.compile(optimizer=keras.optimizers.SGD(0.1), loss="mse")
+    model.fit(data, target, epochs=1, batch_size=16, shuffle=False, verbose=0)
+    np.testing.assert_allclose(g.keras_layer("base").get_weights()[2],
+                               base.get_weights()[2], rtol=1e-5)  # the moving mean
+
+
 def test_a_drawn_attention_mask_is_a_named_slot_that_may_stay_empty():
     g = kc.Graph()
     g.add_input((4, 8), name="q")
