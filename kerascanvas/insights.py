@@ -387,8 +387,10 @@ def detail(store: Insights, name: str) -> dict[str, Any]:
         return {"zeros": _finite(a.get("zeros")), "dead_units": _finite(a.get("dead_units")),
                 "units": _finite(a.get("units"))}
 
-    names = list(rs[-1]["weights"])[:DETAIL_WEIGHTS] if rs else []
+    every = list(rs[-1]["weights"]) if rs else []
+    names = every[:DETAIL_WEIGHTS]
     return {"layer": name, "epochs": [_finite(r["epoch"]) for r in rs],
+            "weight_count": len(every),  # (the panel says how many it leaves out)
             "weights": {w: series(lambda r, w=w: r["weights"].get(w), gradient(w))
                         for w in names},
             "activations": series(lambda r: r.get("activations"), units)}

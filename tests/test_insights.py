@@ -260,6 +260,26 @@ def test_the_browser_asks_for_a_boxs_histograms_by_name_only(data):
     json.dumps(detail, allow_nan=False)  # what Jupyter can send
 
 
+def test_the_panel_shows_a_few_of_a_nested_models_weights_and_says_how_many_it_has(data):
+    inner_in = keras.Input((64,), name="inner_in")
+    h = inner_in
+    for i in range(4):  # 8 weights: more than the panel shows
+        h = keras.layers.Dense(8, activation="relu", name=f"inner_{i}")(h)
+    image = keras.Input((8, 8, 1), name="image")
+    flat = keras.layers.Flatten(name="flatten")(image)
+    body = keras.Model(inner_in, h, name="body")
+    model = keras.Model(image, keras.layers.Dense(10, name="head")(body(flat)))
+    canvas = kc.Canvas(kc.Graph.from_model(model))
+    canvas.set_data(*data)
+    canvas.fit(epochs=1, batch_size=32)
+    canvas.insight_focus = "body"
+    detail = canvas.insight_detail
+    assert detail["weight_count"] == 8 == len(canvas.insights["body"][-1]["weights"])
+    assert len(detail["weights"]) == insights.DETAIL_WEIGHTS < 8
+    canvas.insight_focus = "head"
+    assert canvas.insight_detail["weight_count"] == len(canvas.insight_detail["weights"]) == 2
+
+
 def test_training_without_insights_records_nothing(data):
     canvas = trained(data, epochs=1, insights=False)
     assert canvas.insights == {} and canvas.insight_problems == []

@@ -69,6 +69,12 @@ export interface InsightDetail {
   epochs?: (number | null)[];
   weights?: Record<string, (Histogram | null)[]>;
   activations?: (Histogram | null)[];
+  weight_count?: number; // the box's weights: the panel shows the first few
+}
+
+/** What the panel says when it shows fewer of a box's weights than it has (a nested model). */
+export function weightsLeftOutText(shown: number, total: number | undefined): string {
+  return typeof total === "number" && total > shown ? `the first ${shown} of its ${total} weights shown` : "";
 }
 
 export const STRIP_HEIGHT = 14; // two lanes: weight norm above, activation spread below
@@ -247,6 +253,9 @@ export class InsightPanel {
       this.plots.append(box);
     };
     plot("output", d.activations?.[i]);
-    for (const [name, series] of Object.entries(d.weights ?? {})) plot(name, series[i]);
+    const weights = Object.entries(d.weights ?? {});
+    for (const [name, series] of weights) plot(name, series[i]);
+    const leftOut = weightsLeftOutText(weights.length, d.weight_count);
+    if (leftOut && epochs.length) this.plots.append(el("div", { class: "kc-muted kc-insight-left-out" }, leftOut));
   }
 }

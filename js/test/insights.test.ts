@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { bars, problemText, readStrips, recordText, stripPoints, stripText } from "../src/insights";
+import { bars, problemText, readStrips, recordText, stripPoints, stripText, weightsLeftOutText } from "../src/insights";
 import strips from "./fixtures/strips.json";
 import { UNDONE, axisSize, messageText, progressText, tickLabels } from "../src/training";
 
@@ -76,5 +76,11 @@ describe("the training panel after an undo", () => {
     expect(messageText({ status, undone: true })).toBe(UNDONE);
     expect(progressText({ status, undone: true })).toBe("undone · was stopped at epoch 2/5");
     expect(progressText({ status, undone: false })).toContain("stopped · epoch 2/5");
+  });
+
+  it("says when the panel shows only the first of a box's weights", () => {
+    expect(weightsLeftOutText(6, 158)).toBe("the first 6 of its 158 weights shown");
+    expect(weightsLeftOutText(2, 2)).toBe("");
+    expect(weightsLeftOutText(2, undefined)).toBe("");
   });
 });

@@ -200,3 +200,36 @@ def test_keys_on_the_training_panels_controls_stay_out_of_jupyterlab(lab, page):
                            timeout=10_000)
     assert record.input_value() == "1"
     kernel.close()
+
+
+NESTED = canvas_cell("""inner_in = keras.Input((64,), name="inner_in")
+h = inner_in
+for i in range(4):
+    h = keras.layers.Dense(8, activation="relu", name=f"inner_{i}")(h)
+image = keras.Input((8, 8, 1), name="image")
+flat = keras.layers.Flatten(name="flatten")(image)
+body = keras.Model(inner_in, h, name="body")
+g = kc.Graph.from_model(keras.Model(image, keras.layers.Dense(10, name="head")(body(flat))))""",
+                     head="import keras\nimport kerascanvas as kc\nfrom kerascanvas.datasets import digits",
+                     then="x, y = digits()\ncanvas.set_data(x[:256], y[:256])\n"
+                          "canvas.fit(epochs=2, block=True)")
+
+
+def test_the_panel_says_it_shows_the_first_few_of_a_nested_models_weights(lab, page):
+    kernel = open_canvas(page, lab, "nested-insights.ipynb", NESTED, "body")
+    assert kernel.value("len(canvas.insights['body'][-1]['weights'])") == 8
+    page.locator(".kc-training summary").click()
+    box(page, "body").click()
+    page.wait_for_function("() => document.querySelectorAll('.kc-insights .kc-histogram').length >= 7",
+                           timeout=20_000)  # its output and the first 6 weights
+    panel = page.locator(".kc-insights")
+    assert panel.locator(".kc-histogram").count() == 7
+    said = panel.get_by_text("the first 6 of its 8 weights shown")
+    said.scroll_into_view_if_needed()
+    assert said.is_visible()
+    screenshot(page, "insights-nested")
+    box(page, "head").click()  # a box whose weights all show: nothing said
+    page.wait_for_function("() => document.querySelectorAll('.kc-insights .kc-histogram').length === 3",
+                           timeout=20_000)
+    assert "weights shown" not in panel.text_content()
+    kernel.close()
