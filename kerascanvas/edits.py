@@ -160,7 +160,8 @@ class Edits:
 
     def rename(self, old: str, new: str) -> None:
         held = self.network.objects.get(old) or self.network.parked.get(old)
-        self.history.edit(lambda d: d.rename(old, new), predecessors={new: held})
+        self.history.edit(lambda d: d.rename(old, new), predecessors={new: held},
+                          renamed={old: new})
 
     def configure(self, name: str, **changes: Any) -> None:
         """Change config values; Keras checks them (its message is in the error)."""

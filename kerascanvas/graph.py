@@ -20,6 +20,7 @@ from typing import Any
 
 import keras
 
+from . import insights
 from .drawing import Drawing, LayerSpec, Triple
 from .drawing import as_triple as _triple
 from .edits import Edits
@@ -66,7 +67,8 @@ class Graph:
         self._net = Network()
         self._observers: list[Callable[[Graph], None]] = []
         self._structure_revision = 0
-        self._history = History(self._drawing, self._net, self._changed, self._notify)
+        self._history = History(self._drawing, self._net, self._changed, self._notify,
+                                renamed=self._renamed)
         self._reads = Reads(self._drawing, self._net)
         self._view = View(self._drawing, self._history, lambda: self._reads.depth,
                           self._reads.live_layer)
@@ -252,6 +254,10 @@ class Graph:
             self._view.forget()
             if settle:
                 self._view.settle_folds(old_runs)
+
+    def _renamed(self, journal: Journal, renamed: Mapping[str, str]) -> None:
+        """Layers were renamed (history.py): their training insights follow, in the same step."""
+        insights.of(self).rename_layers(journal, renamed)
 
     def _notify(self) -> None:
         for callback in list(self._observers):

@@ -40,12 +40,15 @@ class History:
     changed(kind, settle): called after a change, before observers hear it; settle=True while the
     edit's change log is still open (what it changes then is part of the step).
     notify(): called once the step is kept (observers).
+    renamed(journal, {old: new}): after a step that renamed layers, what else is kept by layer
+    name follows (a drawing's training insights), through `journal`: part of the same step.
     """
 
     def __init__(self, drawing: Drawing, network: Network,
-                 changed: Callable[[str, bool], None], notify: Callable[[], None]):
+                 changed: Callable[[str, bool], None], notify: Callable[[], None],
+                 renamed: Callable[[Journal, Mapping[str, str]], None] | None = None):
         self.drawing, self.network = drawing, network
-        self._changed, self._notify = changed, notify
+        self._changed, self._notify, self._renamed = changed, notify, renamed
         self.undo_steps: deque[Step] = deque()
         self.redo_steps: list[Step] = []
         self.dropped = 0  # undo steps dropped to keep history under limits.HISTORY_BYTES
@@ -54,6 +57,7 @@ class History:
         self._batch: Drawing | None = None
         self._batch_whole = False  # batch(all_or_nothing=True): a refusal ends the batch
         self._batch_predecessors: dict = {}
+        self._batch_renamed: dict[str, str] = {}  # {name before the batch: name now}
         self._batch_view = True  # no structural edit in the batch so far
 
     # ----- edits ------------------------------------------------------------------------------
@@ -68,9 +72,11 @@ class History:
         return self._batch is not None
 
     def edit(self, change: Callable[[Drawing], Any], network: bool = True,
-             predecessors: Mapping | None = None, view: bool = False) -> Any:
+             predecessors: Mapping | None = None, view: bool = False,
+             renamed: Mapping[str, str] | None = None) -> Any:
         """Run `change(drawing)` as one transaction. network: rebuild Keras objects; view: the
-        edit changes only the view (positions, pins, expanded boxes, folds)."""
+        edit changes only the view (positions, pins, expanded boxes, folds); renamed: the
+        layers it renames, {old: new}."""
         if network:  # moving boxes stays allowed while training: it touches no Keras object
             self.check_unlocked()
         if self._batch is not None:  # inside batch(): collect, rebuild once at the end
@@ -82,6 +88,7 @@ class History:
                     self._batch.rollback(mark)
                 raise
             self._batch_predecessors.update(predecessors or {})
+            self._batch_renamed = _composed(self._batch_renamed, renamed or {})
             self._batch_view = self._batch_view and view
             return result
         d = self.drawing
@@ -92,16 +99,19 @@ class History:
             d.rollback()
             d.end()
             raise
-        self._apply(network, predecessors, view)
+        self._apply(network, predecessors, view, renamed)
         return result
 
-    def _apply(self, network: bool, predecessors: Mapping | None, view: bool) -> None:
+    def _apply(self, network: bool, predecessors: Mapping | None, view: bool,
+               renamed: Mapping[str, str] | None = None) -> None:
         """The drawing's open edit goes to Keras, then becomes an undo step."""
         journal, d = Journal(), self.drawing
         kind, told = VIEW if view else STRUCTURE, False
         try:
             if network:
                 self.network.rebuild(d, journal, predecessors)
+            if renamed and self._renamed is not None:
+                self._renamed(journal, renamed)
             told = True
             self._changed(kind, True)
         except BaseException:
@@ -123,19 +133,21 @@ class History:
             yield
             return
         self._batch, self._batch_predecessors = self.drawing.copy(), {}
+        self._batch_renamed = {}
         self._batch_view, self._batch_whole = True, all_or_nothing
         self._batch.cycles_later = all_or_nothing  # one check at the end, not one per edge
         self._batch.begin()
         try:
             yield
             copy, predecessors, view = self._batch, self._batch_predecessors, self._batch_view
+            renamed = self._batch_renamed
             if all_or_nothing:
                 copy.check_acyclic()
         finally:
             self._batch, self._batch_whole = None, False
         self.drawing.begin()
         self.drawing.adopt(copy)
-        self._apply(not view, predecessors, view)
+        self._apply(not view, predecessors, view, renamed)
 
     # ----- undo and redo ----------------------------------------------------------------------
 
@@ -259,3 +271,14 @@ def changes_bytes(changes: tuple) -> int:
                 total += sum(limits.config_bytes(s.config) + 512 for n, s in old.items()
                              if new.get(n) is not s)
     return total
+
+
+def _composed(before: Mapping[str, str], then: Mapping[str, str]) -> dict[str, str]:
+    """Renames `before` ({original: name now}) followed by `then` ({name: new name}), as one
+    {original: final} (a name renamed back to itself drops out; a swap stays a swap)."""
+    out = {old: then.get(now, now) for old, now in before.items()}
+    # (a name that was renamed away and is not a name now again belongs to a box born in the
+    # batch: nothing kept under it before the batch follows it)
+    out.update({old: new for old, new in then.items()
+                if old not in before.values() and old not in before})
+    return {old: new for old, new in out.items() if old != new}

@@ -82,6 +82,17 @@ class Insights:
         self.cell["run"] = run
         return run
 
+    def rename_layers(self, journal, renamed) -> None:
+        """Records follow their layers' new names ({old: new}), as part of the undo step
+        `journal` seals (a renamed box keeps its strip, its histograms and its history)."""
+        records = self.cell["records"]
+        if not any(old in records for old in renamed):
+            return
+        journal.item(self.cell, "records")
+        taken = {renamed[n] for n in records if n in renamed}  # (an old layer's records there go)
+        self.cell["records"] = {renamed.get(n, n): rs for n, rs in records.items()
+                                if n in renamed or n not in taken}
+
     @property
     def run(self) -> int | None:
         """The last run not undone (None before any, or after its undo)."""

@@ -280,6 +280,35 @@ def test_the_panel_shows_a_few_of_a_nested_models_weights_and_says_how_many_it_h
     assert canvas.insight_detail["weight_count"] == len(canvas.insight_detail["weights"]) == 2
 
 
+def test_a_renamed_box_keeps_its_records_and_undo_takes_the_name_and_records_back(data, tmp_path):
+    canvas = trained(data, epochs=2)
+    g = canvas.graph
+    before = canvas.insights
+    g.rename("dense", "hidden")
+    assert set(canvas.insights) == {"flatten", "hidden", "dense_1"}
+    assert canvas.insights["hidden"] == before["dense"]
+    canvas.insight_focus = "hidden"
+    assert canvas.insight_detail["layer"] == "hidden" and canvas.insight_detail["epochs"] == [1, 2]
+    assert "hidden" in canvas.insight_strips["layers"]
+    canvas.fit(epochs=1, batch_size=32)  # the next run goes on in the same history
+    assert [r["epoch"] for r in canvas.insights["hidden"]] == [1, 2, 3]
+    g.save(tmp_path / "renamed.kcanvas")
+    assert kc.Canvas(kc.Graph.load(tmp_path / "renamed.kcanvas")).insights == canvas.insights
+    g.undo()  # the run
+    g.undo()  # the rename: the records go back to the old name
+    assert canvas.insights == before
+    g.redo()
+    assert set(canvas.insights) == {"flatten", "hidden", "dense_1"}
+    with g.batch():  # names swapped in one step: each box keeps its own records
+        g.rename("hidden", "swap")
+        g.rename("dense_1", "hidden")
+        g.rename("swap", "dense_1")
+    assert canvas.insights["dense_1"] == before["dense"]
+    assert canvas.insights["hidden"] == before["dense_1"]
+    g.undo()
+    assert canvas.insights["hidden"] == before["dense"]
+
+
 def test_training_without_insights_records_nothing(data):
     canvas = trained(data, epochs=1, insights=False)
     assert canvas.insights == {} and canvas.insight_problems == []

@@ -233,3 +233,31 @@ def test_the_panel_says_it_shows_the_first_few_of_a_nested_models_weights(lab, p
                            timeout=20_000)
     assert "weights shown" not in panel.text_content()
     kernel.close()
+
+
+def test_a_box_renamed_after_training_keeps_its_mark_strip_and_histograms(lab, page):
+    kernel = open_canvas(page, lab, "renamed.ipynb", DEAD.replace(
+        'canvas.set_data(x[:512], y[:512])', 'canvas.set_data(x[:512], y[:512])\n'
+        'canvas.fit(epochs=2, block=True)'), "hidden")
+    page.locator(".kc-training summary").click()
+    box(page, "hidden").click()
+    page.wait_for_function("() => document.querySelectorAll('.kc-insights .kc-histogram').length >= 3",
+                           timeout=20_000)
+    name_field = page.locator('.kc-inspector [aria-label="layer name"]')
+    name_field.fill("dead_layer")
+    name_field.press("Enter")
+    box(page, "dead_layer").wait_for(timeout=20_000)
+    assert kernel.value("sorted(canvas.insights)") == ["dead_layer", "flatten", "head"]
+    # its mark and strip are on the renamed box, and the panel shows its histograms still
+    page.locator('.kc-decor .kc-insight-problem').first.wait_for(timeout=20_000)
+    assert page.locator(".kc-decor .kc-strip").count() == 3
+    box(page, "dead_layer").click()
+    page.wait_for_function("() => document.querySelector('.kc-insights').textContent"
+                           ".includes('dead_layer: histograms over the run')", timeout=20_000)
+    assert page.locator(".kc-insights .kc-histogram").count() == 3
+    assert "16 of 16 units are dead" in page.locator(".kc-insights .kc-insight-said").text_content()
+    screenshot(page, "insights-renamed")
+    page.keyboard.press("Control+z")  # the rename undone: the records go back with the name
+    box(page, "hidden").wait_for(timeout=20_000)
+    assert kernel.value("sorted(canvas.insights)") == ["flatten", "head", "hidden"]
+    kernel.close()
