@@ -255,9 +255,10 @@ class Graph:
             if settle:
                 self._view.settle_folds(old_runs)
 
-    def _renamed(self, journal: Journal, renamed: Mapping[str, str]) -> None:
-        """Layers were renamed (history.py): their training insights follow, in the same step."""
-        insights.of(self).rename_layers(journal, renamed)
+    def _renamed(self, journal: Journal, renamed: Mapping[str, str], removed: set[str]) -> None:
+        """Layers were renamed or removed (history.py): their training insights follow, in the
+        same step."""
+        insights.of(self).layers_changed(journal, renamed, removed)
 
     def _notify(self) -> None:
         for callback in list(self._observers):

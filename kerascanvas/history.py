@@ -40,13 +40,14 @@ class History:
     changed(kind, settle): called after a change, before observers hear it; settle=True while the
     edit's change log is still open (what it changes then is part of the step).
     notify(): called once the step is kept (observers).
-    renamed(journal, {old: new}): after a step that renamed layers, what else is kept by layer
-    name follows (a drawing's training insights), through `journal`: part of the same step.
+    renamed(journal, {old: new}, removed): after a step that renamed or removed layers, what
+    else is kept by layer name follows (a drawing's training insights), through `journal`: part
+    of the same step.
     """
 
     def __init__(self, drawing: Drawing, network: Network,
                  changed: Callable[[str, bool], None], notify: Callable[[], None],
-                 renamed: Callable[[Journal, Mapping[str, str]], None] | None = None):
+                 renamed: Callable[[Journal, Mapping[str, str], set[str]], None] | None = None):
         self.drawing, self.network = drawing, network
         self._changed, self._notify, self._renamed = changed, notify, renamed
         self.undo_steps: deque[Step] = deque()
@@ -110,8 +111,9 @@ class History:
         try:
             if network:
                 self.network.rebuild(d, journal, predecessors)
-            if renamed and self._renamed is not None:
-                self._renamed(journal, renamed)
+            removed = {n for n in d.gone if n not in d.layers} - set(renamed or ())
+            if (renamed or removed) and self._renamed is not None:
+                self._renamed(journal, renamed or {}, removed)
             told = True
             self._changed(kind, True)
         except BaseException:

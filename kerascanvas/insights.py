@@ -82,16 +82,18 @@ class Insights:
         self.cell["run"] = run
         return run
 
-    def rename_layers(self, journal, renamed) -> None:
-        """Records follow their layers' new names ({old: new}), as part of the undo step
-        `journal` seals (a renamed box keeps its strip, its histograms and its history)."""
+    def layers_changed(self, journal, renamed, removed) -> None:
+        """Records follow their layers' new names ({old: new}) and go with removed layers, as
+        part of the undo step `journal` seals: a renamed box keeps its strip, histograms and
+        history; a box drawn again under a removed one's name starts without its records, and
+        insight_problems no longer names a layer that is gone."""
         records = self.cell["records"]
-        if not any(old in records for old in renamed):
+        if not any(n in records for n in (*renamed, *removed)):
             return
         journal.item(self.cell, "records")
         taken = {renamed[n] for n in records if n in renamed}  # (an old layer's records there go)
         self.cell["records"] = {renamed.get(n, n): rs for n, rs in records.items()
-                                if n in renamed or n not in taken}
+                                if n not in removed and (n in renamed or n not in taken)}
 
     @property
     def run(self) -> int | None:

@@ -309,6 +309,25 @@ def test_a_renamed_box_keeps_its_records_and_undo_takes_the_name_and_records_bac
     assert canvas.insights["hidden"] == before["dense"]
 
 
+def test_a_removed_box_takes_its_records_and_problems_and_undo_brings_them_back(data):
+    canvas = trained(data, epochs=2, bias=-50.0)
+    g = canvas.graph
+    assert kinds(canvas, "dense") == {"dead_units", "vanishing_gradients"}
+    g.remove("dense")  # the user takes the broken layer out...
+    assert "dense" not in canvas.insights and kinds(canvas, "dense") == set()
+    g.undo()
+    assert [r["epoch"] for r in canvas.insights["dense"]] == [1, 2]
+    assert kinds(canvas, "dense") == {"dead_units", "vanishing_gradients"}
+    g.redo()  # ...and draws a healthy one under the same name: it starts without records
+    g.add_layer("Dense", units=16, activation="relu", name="dense")
+    g.connect("flatten", "dense")
+    g.connect("dense", "dense_1")
+    assert "dense" not in canvas.insights and canvas.insight_problems == []
+    canvas.fit(epochs=1, batch_size=32)
+    assert [r["epoch"] for r in canvas.insights["dense"]] == [3]
+    assert kinds(canvas, "dense") == set()
+
+
 def test_training_without_insights_records_nothing(data):
     canvas = trained(data, epochs=1, insights=False)
     assert canvas.insights == {} and canvas.insight_problems == []
