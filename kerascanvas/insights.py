@@ -23,7 +23,7 @@ import json
 import math
 import warnings
 import weakref
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from . import limits
@@ -172,8 +172,10 @@ class Insights:
             return None
         return json.dumps({"version": 1, "records": {n: list(rs) for n, rs in records.items()}})
 
-    def load_json(self, text: bytes | str, where: str) -> None:
-        """Records from a file (untrusted): each field checked; a bad one raises ValueError."""
+    def load_json(self, text: bytes | str, where: str, layers: Collection[str]) -> None:
+        """Records from a file (untrusted): each field checked; a bad one raises ValueError.
+        Records of a name that is not one of the drawing's `layers` are left out (files saved
+        before a removed box took its records with it kept them)."""
         document = json.loads(text)
         if not isinstance(document, dict) or document.get("version") != 1 or \
                 not isinstance(document.get("records"), dict):
@@ -182,7 +184,9 @@ class Insights:
         for name, rs in document["records"].items():
             if not isinstance(rs, list):
                 raise EditError(f"{where}: the insight records of {name!r:.80} are not a list.")
-            records[str(name)] = tuple(_checked_record(r, where) for r in rs)
+            checked = tuple(_checked_record(r, where) for r in rs)
+            if name in layers:
+                records[str(name)] = checked
         self.cell["records"] = records
 
 

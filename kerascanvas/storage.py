@@ -145,7 +145,7 @@ def load(path, graph_class):
                     if z.getinfo(INSIGHTS_ENTRY).file_size > limits.INSIGHT_BYTES:
                         raise limits.LimitError(f"{where}'s training insights are over "
                                                 f"limits.INSIGHT_BYTES ({limits.INSIGHT_BYTES:,}).")
-                    insights.of(g).load_json(z.read(INSIGHTS_ENTRY), where)
+                    insights.of(g).load_json(z.read(INSIGHTS_ENTRY), where, g.layers)
     except FileNotFoundError:
         raise EditError(f"There is no file {str(path)!r}.") from None
     except EditError:

@@ -182,6 +182,29 @@ def test_a_file_with_bad_records_is_refused_and_names_them(data, tmp_path, where
         kc.Graph.load(bad)
 
 
+def test_a_files_records_of_a_layer_the_drawing_lacks_are_left_out(data, tmp_path):
+    """Files saved before a removed box took its records kept them: read, they stay out (a
+    problem of a layer that is gone was listed); a bad record is refused whoever it names."""
+    canvas = trained(data, epochs=1, bias=-50.0)
+    canvas.graph.save(tmp_path / "good.kcanvas")
+    with zipfile.ZipFile(tmp_path / "good.kcanvas") as z:
+        entries = {i.filename: z.read(i.filename) for i in z.infolist()}
+    records = json.loads(entries["insights.json"])
+    records["records"]["gone"] = records["records"]["dense"]
+    with zipfile.ZipFile(tmp_path / "orphan.kcanvas", "w") as z:
+        for name, body in entries.items():
+            z.writestr(name, json.dumps(records) if name == "insights.json" else body)
+    loaded = kc.Canvas(kc.Graph.load(tmp_path / "orphan.kcanvas"))
+    assert set(loaded.insights) == {"flatten", "dense", "dense_1"}
+    assert {p[0] for p in loaded.insight_problems} == {"dense"}
+    records["records"]["gone"] = [{"epoch": -1}]
+    with zipfile.ZipFile(tmp_path / "bad.kcanvas", "w") as z:
+        for name, body in entries.items():
+            z.writestr(name, json.dumps(records) if name == "insights.json" else body)
+    with pytest.raises(EditError):
+        kc.Graph.load(tmp_path / "bad.kcanvas")
+
+
 def test_records_within_long_epochs_and_the_memory_cap(data, monkeypatch):
     monkeypatch.setattr(recording, "MIN_BATCHES_BETWEEN", 3)
     monkeypatch.setattr(recording, "COST_SHARE", 1e9)  # any cost is cheap enough
@@ -499,7 +522,8 @@ def test_the_strips_kept_between_updates_read_as_a_fresh_reading_does(steps, sma
             elif kind == "back" and seen:
                 store.cell["records"] = seen[n % len(seen)]
             else:
-                store.load_json(store.to_json() or '{"version": 1, "records": {}}', "a file")
+                store.load_json(store.to_json() or '{"version": 1, "records": {}}', "a file",
+                                ("a", "b"))
             seen.append(store.cell["records"])
             fresh = insights.Insights()
             fresh.cell["records"] = store.cell["records"]
