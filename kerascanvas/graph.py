@@ -68,7 +68,7 @@ class Graph:
         self._observers: list[Callable[[Graph], None]] = []
         self._structure_revision = 0
         self._history = History(self._drawing, self._net, self._changed, self._notify,
-                                renamed=self._renamed)
+                                names_changed=self._names_changed)
         self._reads = Reads(self._drawing, self._net)
         self._view = View(self._drawing, self._history, lambda: self._reads.depth,
                           self._reads.live_layer)
@@ -255,7 +255,8 @@ class Graph:
             if settle:
                 self._view.settle_folds(old_runs)
 
-    def _renamed(self, journal: Journal, renamed: Mapping[str, str], removed: set[str]) -> None:
+    def _names_changed(self, journal: Journal, renamed: Mapping[str, str],
+                       removed: set[str]) -> None:
         """Layers were renamed or removed (history.py): their training insights follow, in the
         same step."""
         insights.of(self).layers_changed(journal, renamed, removed)

@@ -24,6 +24,7 @@ from .errors import EditError
 from .network import Journal, Network
 
 STRUCTURE, VIEW, WEIGHTS = "structure", "view", "weights"  # what a step changed
+NamesChanged = Callable[[Journal, Mapping[str, str], set[str]], None]  # (journal, renamed, removed)
 
 
 @dataclass(slots=True)  # (no __dict__: history keeps thousands of these)
@@ -40,16 +41,16 @@ class History:
     changed(kind, settle): called after a change, before observers hear it; settle=True while the
     edit's change log is still open (what it changes then is part of the step).
     notify(): called once the step is kept (observers).
-    renamed(journal, {old: new}, removed): after a step that renamed or removed layers, what
+    names_changed(journal, {old: new}, removed): after a step that renamed or removed layers, what
     else is kept by layer name follows (a drawing's training insights), through `journal`: part
     of the same step.
     """
 
     def __init__(self, drawing: Drawing, network: Network,
                  changed: Callable[[str, bool], None], notify: Callable[[], None],
-                 renamed: Callable[[Journal, Mapping[str, str], set[str]], None] | None = None):
+                 names_changed: NamesChanged | None = None):
         self.drawing, self.network = drawing, network
-        self._changed, self._notify, self._renamed = changed, notify, renamed
+        self._changed, self._notify, self._names_changed = changed, notify, names_changed
         self.undo_steps: deque[Step] = deque()
         self.redo_steps: list[Step] = []
         self.dropped = 0  # undo steps dropped to keep history under limits.HISTORY_BYTES
@@ -112,8 +113,8 @@ class History:
             if network:
                 self.network.rebuild(d, journal, predecessors)
             removed = {n for n in d.gone if n not in d.layers} - set(renamed or ())
-            if (renamed or removed) and self._renamed is not None:
-                self._renamed(journal, renamed or {}, removed)
+            if (renamed or removed) and self._names_changed is not None:
+                self._names_changed(journal, renamed or {}, removed)
             told = True
             self._changed(kind, True)
         except BaseException:
