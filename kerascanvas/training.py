@@ -58,7 +58,9 @@ LOCK_MESSAGE = ("Training is running: the graph cannot be edited until it ends. 
 _OWN_FIT_ARGUMENTS = {"x", "y", "epochs", "batch_size", "validation_split", "validation_data"}
 # ----- progress -------------------------------------------------------------------------------
 
-RUN_START = "the weights the run remembered for undo"  # an epoch's start, when it is the run's
+RUN_START = "the weights the run remembered for undo"
+NO_BATCHES = ("The data yielded no batches: nothing was trained. A dataset that filters or takes "
+              "may end up empty; check what it yields.")  # an epoch's start, when it is the run's
 
 
 class _Progress(keras.callbacks.Callback):
@@ -156,6 +158,7 @@ class Trainer:
         self._curve: list[dict[str, float]] = []
         self._last_emit = 0.0
         self._pending: tuple[int, Mapping] | None = None  # the latest batch end (_batch_ended)
+        self._any_batch = False  # a batch of this run has ended
         self._folded: tuple[int, Mapping] | None = None  # the one the status holds
         # Set by each fit, read by the training thread and its callbacks:
         self._fitting: keras.Model | None = None  # the model being fit (a clone under an engine)
@@ -291,6 +294,7 @@ class Trainer:
             self._fitting, self._fitted_for = fitting, model
             self._nan = None
             self._pending = None
+            self._any_batch = epochs <= 0  # (a dataset yielding nothing: Keras's fit just ends)
             self._note = note
             self._started = time.monotonic()
         quiet_own_retracing()
@@ -510,6 +514,9 @@ class Trainer:
                 state, message = "failed", self._nan + self._restore_epoch(fitting)
             elif self._stop_requested.is_set():
                 state, message = "stopped", "Stopped; the weights trained so far are kept."
+            elif not self._any_batch:  # (Keras under TensorFlow only warns: "ran out of data")
+                state, message = "failed", NO_BATCHES
+                self._error = DataError(NO_BATCHES)
         except BaseException as e:  # noqa: BLE001 - reported in status; the kernel lives on
             self._error = e
             state, message = "failed", f"{type(e).__name__}: {e}"
@@ -521,6 +528,9 @@ class Trainer:
                 message = (f"The data holds NaN or infinite values (epoch {where[0]}, batch "
                            f"about {where[1]}): training stopped before that batch, so the "
                            "weights from before it are kept. Clean the data first.")
+                self._error = DataError(message)
+            elif isinstance(e, StopIteration):  # (JAX's fit on a dataset that yields nothing)
+                message = NO_BATCHES
                 self._error = DataError(message)
             source = getattr(self._batches, "error", None)
             if source is not None:  # the data source's own error, not the backend's wrapping
@@ -632,6 +642,7 @@ class Trainer:
             bad = loss is not None and not math.isfinite(float(loss))
         except (TypeError, ValueError):
             bad = False
+        self._any_batch = True
         pending = self._pending
         if pending is None or batch >= pending[0]:  # batch ends may come out of order
             self._pending = (batch, logs)

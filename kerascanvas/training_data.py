@@ -96,6 +96,8 @@ def describe_data(x: Any, y: Any, source: str) -> Batches:
         kind = "tf.data.Dataset" if hasattr(x, "element_spec") else "PyDataset"
         what = f"the {kind}" if source == "x" else f"{source} (a {kind})"
         if hasattr(x, "element_spec"):
+            if _known_empty(x):
+                raise DataError(f"{what} is empty (it yields no batches).")
             element = x.element_spec
             pair = _spec_structure
         else:
@@ -115,7 +117,19 @@ def describe_data(x: Any, y: Any, source: str) -> Batches:
         sizes = ", ".join(f"{name} {leaf.shape[0] if leaf.shape else 'scalar'}"
                           for name, leaf in _named(xs, "x") + _named(ys, "y"))
         raise DataError(f"{source}: every array needs the same number of samples; got {sizes}.")
-    return Batches("x" if source == "x" else source, xs, ys, counts.pop(), False)
+    samples = counts.pop()
+    if samples == 0:  # (Keras failed deep inside: a shape mismatch, StopIteration, num_samples=0)
+        raise DataError(f"{source}: the arrays hold no samples (0 rows): nothing to train on.")
+    return Batches("x" if source == "x" else source, xs, ys, samples, False)
+
+
+def _known_empty(dataset: Any) -> bool:
+    """A tf.data.Dataset that says it yields nothing (its cardinality is 0; one it cannot tell
+    says -2, and is found out by the first epoch)."""
+    try:
+        return int(dataset.cardinality()) == 0
+    except Exception:  # noqa: BLE001 - a dataset that cannot say: as if it could not tell
+        return False
 
 
 def _leaves(structure: Any) -> list[_Leaf]:

@@ -473,6 +473,9 @@ def test_mismatched_data_is_refused_naming_the_input_and_both_shapes(data):
         trainer.set_data([x, x], y)
     with pytest.raises(DataError, match=r"validation_data's x has shape \(10, 8, 8\)"):
         trainer.set_data(x, y, validation_data=(x[:10, ..., 0], y[:10]))
+    for empty in ((x[:0], y[:0], None), (x, y, (x[:0], y[:0]))):  # (Keras failed deep inside:
+        with pytest.raises(DataError, match=r"no samples \(0 rows\)"):  # StopIteration in JAX)
+            trainer.set_data(*empty)
     trainer.set_data(x, y)
     with pytest.raises(DataError, match=r"sparse loss 'sparse_categorical_crossentropy' needs "
                                         r"integer labels of shape \(None,\)"):
@@ -502,6 +505,33 @@ def test_datasets_are_checked_too(data):
     trainer.set_data(unbatched.batch(32))
     with pytest.raises(DataError, match="validation_split works on arrays only"):
         trainer.fit(validation_split=0.1)
+
+
+def test_a_dataset_that_yields_nothing_is_said_so_and_changes_nothing(data):
+    import tensorflow as tf
+
+    x, y = data
+    graph = mlp()
+    trainer = Trainer(graph)
+    pairs = tf.data.Dataset.from_tensor_slices((x[:64], y[:64]))
+    with pytest.raises(DataError, match=r"tf.data.Dataset is empty"):
+        trainer.set_data(pairs.take(0).batch(8))  # (it says so: cardinality 0)
+    before = [w.copy() for w in graph.model.get_weights()]
+    trainer.set_data(pairs.filter(lambda a, b: b > 99).batch(8))  # (it cannot say)
+    if keras.backend.backend() == "torch":  # Keras's torch trainer fails on its own terms
+        with pytest.raises(ValueError):
+            trainer.fit(epochs=1, block=True)
+    else:  # TensorFlow only warned "ran out of data" and said finished; JAX: StopIteration
+        with pytest.raises(DataError, match="The data yielded no batches: nothing was trained"):
+            trainer.fit(epochs=1, block=True)
+        assert trainer.status["state"] == "failed"
+    assert all(np.array_equal(a, b) for a, b in zip(before, graph.model.get_weights()))
+    assert graph.lock_reason is None
+    trainer.set_data(x[:64], y[:64])
+    trainer.fit(epochs=1, block=True)  # and the next run trains
+    assert trainer.status["state"] == "finished"
+    with pytest.raises(DataError, match=r"no samples \(0 rows\)"):
+        trainer.set_data(x[:0], y[:0])
 
 
 def test_several_inputs_and_data_set_before_the_model_exists(data):
