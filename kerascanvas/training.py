@@ -58,9 +58,9 @@ LOCK_MESSAGE = ("Training is running: the graph cannot be edited until it ends. 
 _OWN_FIT_ARGUMENTS = {"x", "y", "epochs", "batch_size", "validation_split", "validation_data"}
 # ----- progress -------------------------------------------------------------------------------
 
-RUN_START = "the weights the run remembered for undo"
+RUN_START = "the weights the run remembered for undo"  # an epoch's start, when it is the run's
 NO_BATCHES = ("The data yielded no batches: nothing was trained. A dataset that filters or takes "
-              "may end up empty; check what it yields.")  # an epoch's start, when it is the run's
+              "may end up empty; check what it yields.")
 
 
 class _Progress(keras.callbacks.Callback):
