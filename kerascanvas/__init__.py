@@ -13,7 +13,9 @@ if "ipykernel.kernelapp" in _sys.modules:  # in a kernel: TensorFlow's start-up 
     from . import quiet as _quiet  # of the notebook from here on
 
     if _quiet.in_kernel():
-        _quiet.install()
+        from . import startup as _startup
+
+        _startup.install()
 
 
 def __getattr__(name):

@@ -23,8 +23,10 @@ SCALARS = DRAWING_FIELDS  # the drawing-wide values, each sent whole when it cha
 class Tracker:
     """The state a widget last described, its revision, and the diff to the Graph's current one."""
 
-    def __init__(self, graph):
-        self.revision = 0
+    def __init__(self, graph, after: int = 0):
+        """`after`: the revision the last tracker of the same view reached (a new drawing
+        continues its numbering, so a view never takes the new state for an older one)."""
+        self.revision = after
         self.reset(graph)
 
     def reset(self, graph) -> None:

@@ -115,6 +115,11 @@ class Drawing(Logged):
     def unpin_all(self) -> None:
         self.pinned = {}
 
+    @property
+    def under_edit(self) -> bool:
+        """An edit is under way (its changes may yet be taken back)."""
+        return self.__dict__.get("_log") is not None
+
     def begin(self) -> None:
         """Start recording an edit (changelog.Logged); the marks of the last rebuild go."""
         self.__dict__.update(touched=set(), gone=set())  # (unlogged: no __setattr__ needed)

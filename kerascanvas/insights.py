@@ -28,6 +28,7 @@ from typing import Any
 
 from . import limits
 from .errors import EditError
+from .text import check_strings
 
 KINDS = ("dead_units", "vanishing_gradients", "exploding_gradients", "non_finite")
 DEAD_LAYER_SHARE = 0.5  # a layer is named when at least half its units are dead (a few dead
@@ -63,6 +64,9 @@ class Insights:
     def __init__(self):
         self.cell: dict[str, Any] = {"records": {}, "run": None}  # the journaled values
         self._record_bytes = 0  # JSON bytes of one layer's record, measured once
+        self._record_values = 0  # JSON values of the largest record yet, with its place in a
+        # file (limits.json_values: what INSIGHT_MEMORY counts)
+        self._shapes: set[tuple] = set()  # the shapes of record measured (see add)
         self.thinned = 0
         self.compiled: dict[str, Any] = {}  # recording.measure's cache: the last model's program
         self._epochs: tuple[Any, list[float]] = (None, [])  # (records, their epochs)
@@ -117,12 +121,25 @@ class Insights:
                             sorted(set(epochs) | added))
         if records and not self._record_bytes:
             self._record_bytes = max(len(json.dumps(r)) for r in records.values())
-        if self._record_bytes * sum(len(rs) for rs in current.values()) > limits.INSIGHT_BYTES:
+        # Values are counted for every shape of record (the largest kept): a file of what is
+        # kept must load, and loading refuses past INSIGHT_MEMORY. In a file, a record takes
+        # its values, a comma and (at most) its layer's key and list; the document 6 more.
+        for r in records.values():
+            shape = (tuple(r["weights"]), tuple(r["gradients"]), r.get("activations") is None)
+            if shape not in self._shapes:  # (records of one shape hold as many values)
+                self._shapes.add(shape)
+                self._record_values = max(self._record_values,
+                                          limits.json_values(json.dumps(r)) + 3)
+        count = sum(len(rs) for rs in current.values())
+        over = ("INSIGHT_BYTES" if self._record_bytes * count > limits.INSIGHT_BYTES else
+                "INSIGHT_MEMORY" if (self._record_values * count + 6) *
+                limits.INSIGHT_VALUE_BYTES > limits.INSIGHT_MEMORY else None)
+        if over:
             current = {n: _thin(rs) for n, rs in current.items()}
             self.thinned += 1
             if self.thinned == 1:
                 warnings.warn(f"Training insights went over their cap of "
-                              f"{limits.INSIGHT_BYTES:,} bytes (kerascanvas.limits.INSIGHT_BYTES):"
+                              f"{getattr(limits, over):,} bytes (kerascanvas.limits.{over}):"
                               f" older records are thinned, every second one dropped.",
                               RuntimeWarning, stacklevel=2)
             self._epochs = (None, [])  # (thinned: some epochs went)
@@ -175,8 +192,13 @@ class Insights:
     def load_json(self, text: bytes | str, where: str, layers: Collection[str]) -> None:
         """Records from a file (untrusted): each field checked; a bad one raises ValueError.
         Records of a name that is not one of the drawing's `layers` are left out (files saved
-        before a removed box took its records with it kept them)."""
+        before a removed box took its records with it kept them). Refused before parsing when
+        it would take more memory than limits.INSIGHT_MEMORY; every string (names and keys
+        included) must be valid Unicode text (a lone surrogate loaded here made every later
+        state push fail to encode)."""
+        limits.check_insights(text, where)
         document = json.loads(text)
+        check_strings(document, f"{where}'s insights.json")
         if not isinstance(document, dict) or document.get("version") != 1 or \
                 not isinstance(document.get("records"), dict):
             raise EditError(f"{where}'s insights.json is not insight records of version 1.")

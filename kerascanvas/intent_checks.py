@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .drawing import MAX_NAME_LENGTH
+from .intents import in_range
 from .text import check_text
 from .training_choices import LOSSES, METRICS, OPTIMIZERS, STRATEGIES
 
@@ -62,7 +63,7 @@ def index(m: Mapping, key: str, optional: bool = False) -> int | None:
 
 def number(m: Mapping, key: str) -> float:
     value = m.get(key)
-    if not math.isfinite(value):
+    if not in_range(value) or not math.isfinite(value):
         raise IntentError(f"{key!r} must be a finite number, got {value!r:.40}.")
     return float(value)
 
@@ -96,6 +97,9 @@ def _json_value(value: Any, depth: int, budget: list[int]) -> Any:
         raise IntentError(f"A config may hold at most {MAX_CONFIG_VALUES} values.")
     if depth > 6:
         raise IntentError("A config value is nested too deeply.")
+    if isinstance(value, int) and not in_range(value):
+        raise IntentError(f"A config value is out of range: a number of {len(str(abs(value)))} "
+                          "digits.")
     if value is None or isinstance(value, (bool, int)):
         return value
     if isinstance(value, float):
@@ -176,7 +180,7 @@ def panel_options(message: Mapping) -> dict[str, Any]:
     def whole_or_real(key, low, high, whole):
         value = message[key]
         ok = isinstance(value, int if whole else (int, float)) and not isinstance(value, bool)
-        if not ok or not math.isfinite(value) or not low <= value <= high:
+        if not ok or not in_range(value) or not math.isfinite(value) or not low <= value <= high:
             kind = "a whole number" if whole else "a number"
             raise IntentError(f"{key!r} must be {kind} in [{low}, {high}], got {value!r:.40}.")
         return value
@@ -228,7 +232,10 @@ def _setting_name(name: Any) -> str:
 
 
 def _setting_value(name: str, value: Any) -> Any:
-    if value is None or isinstance(value, (bool, int)):
+    if not in_range(value):
+        raise IntentError(f"Call setting {name}= is out of range: a number of "
+                          f"{len(str(abs(value)))} digits.")
+    if value is None or isinstance(value, bool) or isinstance(value, int) and in_range(value):
         return value
     if isinstance(value, float) and math.isfinite(value):
         return value

@@ -59,6 +59,16 @@ def check(message: dict[str, Any]) -> str:
     return kind
 
 
+INT_LIMIT = 2**63  # what an int in a message may reach: JSON has no bound, Python ints none, and
+# a 400-digit one overflows the first float(), math or numpy call that takes it
+
+
+def in_range(value: Any) -> bool:
+    """Whether a number from outside (a message, a file) is one Python, NumPy and Keras can
+    take: an int within int64, or any float (JSON floats are doubles already)."""
+    return not isinstance(value, int) or isinstance(value, bool) or -INT_LIMIT <= value < INT_LIMIT
+
+
 def mistyped(value: Any, type_name: str, where: str) -> str | None:
     """Why `value` (found at `where`, e.g. "'dst'") is not of type `type_name`, or None."""
     nullable = type_name.endswith("?")
@@ -71,6 +81,8 @@ def mistyped(value: Any, type_name: str, where: str) -> str | None:
     fits = FORMS[form](value) and (form != "tuple" or len(value) == len(of))
     if not fits:
         return f"{where} must be {spec['means']}{' or null' if nullable else ''}, got {value!r:.80}."
+    if form in ("int", "number") and not in_range(value):
+        return f"{where} is out of range: a number of {len(str(abs(value)))} digits."
     if form == "tuple":
         for item, (item_name, item_type) in zip(value, of.items(), strict=True):
             problem = mistyped(item, item_type, f"{item_name!r} of {where}")

@@ -43,13 +43,13 @@ def node_graph(g) -> dict:
     tensor_index); the model's outputs in order."""
     depth = g.depth.node_depth
     nodes = []
-    for name in g.layers:
-        for k in range(g.calls(name)):
+    for name, spec in g.specs.items():  # (specs: no config is copied)
+        for k in range(spec.calls):
             record = g.call_record(name, k)
             if record is None:
                 continue
             nodes.append({"layer": name, "node_index": k, "depth": depth.get((name, k)),
-                          "class_name": g.layers[name]["class_name"],
+                          "class_name": spec.class_name,
                           "outputs": [_shape(t) for t in record.outputs]})
     built = {(n["layer"], n["node_index"]) for n in nodes}
     tensors = [{"src": list(src), "dst": list(dst)} for src, dst in g.edges

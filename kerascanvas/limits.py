@@ -82,13 +82,27 @@ INSIGHT_BYTES = 32 << 20
 thinned (every second one dropped, the latest kept), with a warning; a file holding more is
 refused."""
 
+INSIGHT_MEMORY = 256 << 20
+"""Bytes of memory the training insight records of a drawing may take, estimated as
+INSIGHT_VALUE_BYTES per value of their JSON (`json_values`): beyond it older records are thinned
+as at INSIGHT_BYTES; a file holding more is refused before its JSON is parsed. JSON bytes alone
+say little: 32 MiB of minimal records (96 KiB zipped) took 560 MB."""
+
+INSIGHT_VALUE_BYTES = 128
+"""Memory one value of insight records' JSON (a number, string, list or object, keys included)
+takes at most while it is parsed and checked: the Python object, its place in its container and
+the checked record's copy. Measured: 48 bytes for recorded records, up to 105 for minimal ones
+(an empty dict parsed, a full one checked). Strings take their length besides (at most the JSON's
+bytes: INSIGHT_BYTES)."""
+
 _NAMES = {"layer_params": "LAYER_PARAMS", "total_params": "TOTAL_PARAMS",
           "activation": "ACTIVATION", "forward_elements": "FORWARD_ELEMENTS",
           "file_bytes": "FILE_BYTES", "file_entries": "FILE_ENTRIES",
           "state_bytes": "STATE_BYTES", "history_bytes": "HISTORY_BYTES",
           "config_shown_bytes": "CONFIG_SHOWN_BYTES", "weight_arrays": "WEIGHT_ARRAYS",
           "document_bytes": "DOCUMENT_BYTES", "calls": "CALLS", "list_inputs": "LIST_INPUTS",
-          "pending_weight_bytes": "PENDING_WEIGHT_BYTES"}
+          "pending_weight_bytes": "PENDING_WEIGHT_BYTES", "insight_bytes": "INSIGHT_BYTES",
+          "insight_memory": "INSIGHT_MEMORY"}
 
 
 
@@ -304,6 +318,26 @@ def check_pending(where: str, size: int) -> None:
     if size > PENDING_WEIGHT_BYTES:
         raise _over("pending_weight_bytes",
                     f"{where}'s weights for pending boxes inflate to {size:,} bytes")
+
+
+def json_values(text: bytes | str) -> int:
+    """How many values (keys included) a JSON text holds at most, counted without parsing it:
+    every value but the first follows a ',' or ':' or opens a list or object (one of these in a
+    string counts too: an upper bound)."""
+    marks = (",", ":", "[", "{") if isinstance(text, str) else (b",", b":", b"[", b"{")
+    return 1 + sum(text.count(m) for m in marks)
+
+
+def check_insights(text: bytes | str, where: str) -> None:
+    """A file's insight records, by their bytes and the memory they would take, before they
+    are parsed."""
+    if len(text) > INSIGHT_BYTES:
+        raise _over("insight_bytes", f"{where}'s training insights are {len(text):,} bytes of "
+                    "JSON")
+    size = json_values(text) * INSIGHT_VALUE_BYTES
+    if size > INSIGHT_MEMORY:
+        raise _over("insight_memory", f"{where}'s training insights would take about {size:,} "
+                    f"bytes of memory ({INSIGHT_VALUE_BYTES} per JSON value)")
 
 
 def check_list_inputs(name: str, call: int, count: int) -> None:

@@ -1,17 +1,22 @@
-"""Keep TensorFlow's start-up log lines (oneDNN and CPU-feature notices, CUDA stubs and factory
-registration, cuInit, "TF-TRT Warning", absl's "before InitializeLog") out of the notebook: C++
-prints them on file descriptor 2, which Jupyter shows as a red block.
+"""Keep TensorFlow's start-up block (oneDNN and CPU-feature notices, CUDA stubs, "TF-TRT Warning",
+absl's "before InitializeLog") out of the notebook: C++ prints it on file descriptor 2, which
+Jupyter shows as a red block.
 
-Two ways, one for each place:
+Only that block is taken, and only while TensorFlow starts: `start_up_window()` puts a filter on
+fd 2 for the time TensorFlow or Keras is first imported, and gives fd 2 back when that import ends
+(or fails). The filter drops the information and warning lines of TensorFlow's start-up sources
+and the block's bare lines; error and fatal lines always pass (TensorFlow's Python error then says
+"see the log above"), and so does every other byte, at once: a partial line is held only while it
+could still become one of the block's lines (a progress bar redrawn with \r never is). After that
+first import nothing is filtered, and no log level is set for the user (TF_CPP_MIN_LOG_LEVEL is
+theirs: 2 hides TensorFlow's information and warnings, 3 its errors too).
 
-- In a Jupyter kernel, `install()` puts a filter on fd 2 for the rest of the process: those lines
-  are dropped, every other byte goes on to where fd 2 went before (Jupyter's own capture). It
-  works whatever TF_CPP_MIN_LOG_LEVEL says and whenever TensorFlow is imported: kerascanvas calls
-  it when it is imported in a kernel, and kerascanvas-quiet.pth (installed beside the package,
-  see kerascanvas/startup.py) calls it just before TensorFlow or Keras is first imported in a
-  kernel, so `import keras, kerascanvas as kc` in a first cell shows nothing either.
-- Elsewhere (a script), `quiet_tensorflow()` around kerascanvas's own first import of Keras: quiet
-  settings where the user set none, and fd 2 held back during the import (given back if it fails).
+The window is opened:
+- in a Jupyter kernel, around the first import of TensorFlow or Keras: by kerascanvas-quiet.pth
+  (installed beside the package, see kerascanvas/startup.py), so `import keras, kerascanvas as kc`
+  in a first cell shows nothing either, and by `startup.install()` when kerascanvas is imported first;
+- anywhere, around kerascanvas's own first import of Keras (`quiet_tensorflow()`).
+KERASCANVAS_SHOW_TF_STARTUP=1 turns it off.
 """
 
 from __future__ import annotations
@@ -23,11 +28,10 @@ import os
 import re
 import select
 import sys
-import tempfile
 import threading
 
-# What TensorFlow reads at import; each is set only when the user has not set it.
-QUIET_ENV = {"TF_CPP_MIN_LOG_LEVEL": "3"}
+# The modules whose first import is TensorFlow's start-up (Keras imports its backend).
+WATCHED = ("tensorflow", "keras")
 
 # TensorFlow's (and XLA's) start-up lines: the C++ sources that print them in absl/glog's format
 # ("I0000 00:00:1795523900.551698   29882 port.cc:153] ..."), and the lines printed without it.
@@ -36,30 +40,60 @@ START_UP_SOURCES = (
     "cuda_blas.cc", "cuda_platform.cc", "cuda_driver.cc", "cuda_executor.cc", "cuda_diagnostics.cc",
     "computation_placer.cc", "gpu_device.cc", "dso_loader.cc", "service.cc", "cuda_dnn_plugin.cc",
 )
-_LOG_LINE = re.compile(r"^[IWEF]\d{4} \d+:\d+:\d+(?:\.\d+)?\s+\d+ ([\w.-]+):\d+\] (.*)$")
+_LOG_LINE = re.compile(r"([IWEF])\d{4} \d+:\d+:\d+(?:\.\d+)?\s+\d+ ([\w.-]+):\d+\] (.*)")
 _BARE = (
     "WARNING: All log messages before absl::InitializeLog() is called are written to STDERR",
     "To enable the following instructions:",
 )
+_BARE_BYTES = tuple(bare.encode() for bare in _BARE)
+# what makes a line of another source part of the block
+_SAID = ("TF-TRT Warning", "Unable to register")
+_SAID_BYTES = tuple(said.encode() for said in _SAID)
+# The beginning of an information or warning line up to its source, and every beginning of one
+# that stops short of it (what a partial line may be while it could still become one).
+_HEAD = re.compile(rb"[IW]\d{4} \d+:\d+:\d+(?:\.\d+)?\s+\d+ ([\w.-]+):\d+\]")
+_SHORT_OF_HEAD = re.compile(
+    rb"[IW](?:\d{1,4}(?: (?:\d+(?::(?:\d+(?::(?:\d+(?:\.\d*)?(?:\s+(?:\d+(?: (?:[\w.-]+"
+    rb"(?::\d*)?)?)?)?)?)?)?)?)?)?)?)?")
 
 
 def is_start_up_line(line: str) -> bool:
-    """Whether one line of fd 2 is part of TensorFlow's start-up block."""
-    line = line.rstrip("\r\n")
+    """Whether one whole line of fd 2 belongs to TensorFlow's start-up block: an information or
+    warning line of its start-up sources, or one of the block's bare lines. Never an error or
+    fatal line, nor a line redrawn with \\r."""
+    line = line.removesuffix("\n").removesuffix("\r")
+    if "\r" in line:
+        return False
     if line.startswith(_BARE):
         return True
-    m = _LOG_LINE.match(line)
-    return m is not None and (m.group(1) in START_UP_SOURCES or "TF-TRT Warning" in m.group(2)
-                              or "Unable to register" in m.group(2))
+    m = _LOG_LINE.fullmatch(line)
+    return m is not None and m.group(1) in "IW" and (
+        m.group(2) in START_UP_SOURCES or any(said in m.group(3) for said in _SAID))
+
+
+def may_become_start_up_line(part: bytes) -> bool:
+    """Whether a line begun but not yet ended could still become one of the block's lines (then
+    it may wait for its end while the filter is on; all else goes on at once)."""
+    if not part or b"\r" in part:
+        return False
+    if any(bare.startswith(part) or part.startswith(bare) for bare in _BARE_BYTES):
+        return True
+    head = _HEAD.match(part)
+    if head is not None:
+        said = part[head.end():].removeprefix(b" ")
+        return head.group(1).decode() in START_UP_SOURCES or any(
+            whole.startswith(said) or whole in said for whole in _SAID_BYTES)
+    return _SHORT_OF_HEAD.fullmatch(part) is not None
+
+
+def _whole_lines(data: bytes) -> list[bytes]:
+    return re.findall(rb"[^\n]*\n|[^\n]+", data)
 
 
 def filtered(data: bytes) -> bytes:
-    """`data` (whole lines) without TensorFlow's start-up lines."""
-    return b"".join(line for line in data.splitlines(keepends=True)
+    """`data` without TensorFlow's start-up lines (lines end at \\n)."""
+    return b"".join(line for line in _whole_lines(data)
                     if not is_start_up_line(line.decode("utf-8", "replace")))
-
-
-_installed: int | None = None  # the fd where kept lines go, once the filter is on
 
 
 def in_kernel() -> bool:
@@ -71,34 +105,103 @@ def in_kernel() -> bool:
             and os.environ.get("KERASCANVAS_SHOW_TF_STARTUP") != "1")
 
 
-def install() -> bool:
-    """Filter fd 2 for the rest of the process (once): TensorFlow's start-up lines are dropped,
-    all else is passed on. False where fd 2 cannot be filtered (no real fd 2, Windows)."""
-    global _installed
-    if _installed is not None:
-        return True
-    if os.name == "nt":
-        return False
+def started() -> bool:
+    """Whether TensorFlow's start-up is behind us (or under way): TensorFlow or Keras imported."""
+    return any(name in sys.modules for name in WATCHED)
+
+
+# The open window: how many have opened it, the fd where kept bytes go, the thread that forwards.
+_lock = threading.Lock()
+_depth = 0
+_open: tuple[int, threading.Thread] | None = None
+
+
+@contextlib.contextmanager
+def start_up_window():
+    """fd 2 filtered for the duration (TensorFlow's first import), then given back as it was.
+    Windows may nest (and come from several threads): the outermost one filters."""
+    opened = _open_window()
     try:
+        yield
+    finally:
+        if opened:
+            _close_window()
+
+
+def _open_window() -> bool:
+    global _depth, _open
+    with _lock:
+        if _depth:
+            _depth += 1
+            return True
+        if os.name == "nt":
+            return False
         with contextlib.suppress(AttributeError, ValueError, OSError):
             sys.stderr.flush()
-        onward = os.dup(2)
-        read, write = os.pipe()
-    except OSError:
-        return False
-    os.dup2(write, 2)
-    os.close(write)
-    _installed = onward
-    worker = threading.Thread(target=_forward, args=(read, onward), daemon=True,
-                              name="kerascanvas-quiet")
-    worker.start()
-    atexit.register(_uninstall, worker)
-    return True
+        try:
+            onward = os.dup(2)
+        except OSError:  # no real fd 2
+            return False
+        try:
+            read, write = os.pipe()
+        except OSError:
+            os.close(onward)
+            return False
+        worker = threading.Thread(target=_forward, args=(read, onward), daemon=True,
+                                  name="kerascanvas-quiet")
+        try:
+            worker.start()  # (its reader first: a pipe nobody reads would stop fd 2's writers)
+        except RuntimeError:
+            for fd in (read, write, onward):
+                os.close(fd)
+            return False
+        try:
+            os.dup2(write, 2)
+        except OSError:
+            os.close(write)  # the reader reads to the end and closes its own
+            return False
+        os.close(write)
+        _open, _depth = (onward, worker), 1
+        atexit.register(_close_at_exit)
+        return True
+
+
+def _close_window() -> None:
+    global _depth
+    with _lock:
+        _depth -= 1
+        if _depth == 0:
+            _give_back()
+            atexit.unregister(_close_at_exit)
+
+
+def _close_at_exit() -> None:
+    global _depth
+    with _lock:
+        if _depth:
+            _depth = 0
+            _give_back()
+
+
+def _give_back() -> None:
+    """fd 2 back where it went; the pipe's last writer closes with it, and the forwarder passes on
+    what the pipe still holds before anything written after (it ends the window's bytes)."""
+    global _open
+    if _open is None:
+        return
+    onward, worker = _open
+    _open = None
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        sys.stderr.flush()
+    with contextlib.suppress(OSError):
+        os.dup2(onward, 2)
+    worker.join(timeout=2)  # (a child process that kept the pipe: its bytes still go on after)
 
 
 def _forward(read: int, onward: int) -> None:
-    """Lines from the pipe to `onward`, less the start-up ones. A line not ended within a tenth
-    of a second goes on as it is (a prompt, a crash message)."""
+    """Bytes from the pipe to `onward`, less the block's lines. Whole lines go on at once, and so
+    does a partial line, unless it could still become one of the block's lines: that one waits
+    for its end, at most a tenth of a second of quiet (a prompt, a crash message)."""
     held = b""
     while True:
         ready, _, _ = select.select([read], [], [], 0.1 if held else None)
@@ -113,12 +216,14 @@ def _forward(read: int, onward: int) -> None:
         if not chunk:
             _write(onward, filtered(held))
             os.close(read)
+            os.close(onward)
             return
         held += chunk
         cut = held.rfind(b"\n") + 1
-        if cut:
-            _write(onward, filtered(held[:cut]))
-            held = held[cut:]
+        out, held = filtered(held[:cut]), held[cut:]
+        if not may_become_start_up_line(held):
+            out, held = out + held, b""
+        _write(onward, out)
 
 
 def _write(fd: int, data: bytes) -> None:
@@ -129,55 +234,16 @@ def _write(fd: int, data: bytes) -> None:
             return
 
 
-def _uninstall(worker: threading.Thread) -> None:
-    """At exit: fd 2 back where it went, and what the pipe still holds passed on."""
-    global _installed
-    if _installed is None:
-        return
-    with contextlib.suppress(OSError, ValueError, AttributeError):
-        sys.stderr.flush()
-    with contextlib.suppress(OSError):
-        os.dup2(_installed, 2)  # the pipe's last writer closes: the worker reads to its end
-    worker.join(timeout=1)
-    _installed = None
-
-
 @contextlib.contextmanager
 def quiet_tensorflow():
-    """Around kerascanvas's first import of Keras/TensorFlow: quiet settings, and, outside a
-    kernel whose fd 2 is filtered already, fd 2 captured. The captured lines come back on
-    stderr if the import fails (then they are the useful part)."""
-    if "tensorflow" in sys.modules or "keras" in sys.modules:
+    """Around kerascanvas's own first import of Keras/TensorFlow, in a kernel or a script: the
+    start-up block filtered out of fd 2 during it (all else passes, a failed import's lines
+    included), unless KERASCANVAS_SHOW_TF_STARTUP=1."""
+    if started() or os.environ.get("KERASCANVAS_SHOW_TF_STARTUP") == "1":
         yield
         return
-    user_set = any(k in os.environ for k in QUIET_ENV)
-    for key, value in QUIET_ENV.items():
-        os.environ.setdefault(key, value)
-    if _installed is not None or user_set:
+    with start_up_window():
         yield
-        return
-    try:
-        sys.stderr.flush()
-        saved = os.dup(2)
-    except (OSError, ValueError, AttributeError):  # no real fd 2 (some embedded interpreters)
-        yield
-        return
-    with tempfile.TemporaryFile() as sink:
-        ok = False
-        try:
-            os.dup2(sink.fileno(), 2)
-            yield
-            ok = True
-        finally:
-            with contextlib.suppress(OSError, ValueError):
-                sys.stderr.flush()
-            os.dup2(saved, 2)
-            os.close(saved)
-            if not ok:
-                sink.seek(0)
-                text = sink.read().decode(errors="replace")
-                if text:
-                    sys.stderr.write(text)
 
 
 class _OwnRetracing(logging.Filter):

@@ -129,8 +129,10 @@ class Reads:
         if d.outputs_only:  # exactly the listed ports whose calls are built, consumed or not
             return [t for t in d.output_order
                     if t[:2] in records and t[2] < len(records[t[:2]].outputs)]
-        chosen = [t for t in d.output_order if t in default]
-        return chosen + [t for t in default if t not in chosen]
+        listed = set(default)  # (sets: lists searched per port made this quadratic)
+        chosen = [t for t in d.output_order if t in listed]
+        taken = set(chosen)
+        return chosen + [t for t in default if t not in taken]
 
     @property
     def depth(self) -> DepthMap:

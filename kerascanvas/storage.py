@@ -18,18 +18,26 @@ A layer entry is what `g.layers` shows: the catalog class name (or "InputLayer";
 "calls" counts its calls, complete or pending; edges are (source triple, (layer, call, slot)).
 A reader refuses versions above its own; a later version adds keys, an older file keeps loading.
 Layers, configs and edges go through the same checks as edits made by hand (class names from the
-catalog only), so a file can only describe a drawing. Saving writes a temporary file beside the
-target and renames it over the target: an interrupted save leaves the previous file whole.
+catalog only), so a file can only describe a drawing; a number out of range anywhere, or corrupt
+compressed data, is refused naming the file. Saving writes a temporary file beside the target and
+renames it over the target: an interrupted save leaves the previous file whole. A symlink is
+saved through (its target is written), a read-only file is refused, and saves of one path at once
+(threads, kernels) each write their own temporary file: none fails another or leaves a half file.
 """
 
 from __future__ import annotations
 
 import glob
+import hashlib
 import io
 import json
+import math
 import os
-import tempfile
+import secrets
+import socket
+import time
 import zipfile
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -68,12 +76,28 @@ def save(g, path) -> None:
                 "input_structure": g.input_structure, "output_structure": g.output_structure}
     buffer = io.BytesIO()
     np.savez(buffer, **arrays)
+    shown = str(path)
+    # As editors (and Jupyter's own writer) save: through a symlink to the file it names, the
+    # link kept; and never over a read-only file, whose mode the rename would ignore.
+    path = Path(os.path.realpath(path))
     try:
-        fd, tmp = tempfile.mkstemp(prefix=_tmp_prefix(path), suffix=".tmp", dir=path.parent or ".")
+        mode = path.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        mode = None
     except OSError as e:
-        raise SaveError(f"Could not save {str(path)!r}: {e.strerror or e}.") from None
+        raise SaveError(f"Could not save {shown!r}: {e.strerror or e}.") from None
+    if mode is not None and (not mode & 0o222 or not os.access(path, os.W_OK)):
+        raise SaveError(f"Could not save {shown!r}: the file is read-only (make it writable to "
+                        "save over it); the file on disk is as it was.")
+    # A name no other save takes (other threads, other kernels), saying who writes it
+    tmp = path.with_name(f"{_tmp_prefix(path)}{_owner()}.{secrets.token_hex(8)}.tmp")
+    try:  # 0o666: a new file gets the umask's mode, as open() gives one (no umask juggling)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
+    except OSError as e:
+        raise SaveError(f"Could not save {shown!r}: {e.strerror or e}.") from None
     try:
-        os.chmod(tmp, _mode(path))  # mkstemp makes 0600: keep the file's own (or umask's) mode
+        if mode is not None:
+            os.chmod(tmp, mode)  # an existing file keeps its own mode
         with os.fdopen(fd, "wb") as f:
             with zipfile.ZipFile(f, "w", zipfile.ZIP_DEFLATED) as z:
                 z.writestr("kerascanvas.json", json.dumps(document, default=_jsonable))
@@ -87,7 +111,7 @@ def save(g, path) -> None:
     except BaseException as e:
         Path(tmp).unlink(missing_ok=True)
         if isinstance(e, OSError):  # a full disk, a read-only folder: said as a refusal
-            raise SaveError(f"Could not save {str(path)!r}: {e.strerror or e}; the file on disk "
+            raise SaveError(f"Could not save {shown!r}: {e.strerror or e}; the file on disk "
                             "is as it was.") from None
         raise
     _remove_leftovers(path)
@@ -97,24 +121,46 @@ def _tmp_prefix(path: Path) -> str:
     return f".{path.name}."
 
 
+_HOST = hashlib.sha1(socket.gethostname().encode()).hexdigest()[:8]
+STALE_SECONDS = 24 * 3600
+
+
+def _owner() -> str:
+    """Who writes a temporary file: "<pid>-<host>", the host hashed short (a folder shared over
+    the network holds other machines' saves, whose pids say nothing here)."""
+    return f"{os.getpid()}-{_HOST}"
+
+
 def _remove_leftovers(path: Path) -> None:
-    """Temporary files an earlier save of this path left when its process was killed (kill -9
-    runs no cleanup): this save finished, so they hold nothing anyone needs."""
+    """Temporary files that saves of this path left when their process was killed (kill -9 runs
+    no cleanup). Saves of the same path may be under way in other threads or kernels, so a file
+    goes only when provably stale: its writer, a process of this machine, no longer runs; or it
+    is untouched for a day (a save writes its file in one go and renames it at once)."""
     prefix = _tmp_prefix(path)
     try:
-        for leftover in (path.parent or Path(".")).glob(glob.escape(prefix) + "*.tmp"):
-            leftover.unlink(missing_ok=True)
-    except OSError:  # a leftover we may not remove stays; the save itself succeeded
-        pass
+        leftovers = list(path.parent.glob(glob.escape(prefix) + "*.tmp"))
+    except OSError:
+        return
+    for leftover in leftovers:
+        pid, _, host = leftover.name[len(prefix):].partition(".")[0].partition("-")
+        try:
+            if ((host == _HOST and pid.isdigit() and not _alive(int(pid)))
+                    or time.time() - leftover.stat().st_mtime > STALE_SECONDS):
+                leftover.unlink(missing_ok=True)
+        except OSError:  # one we may not remove stays; the save itself succeeded
+            pass
 
 
-def _mode(path: Path) -> int:
+def _alive(pid: int) -> bool:
+    if os.name == "nt":  # os.kill(pid, 0) would end the process there: the age decides
+        return True
     try:
-        return path.stat().st_mode & 0o7777
-    except FileNotFoundError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
+        os.kill(pid, 0)  # signal 0: nothing is sent, only whether the process exists
+    except ProcessLookupError:
+        return False
+    except OSError:  # PermissionError: another user's process, alive
+        return True
+    return True
 
 
 def _jsonable(value):
@@ -137,7 +183,8 @@ def load(path, graph_class):
             with zipfile.ZipFile(f) as z:
                 limits.check_archive(z.infolist(), where)
                 limits.check_document(z.getinfo("kerascanvas.json").file_size, where)
-                document = json.loads(z.read("kerascanvas.json"))
+                document = json.loads(z.read("kerascanvas.json"), parse_int=_int(where),
+                                      parse_float=_float(where))
                 _check(document, path)
                 g = _drawing(graph_class, document, where)
                 arrays = _arrays(z, g, document, where)
@@ -150,18 +197,44 @@ def load(path, graph_class):
         raise EditError(f"There is no file {str(path)!r}.") from None
     except EditError:
         raise
-    except (zipfile.BadZipFile, KeyError, ValueError, EOFError, OSError, RecursionError) as e:
-        raise EditError(f"{str(path)!r} is not a readable kerascanvas file (corrupt or "
+    except OverflowError as e:  # a number no float holds, met past the document (insights)
+        raise EditError(f"{where} holds a number out of range: {e}.") from None
+    except (zipfile.BadZipFile, zlib.error, KeyError, ValueError, EOFError, OSError,
+            RecursionError) as e:  # (zlib.error: an entry's compressed data is corrupt)
+        raise EditError(f"{where} is not a readable kerascanvas file (corrupt or "
                         f"truncated?): {e}") from None
     try:
         for i, layer in enumerate(document["layers"]):
             _set_weights(g, layer, [arrays.get(f"l{i}_{j}") for j in range(layer["weights"])])
     except EditError:
         raise
-    except (TypeError, KeyError, IndexError, ValueError) as e:
-        raise EditError(f"{str(path)!r} describes an invalid drawing: {e}") from None
+    except (TypeError, KeyError, IndexError, ValueError, OverflowError) as e:
+        raise EditError(f"{where} describes an invalid drawing: {e}") from None
     g.reset_history()  # a loaded drawing starts a fresh history
     return g
+
+
+def _int(where: str):
+    """json's reader of integers: one out of 64-bit range (a 400-digit number is valid JSON)
+    is refused here, naming the file, wherever it stands (positions, configs, calls, edges)."""
+    def read(text: str) -> int:
+        # (a longer text is out of range: refused unconverted)
+        if len(text) > 21 or not -(2**63) <= int(text) < 2**64:
+            raise EditError(f"{where} holds a number out of range ({text:.24}..., "
+                            f"{len(text.lstrip('-'))} digits).")
+        return int(text)
+    return read
+
+
+def _float(where: str):
+    """json's reader of decimals: one past float's range (1e400) would be read as infinity;
+    refused as such (an infinity saved is written Infinity, which still reads)."""
+    def read(text: str) -> float:
+        value = float(text)
+        if not math.isfinite(value):
+            raise EditError(f"{where} holds a number out of range ({text:.24}).")
+        return value
+    return read
 
 
 def _drawing(graph_class, document: dict, where: str):
@@ -171,7 +244,7 @@ def _drawing(graph_class, document: dict, where: str):
         return g
     except EditError:
         raise
-    except (TypeError, KeyError, IndexError, ValueError, RecursionError) as e:
+    except (TypeError, KeyError, IndexError, ValueError, RecursionError, OverflowError) as e:
         # (UnknownLayerError is a ValueError): every bad file is an EditError
         raise EditError(f"{where} describes an invalid drawing: {e}") from None
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,7 @@ from .errors import EditError
 from .graph import Graph
 from .intent_checks import IntentError
 from .picture_output import PictureOutput, plain_text
+from .text import check_text
 from .words import canvas_words
 
 _log = logging.getLogger(__name__)
@@ -105,12 +107,39 @@ class Canvas(anywidget.AnyWidget):
         self._tracker: Tracker | None = None
         self._graph: Graph | None = None
         self._stop: Callable[[], None] = lambda: None
+        self._whole_bytes: int | None = None  # at most what the whole state takes (see _push)
+        self._check_waits = False
         self._oversize: str | None = None  # why the last state push was too big to send
         self._picture = PictureOutput(self._picture_bundle)  # its picture in a notebook
         self._answering = False  # an intent from the browser is being applied
         self.graph = graph if graph is not None else Graph()
         self.on_msg(lambda _widget, content, _buffers=None: self.receive(content))
         custom.observe(self._offer_changed)  # held weakly: a closed canvas is not kept
+
+    def set_state(self, sync_data) -> None:
+        """A trait update from the browser (untrusted). It may set only BROWSER_SETS, each
+        checked; any other trait is the kernel's own (`path` above all: a browser that could
+        set it would choose the file Save writes and Load reads), so its update is refused,
+        logged, and the browser's copy is set back. A refused update changes nothing."""
+        if not isinstance(sync_data, dict):
+            _log.warning("kerascanvas: a state update that is not an object was refused")
+            return
+        taken, refused = {}, []
+        for name, value in sync_data.items():
+            check = BROWSER_SETS.get(name)
+            if check is not None and check(value):
+                taken[name] = value
+            elif name in self.keys and (check is not None or getattr(self, name) != value):
+                refused.append(name)  # (an echo of the kernel's own value is no change; a
+                # name that is no trait is ignored, as ipywidgets does)
+        if refused:
+            _log.warning("kerascanvas: the browser's update of %s was refused: %s",
+                         ", ".join(f"{n!r:.80}" for n in refused[:10]),
+                         "only the kernel sets these traits, or the value was invalid")
+            if self.comm is not None:
+                self.send_state(refused)  # the browser's copy back to the kernel's value
+        if taken:
+            super().set_state(taken)
 
     def _offer_changed(self) -> None:
         """A class was registered (or forgotten) after this canvas was made: its palette too."""
@@ -128,19 +157,30 @@ class Canvas(anywidget.AnyWidget):
         if not isinstance(graph, Graph):
             raise TypeError(f"Canvas.graph takes a kerascanvas.Graph, got {type(graph).__name__}.")
         self._check_not_training("the drawing cannot be replaced")
-        self._stop()
-        self._graph = graph
-        if getattr(self, "_tracker", None) is None:
-            self._tracker = Tracker(graph)
-        else:
-            self._tracker.reset(graph)  # a new drawing travels whole, at a new revision
-        self._stop = graph.observe(self._push)
-        self._whole_bytes: int | None = None  # at most what the whole state takes (see _push)
-        self._check_waits = False  # a _check_model is waiting (later.when_drawn)
-        self.snapshot = self.wire_state()
-        self.revision = self._tracker.revision
-        self._picture.changed()
-        self._show_insights()  # a loaded file's records
+        # Interrupt-safe (Ctrl+C may land on any line): the new drawing's state is made aside
+        # and watched before one statement swaps it in with the revision that makes every view
+        # ask for it; an interrupt before that swap leaves the old drawing as it was, one after
+        # it still shows the new one (finally).
+        previous = self._tracker
+        tracker = Tracker(graph, after=previous.revision if previous is not None else 0)
+        snapshot, whole = _wire_state(tracker)
+        stop_new = None
+        try:
+            stop_new = graph.observe(self._push)
+            stop_old = self._stop
+            self._graph, self._tracker, self._stop, self._whole_bytes, self.revision = \
+                graph, tracker, stop_new, whole, tracker.revision
+        except BaseException:
+            if self._graph is not graph and stop_new is not None:
+                stop_new()
+            raise
+        try:
+            stop_old()
+        finally:
+            self._check_waits = False  # a _check_model is waiting (later.when_drawn)
+            self.snapshot = snapshot
+            self._picture.changed()
+            self._show_insights()  # a loaded file's records
 
     def close(self) -> None:
         """Close the widget and let go of it. anywidget's watcher of the `_esm` file holds a
@@ -334,11 +374,8 @@ class Canvas(anywidget.AnyWidget):
     def wire_state(self) -> dict:
         """The whole state as the browser gets it (a new drawing, a lost diff), or a stub that
         says why when it is too big to send."""
-        state = self._tracker.full()
-        why, self._whole_bytes = _wire_check(state)
-        if why is None:
-            return state
-        return shape.too_big(state, why)
+        state, self._whole_bytes = _wire_state(self._tracker)
+        return state
 
     def _repr_mimebundle_(self, **kwargs):
         """The live view and a static SVG of the drawing as it is now, in one bundle (hosts
@@ -426,6 +463,43 @@ class Canvas(anywidget.AnyWidget):
         """Apply one intent (a dict from the browser) for this canvas; returns its result
         (intent_handlers.py holds what each kind does)."""
         return intent_handlers.dispatch(self, message)
+
+
+def _whole(value: Any, low: int, high: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
+
+
+def _real(value: Any, low: float, high: float) -> bool:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    return (math.isfinite(value) if isinstance(value, float) else True) and low <= value <= high
+
+
+def _focus(value: Any) -> bool:
+    if not (isinstance(value, str) and len(value) <= 1000):
+        return False
+    try:
+        check_text(value, "insight_focus")
+    except EditError:
+        return False
+    return True
+
+
+# The traits the browser may set, each with the check its value must pass (everything else
+# synced is the kernel's: see set_state and docs/architecture.md, "What the browser may set").
+BROWSER_SETS: dict[str, Callable[[Any], bool]] = {
+    "edits": lambda v: _whole(v, 0, 2**53),  # the revision it reached (marimo's reactivity)
+    "insight_focus": _focus,  # the box whose histograms it asks for (a name, checked again)
+    "insight_epoch": lambda v: _real(v, -1.0, 1e9),  # the epoch the forward-pass view shows
+}
+
+
+def _wire_state(tracker: Tracker) -> tuple[dict, int]:
+    """(the whole state `tracker` describes, or a stub saying why it is too big to send; its
+    size in bytes)."""
+    state = tracker.full()
+    why, size = _wire_check(state)
+    return (state if why is None else shape.too_big(state, why)), size
 
 
 def _wire_check(payload: Any) -> tuple[str | None, int]:

@@ -216,6 +216,14 @@ class Wire:
         for handler in self._handlers:
             handler(message)
 
+    def update(self, state: dict) -> None:
+        """A trait update from the front end (what `model.save_changes()` sends), as Jupyter
+        delivers it."""
+        message = {"content": {"data": {"method": "update", "state": state, "buffer_paths": []}},
+                   "buffers": []}
+        for handler in self._handlers:
+            handler(message)
+
     def custom(self) -> list:
         """The custom messages sent (replies and diffs), in order."""
         return [m["content"] for m in self.messages if m.get("method") == "custom"]

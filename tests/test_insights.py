@@ -513,6 +513,9 @@ def test_the_strips_kept_between_updates_read_as_a_fresh_reading_does(steps, sma
     with pytest.MonkeyPatch.context() as patch, warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # (thinning says so once)
         patch.setattr(limits, "INSIGHT_BYTES", cap)
+        if small_cap:  # (and the cap on memory: a file of what is kept must load)
+            patch.setattr(limits, "INSIGHT_MEMORY", 30 * limits.INSIGHT_VALUE_BYTES *
+                          limits.json_values(json.dumps(_strip_record(1.5, 1.0, 1.0))))
         for kind, n in steps:
             if kind == "add":
                 for _ in range(n):
@@ -563,3 +566,84 @@ def test_records_slower_than_epochs_wait_so_that_few_copies_are_held(data, monke
     canvas.fit(epochs=6, block=True)
     assert most[0] == recording.PENDING_RECORDS
     assert [r["epoch"] for r in canvas.insights["dense"]] == [1, 2, 3, 4, 5, 6]
+
+
+def _rewritten(tmp_path, good, name, change):
+    """A copy of the file `good` whose insights.json `change(records)` changed."""
+    with zipfile.ZipFile(good) as z:
+        entries = {i.filename: z.read(i.filename) for i in z.infolist()}
+    records = json.loads(entries["insights.json"])
+    change(records["records"])
+    bad = tmp_path / name
+    with zipfile.ZipFile(bad, "w") as z:
+        for entry, body in entries.items():  # (json.dumps writes a lone surrogate as \udc80)
+            z.writestr(entry, json.dumps(records) if entry == "insights.json" else body)
+    return bad
+
+
+def _rename_weight(rs):
+    rs["dense"][0]["weights"]["k\udc80"] = rs["dense"][0]["weights"].pop("kernel")
+
+
+@pytest.mark.parametrize("change", [
+    _rename_weight,
+    lambda rs: rs["dense"][0]["gradients"].update({"\udc80": {"norm": 1.0}}),  # a key
+    lambda rs: rs.update({"gone\udc80": rs["dense"]}),  # a layer name (of no layer here)
+    lambda rs: rs["dense"][0].update({"partial": "\udc80"}),  # a string value
+    lambda rs: rs["dense"][0]["weights"]["kernel"].update({"note\x00": 1}),  # a control char
+], ids=["weight name", "gradient key", "layer name", "string value", "control character"])
+def test_a_files_insight_text_that_is_not_valid_unicode_is_refused(data, tmp_path, change):
+    """Issue 38: a lone surrogate in an insight record's weight name loaded, and then no state
+    could be encoded (kc.Canvas(path=...) raised UnicodeEncodeError; the Load button replaced
+    the drawing and answered with an error). Every string of insights.json, keys included, is
+    checked as it enters: the load is refused naming the file, and creates nothing."""
+    canvas = trained(data, epochs=1)
+    good = tmp_path / "good.kcanvas"
+    canvas.graph.save(good)
+    bad = _rewritten(tmp_path, good, "bad.kcanvas", change)
+    with pytest.raises(EditError, match=r"bad\.kcanvas.*insights\.json"):
+        kc.Graph.load(bad)
+    with pytest.raises(EditError, match=r"bad\.kcanvas"):
+        kc.Canvas(path=str(bad))
+    assert kc.Canvas(path=str(good)).insights == canvas.insights  # (a good file still loads)
+
+
+def test_insight_records_are_capped_by_what_they_cost_in_memory_not_their_json_bytes():
+    """Issue 38: 96 KiB of minimal insight records (32 MiB of JSON, under INSIGHT_BYTES) cost
+    +560 MB and 6-9 s to load. Records are weighed by their values (limits.INSIGHT_MEMORY,
+    limits.INSIGHT_VALUE_BYTES per value), counted before the JSON is parsed: such a file is
+    refused at once, naming the cap, and the store is unchanged."""
+    record = json.dumps({"epoch": 0, "weights": {}, "gradients": {}})
+    count = limits.INSIGHT_MEMORY // (limits.INSIGHT_VALUE_BYTES * limits.json_values(record))
+    text = '{"version": 1, "records": {"x": [' + ",".join([record] * (count + 10)) + "]}}"
+    assert len(text) < limits.INSIGHT_BYTES  # (what the cap in JSON bytes let through)
+    store = insights.Insights()
+    store.add({"x": _strip_record(1, 1.0, 1.0)})
+    before = store.cell["records"]
+    started = time.perf_counter()
+    with pytest.raises(limits.LimitError, match="INSIGHT_MEMORY|insight_memory") as refused:
+        store.load_json(text, "'big.kcanvas'", ("x",))
+    assert time.perf_counter() - started < 1.0  # (refused unparsed: 0.02 s)
+    assert "big.kcanvas" in str(refused.value) and f"{limits.INSIGHT_MEMORY:,}" in str(refused.value)
+    assert store.cell["records"] is before
+    under = '{"version": 1, "records": {"x": [' + ",".join([record] * (count - 10)) + "]}}"
+    store.load_json(under, "a file", ("x",))  # just under the cap: loads
+    assert len(store.cell["records"]["x"]) == count - 10
+
+
+def test_records_thinned_at_the_memory_cap_are_a_file_that_loads():
+    """Training thins records at INSIGHT_MEMORY as at INSIGHT_BYTES, so that what it saves
+    always loads again."""
+    one = json.dumps(_strip_record(1.5, 1.0, 1.0))
+    cap = 30 * limits.INSIGHT_VALUE_BYTES * limits.json_values(one)
+    store = insights.Insights()
+    with limits.allow(insight_memory=cap), warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        for epoch in range(1, 60):
+            store.add({name: _strip_record(epoch, 1.0, 1.0) for name in ("a", "b")})
+        assert store.thinned and "INSIGHT_MEMORY" in str(said[0].message)
+        text = store.to_json()
+        assert limits.INSIGHT_VALUE_BYTES * limits.json_values(text) <= cap
+        again = insights.Insights()
+        again.load_json(text, "a file", ("a", "b"))
+    assert again.cell["records"] == store.cell["records"]

@@ -1,6 +1,8 @@
 """Save and load: the same drawing, positions and weights; bad files fail and change nothing."""
 
+import io
 import json
+import struct
 import zipfile
 
 import numpy as np
@@ -252,3 +254,237 @@ def test_pending_weights_in_a_file_are_capped(tmp_path):
     with kc.limits.allow(pending_weight_bytes=100), pytest.raises(kc.EditError,
                                                                   match="refused unread"):
         kc.Graph.load(tmp_path / "m.kcanvas")
+
+
+# ----- issue 38: saving as editors do, concurrent saves, clean refusals --------------------------
+
+def _temporaries(folder):
+    return sorted(p.name for p in folder.iterdir() if p.name.endswith(".tmp"))
+
+
+def test_saving_through_a_symlink_writes_the_file_it_names(tmp_path):
+    (tmp_path / "real").mkdir()
+    target = tmp_path / "real" / "m.kcanvas"
+    kc.Graph(name="old").save(target)
+    link = tmp_path / "link.kcanvas"
+    link.symlink_to("real/m.kcanvas")  # relative, as people make them
+    drawing().save(link)
+    assert link.is_symlink() and kc.Graph.load(target).name == "saved"
+    assert not _temporaries(tmp_path) and not _temporaries(tmp_path / "real")
+    dangling = tmp_path / "new.kcanvas"  # a link to a file not yet made: saving makes it
+    dangling.symlink_to("real/new.kcanvas")
+    drawing().save(dangling)
+    assert dangling.is_symlink()
+    assert kc.Graph.load(tmp_path / "real" / "new.kcanvas").name == "saved"
+
+
+def test_a_read_only_file_is_not_replaced(tmp_path):
+    path = tmp_path / "m.kcanvas"
+    kc.Graph(name="old").save(path)
+    path.chmod(0o444)
+    before = path.read_bytes()
+    with pytest.raises(storage.SaveError, match=r"m\.kcanvas.*read-only"):
+        drawing().save(path)
+    assert path.read_bytes() == before and (path.stat().st_mode & 0o777) == 0o444
+    assert not _temporaries(tmp_path)
+    link = tmp_path / "link.kcanvas"  # through a link, the file it names decides
+    link.symlink_to(path)
+    with pytest.raises(storage.SaveError, match="read-only"):
+        drawing().save(link)
+    assert path.read_bytes() == before
+
+
+def test_saves_of_one_path_from_many_threads_never_fail_each_other(tmp_path):
+    import threading
+
+    path = tmp_path / "m.kcanvas"
+    graphs = [drawing() for _ in range(8)]
+    errors = []
+
+    def save_often(g):
+        try:
+            for _ in range(20):
+                g.save(path)
+        except Exception as e:  # noqa: BLE001 - collected, asserted below
+            errors.append(e)
+
+    threads = [threading.Thread(target=save_often, args=(g,)) for g in graphs]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    same_drawing(graphs[0], ok(kc.Graph.load(path)))
+    assert not _temporaries(tmp_path)
+
+
+def _save_often(path, times):  # (a child process: exit 1 on any failure)
+    import os
+
+    g = kc.Graph(name="child")
+    g.add_input((3,), name="x")  # no weights: the child touches no backend state
+    try:
+        for _ in range(times):
+            g.save(path)
+    except Exception:  # noqa: BLE001
+        os._exit(1)
+    os._exit(0)
+
+
+def test_saves_of_one_path_from_several_kernels_never_fail_each_other(tmp_path):
+    import multiprocessing
+
+    path = tmp_path / "m.kcanvas"
+    context = multiprocessing.get_context("fork")  # the modules are loaded: a fast start
+    children = [context.Process(target=_save_often, args=(path, 40)) for _ in range(3)]
+    for child in children:
+        child.start()
+    for child in children:
+        child.join(60)
+        if child.is_alive():  # (hung: fail, leaving nothing running)
+            child.kill()
+            child.join()
+    assert [child.exitcode for child in children] == [0, 0, 0]
+    assert kc.Graph.load(path).name == "child" and not _temporaries(tmp_path)
+
+
+def test_only_provably_stale_temporaries_are_removed(tmp_path):
+    import os
+    import subprocess
+    import sys
+    import time
+
+    path = tmp_path / "m.kcanvas"
+    prefix = storage._tmp_prefix(path)
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    try:
+        host = storage._owner().partition("-")[2]
+        live = tmp_path / f"{prefix}{other.pid}-{host}.abc.tmp"  # another kernel's save under way
+        elsewhere = tmp_path / f"{prefix}{gone.pid}-otherhost.abc.tmp"  # another machine's
+        dead = tmp_path / f"{prefix}{gone.pid}-{host}.abc.tmp"  # its kernel was killed
+        old = tmp_path / f"{prefix}x1y2z3.tmp"  # an older version's, untouched for days
+        for p in (live, elsewhere, dead, old):
+            p.write_bytes(b"half")
+        os.utime(old, (time.time() - 3 * 86400,) * 2)
+        drawing().save(path)
+        assert _temporaries(tmp_path) == sorted([live.name, elsewhere.name])
+    finally:
+        other.kill()
+        other.wait()
+
+
+def _tampered(path, change=None, entries=None):
+    """The saved file at path rewritten: kerascanvas.json's text through change, entries
+    ({name: bytes}) added or replaced; every entry deflated."""
+    with zipfile.ZipFile(path) as z:
+        contents = {i.filename: z.read(i) for i in z.infolist()}
+    if change:
+        contents["kerascanvas.json"] = change(contents["kerascanvas.json"].decode()).encode()
+    contents.update(entries or {})
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, data in contents.items():
+            z.writestr(name, data)
+
+
+def _corrupt_deflate(data: bytes, entry: str) -> bytes:
+    """A zip's bytes with entry's deflate stream broken (its first block of type 3, which
+    does not exist), the zip's directory and sizes left valid."""
+    with zipfile.ZipFile(io.BytesIO(data)) as z:
+        info = z.getinfo(entry)
+    assert info.compress_type == zipfile.ZIP_DEFLATED
+    name_length, extra_length = struct.unpack("<HH", data[info.header_offset + 26:
+                                                          info.header_offset + 30])
+    start = info.header_offset + 30 + name_length + extra_length
+    return data[:start] + b"\xff" + data[start + 1:]
+
+
+INSIGHTS = json.dumps({"version": 1, "records": {"cat": [
+    {"epoch": 1, "weights": {}, "gradients": {}}]}})
+
+
+def _deflated_weights(path):
+    """The file's weights.npz with its arrays deflated (np.savez stores them)."""
+    with zipfile.ZipFile(path) as z, zipfile.ZipFile(io.BytesIO(z.read("weights.npz"))) as w:
+        arrays = {i.filename: w.read(i) for i in w.infolist()}
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as w:
+        for name, data in arrays.items():
+            w.writestr(name, data)
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize("entry", ["kerascanvas.json", "weights.npz", "insights.json",
+                                   "weights.npz/l2_0.npy"])
+def test_a_corrupt_compressed_entry_is_a_clean_refusal(tmp_path, entry):
+    path = tmp_path / "m.kcanvas"
+    drawing().save(path)
+    weights = _deflated_weights(path)
+    _tampered(path, entries={"weights.npz": weights, "insights.json": INSIGHTS})
+    ok(kc.Graph.load(path))  # sound before the damage
+    outer, _, inner = entry.partition("/")
+    if inner:  # an array inside weights.npz
+        _tampered(path, entries={"weights.npz": _corrupt_deflate(weights, inner)})
+    else:
+        path.write_bytes(_corrupt_deflate(path.read_bytes(), outer))
+    with pytest.raises(kc.EditError, match=r"m\.kcanvas.*(corrupt|truncated)"):
+        kc.Graph.load(path)
+
+
+def test_a_corrupt_file_loaded_by_the_canvas_changes_nothing(tmp_path):
+    path = tmp_path / "m.kcanvas"
+    canvas = kc.Canvas(path=str(path))
+    sent = []
+    canvas.send = lambda content, buffers=None: sent.append(content)
+    canvas.graph.add_input((3,), name="x")
+    drawing().save(path)
+    path.write_bytes(_corrupt_deflate(path.read_bytes(), "kerascanvas.json"))
+    canvas.receive({"kind": "load", "id": 1})
+    assert "Internal error" not in sent[-1]["error"] and "m.kcanvas" in sent[-1]["error"]
+    assert list(canvas.graph.layers) == ["x"]
+
+
+HUGE = "1" + "0" * 400  # a valid JSON number no Python float (nor any tensor) holds
+
+
+@pytest.mark.parametrize("place", [
+    lambda d: d["pinned"].update(cat=["HUGE", 0]),
+    lambda d: d["pinned"].update(cat=[0, "HUGE_FLOAT"]),
+    lambda d: d["layers"][2]["config"].update(units="HUGE"),
+    lambda d: d["layers"][4]["config"].update(units="HUGE"),  # a pending box's
+    lambda d: d["layers"][2].update(calls="HUGE"),
+    lambda d: d["edges"][0][0].__setitem__(1, "HUGE"),
+    lambda d: d["edges"][0][0].__setitem__(2, "HUGE"),
+    lambda d: d["edges"][0][1].__setitem__(1, "HUGE"),
+    lambda d: d["edges"][0][1].__setitem__(2, "HUGE"),
+    lambda d: d.update(outputs=[["cat", 0, "HUGE"]]),
+    lambda d: d.update(version="HUGE"),
+    lambda d: d.update(input_structure="HUGE"),
+    lambda d: d["layers"][2].update(weights=2 ** 64),
+], ids=["pinned", "pinned-float", "units", "pending-units", "calls", "edge-node", "edge-tensor",
+        "edge-call", "edge-slot", "outputs", "version", "structure", "weights"])
+def test_a_number_out_of_range_is_a_clean_refusal(tmp_path, place):
+    path = tmp_path / "m.kcanvas"
+    drawing().save(path)
+
+    def change(text):
+        document = json.loads(text)
+        place(document)
+        return json.dumps(document).replace('"HUGE_FLOAT"', "1e400").replace('"HUGE"', HUGE)
+
+    _tampered(path, change)
+    with pytest.raises(kc.EditError, match=r"m\.kcanvas.*(out of range|malformed)"):
+        kc.Graph.load(path)
+
+
+@pytest.mark.parametrize("record", [{"epoch": "HUGE"},
+                                    {"epoch": 1, "gradients": {"k": {"norm": "HUGE"}}}])
+def test_a_number_out_of_range_in_the_insights_is_a_clean_refusal(tmp_path, record):
+    path = tmp_path / "m.kcanvas"
+    drawing().save(path)
+    text = json.dumps({"version": 1, "records": {"cat": [{"weights": {}, "gradients": {},
+                                                          **record}]}}).replace('"HUGE"', HUGE)
+    _tampered(path, entries={"insights.json": text})
+    with pytest.raises(kc.EditError, match=r"m\.kcanvas.*out of range"):
+        kc.Graph.load(path)
