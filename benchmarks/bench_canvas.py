@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 
 from common import residual
 
-from kerascanvas import kinds
+from kerascanvas.kinds import kinds
 
 # A stand-in anywidget model: `get` reads data.json, `window.setState` plays a kernel update.
 PAGE = """<!doctype html><html><body><div id="host"></div><script type="module">

@@ -26,7 +26,8 @@ import keras
 from keras.src.layers.layer import Layer
 from keras.src.models.functional import Functional
 
-from kerascanvas import catalog, limits
+from kerascanvas.kinds import catalog
+from kerascanvas import limits
 
 spent: Counter = Counter()
 depth: Counter = Counter()

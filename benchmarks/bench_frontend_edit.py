@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT))
 from common import residual
 
 import kerascanvas as kc
-from kerascanvas import kinds
+from kerascanvas.kinds import kinds
 
 PAGE = """<!doctype html><html><body><div id="host"></div><script type="module">
 import widget from "./widget.js";

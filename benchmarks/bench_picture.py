@@ -16,7 +16,7 @@ import keras
 from common import machine
 
 import kerascanvas as kc
-from kerascanvas import picture, standalone
+from kerascanvas.io import picture, standalone
 
 
 def timed(work, rounds: int) -> float:

@@ -24,7 +24,7 @@ import numpy as np
 
 import kerascanvas as kc
 from kerascanvas.datasets import digits
-from kerascanvas.training import Trainer, device_description
+from kerascanvas.training.trainer import Trainer, device_description
 
 
 def plain_model() -> keras.Model:

@@ -14,9 +14,9 @@ import keras
 import numpy as np
 
 import kerascanvas as kc
-from kerascanvas import record_program
+from kerascanvas.insights import record_program
 from kerascanvas.datasets import digits
-from kerascanvas.devices import device_description
+from kerascanvas.training.devices import device_description
 
 
 def where(vector) -> str:

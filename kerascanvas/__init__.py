@@ -23,7 +23,7 @@ def __getattr__(name):
         from .quiet import quiet_tensorflow
 
         with quiet_tensorflow():
-            from . import graph
+            from .graph import graph
 
         return getattr(graph, name)
     if name == "EditError":
@@ -31,15 +31,15 @@ def __getattr__(name):
 
         return EditError
     if name in ("register", "unregister"):
-        from . import custom
+        from .kinds import custom
 
         return getattr(custom, name)
     if name == "Canvas":
         from .quiet import quiet_tensorflow
 
         with quiet_tensorflow():
-            from . import graph  # Keras's first import, quietly
-            from .widget import Canvas
+            from .graph import graph  # Keras's first import, quietly
+            from .canvas.widget import Canvas
 
         return Canvas
     if name == "limits":  # the caps on what an edit or a file may allocate (cheap: no keras)

@@ -9,7 +9,7 @@ from pathlib import Path
 import hypothesis.strategies as st
 
 import kerascanvas as kc
-from kerascanvas.invariants import violations
+from kerascanvas.network.invariants import violations
 
 
 def siamese(merge: str = "subtract"):
@@ -62,7 +62,7 @@ def ok(g):
 
 def history(g, layer, call, slot):
     """(layer name, node_index, tensor_index) of the tensor in a slot of a call."""
-    from kerascanvas.invariants import slot_tensor
+    from kerascanvas.network.invariants import slot_tensor
 
     live = g.keras_layer(layer)
     t = slot_tensor(live, live._inbound_nodes[call], g.specs[layer].slots, slot)

@@ -11,7 +11,7 @@ import pytest
 from support import recorder, sent
 
 import kerascanvas as kc
-from kerascanvas.accepts import ports_accepting
+from kerascanvas.kinds.accepts import ports_accepting
 
 _ids = iter(range(1, 1_000_000))
 

@@ -25,7 +25,8 @@ import pytest
 from support import fingerprint, intent, interrupt_fit_at, ok, recorded_canvas, residual, undo_all
 
 import kerascanvas as kc
-from kerascanvas import accepts, custom, limits
+from kerascanvas.kinds import accepts, custom
+from kerascanvas import limits
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -196,7 +197,8 @@ def test_fold_and_expand_lists_are_checked_against_the_drawing_before_any_work(t
 def test_a_fold_list_costs_one_pass_over_the_drawing(tmp_path, monkeypatch):
     """However many entries the lists hold, the runs are found once and the drawing copied a
     few times (not once per entry)."""
-    from kerascanvas import drawing, view
+    from kerascanvas.drawing import drawing
+    from kerascanvas.graph import view
 
     path, doc = _blocks_file(tmp_path / "m.kcanvas")
     names = [layer["name"] for layer in doc["layers"]]
@@ -229,7 +231,7 @@ def _concatenate_file(path: Path, n: int) -> Path:
 def test_edges_into_one_concatenate_cost_one_step_each(monkeypatch):
     """Finding a merge layer's next slot looks at no other edge (it was a set of all of them
     per edge: quadratic)."""
-    from kerascanvas import drawing
+    from kerascanvas.drawing import drawing
 
     g = kc.Graph()
     g.add_input((1,), name="x")
@@ -332,7 +334,7 @@ def test_undo_history_counts_replaced_configs():
 # ----- 5. an interrupt at any step of fit never leaves the canvas locked -----------------------
 
 def _trainer():
-    from kerascanvas.training import Trainer
+    from kerascanvas.training.trainer import Trainer
 
     g = kc.Graph()
     g.add_input((4,), name="x")
@@ -372,7 +374,7 @@ class _Hanging(keras.utils.PyDataset):
 
 
 def test_stop_ends_a_run_whose_data_source_hangs_and_unlocks_the_canvas(monkeypatch):
-    from kerascanvas import run_gate
+    from kerascanvas.training import run_gate
 
     monkeypatch.setattr(run_gate, "STOP_GRACE_S", 1.0)
     g, t = _trainer()
@@ -401,7 +403,7 @@ def test_an_abandoned_run_whose_source_returns_during_the_next_run_stays_out_of_
     later run trains the same model, the abandoned run must not go back into Keras's fit: its
     end-of-fit code would write the model's training state (under JAX the state the new run's
     steps hand on) from another thread. Its thread stays parked; the new run ends as usual."""
-    from kerascanvas import run_gate
+    from kerascanvas.training import run_gate
 
     monkeypatch.setattr(run_gate, "STOP_GRACE_S", 1.0)
     g, t = _trainer()
@@ -468,7 +470,7 @@ def test_stop_on_a_source_that_hangs_mid_run_keeps_the_trained_weights(monkeypat
     it was given: abandoning the run must put the last step's state back, not the epoch's first
     (deleted) values. Before the fix the weights were lost: every read raised 'Array has been
     deleted' and no edit could be made."""
-    from kerascanvas import run_gate
+    from kerascanvas.training import run_gate
 
     monkeypatch.setattr(run_gate, "STOP_GRACE_S", 1.0)
     g, t = _trainer()
@@ -504,7 +506,7 @@ def test_stop_on_a_source_that_hangs_mid_run_keeps_the_trained_weights(monkeypat
 def test_reattach_says_when_a_step_took_the_values(monkeypatch):
     """The rare case the fallback covers: a JAX step was running when the run was abandoned,
     so the values it was given are gone; `reattach` reports it instead of attaching them."""
-    from kerascanvas import detached
+    from kerascanvas.network import detached
 
     if keras.backend.backend() != "jax":
         assert detached.reattach(keras.Sequential([keras.Input((2,)), keras.layers.Dense(1)]),
@@ -528,7 +530,7 @@ def test_stop_leaves_a_slow_run_that_reads_no_data_to_end_itself(monkeypatch):
     """Only a read of the data source waiting past the grace counts as a hang: a run busy
     computing (here a slow callback) ends by itself after Stop, keeping the canvas locked
     until then."""
-    from kerascanvas import run_gate
+    from kerascanvas.training import run_gate
 
     monkeypatch.setattr(run_gate, "STOP_GRACE_S", 0.3)
     g, t = _trainer()
@@ -579,7 +581,7 @@ def test_non_xml_characters_are_refused_in_names(bad):
 
 
 def test_the_static_svg_of_what_is_accepted_always_parses():
-    from kerascanvas import picture
+    from kerascanvas.io import picture
 
     g = kc.Graph("café \U0001f600 & <model>")
     g.add_input((3,), name="in<&>\u2028")
@@ -587,7 +589,7 @@ def test_the_static_svg_of_what_is_accepted_always_parses():
 
 
 def test_the_static_svg_reads_each_edge_a_few_times_not_once_per_layer():
-    from kerascanvas import picture
+    from kerascanvas.io import picture
 
     class Counted(dict):
         reads = 0

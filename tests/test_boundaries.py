@@ -13,7 +13,7 @@ PACKAGE = Path(kerascanvas.__file__).parent
 
 def graph_private_fields() -> set[str]:
     """Every `self._name` that graph.py reads or sets: the fields and helpers Graph keeps to itself."""
-    tree = ast.parse((PACKAGE / "graph.py").read_text())
+    tree = ast.parse((PACKAGE / "graph" / "graph.py").read_text())
     return {node.attr for node in ast.walk(tree)
             if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
             and node.value.id == "self" and node.attr.startswith("_") and not node.attr.startswith("__")}

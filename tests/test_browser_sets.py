@@ -11,7 +11,7 @@ import pytest
 from support import Wire, intent, recorded_canvas
 
 import kerascanvas as kc
-from kerascanvas.widget import BROWSER_SETS
+from kerascanvas.canvas.widget import BROWSER_SETS
 
 
 def small_graph():

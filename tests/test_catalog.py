@@ -6,7 +6,7 @@ import keras
 import pytest
 
 import kerascanvas as kc
-from kerascanvas import catalog, kinds
+from kerascanvas.kinds import catalog, kinds
 
 # A symbolic sample input per group, and per class where the group's does not fit: (shape, dtype).
 GROUP_SAMPLE = {
@@ -391,7 +391,7 @@ def test_suggested_args_make_a_palette_drop_work():
 
 def test_palette_is_json_and_grouped():
     entries = json.loads(json.dumps(kinds.palette()))
-    from kerascanvas import custom, ops
+    from kerascanvas.kinds import custom, ops
 
     assert [e["class_name"] for e in entries] == catalog.names() + ops.names() + custom.offered()
     dense = next(e for e in entries if e["class_name"] == "Dense")
@@ -405,7 +405,7 @@ def test_palette_is_json_and_grouped():
 
 
 def test_every_kind_offers_the_kind_protocol():
-    from kerascanvas import layerkind
+    from kerascanvas.kinds import layerkind
 
     inner = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])
 

@@ -19,7 +19,7 @@ import pytest
 from support import ok
 
 import kerascanvas as kc
-from kerascanvas import custom
+from kerascanvas.kinds import custom
 
 FAMILIES = ["ConvNeXtTiny", "DenseNet121", "EfficientNetB0", "EfficientNetV2B0",
             "InceptionResNetV2", "InceptionV3", "MobileNet", "MobileNetV2", "MobileNetV3Small",

@@ -12,8 +12,8 @@ import zipfile
 import pytest
 
 import kerascanvas as kc
-from kerascanvas.drawing import EditError
-from kerascanvas.internals import node_graph
+from kerascanvas.drawing.drawing import EditError
+from kerascanvas.teaching.internals import node_graph
 
 
 def many(n: int) -> kc.Graph:

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kerascanvas.depth import CycleError, DepthMap, depth_map, depth_trace
+from kerascanvas.network.depth import CycleError, DepthMap, depth_map, depth_trace
 
 L = keras.layers
 
@@ -268,6 +268,6 @@ def test_5000_node_chain_works_without_recursion():
 
 
 def test_depth_does_not_import_keras():
-    code = "import sys, kerascanvas.depth, kerascanvas.layout; print('keras' in sys.modules)"
+    code = "import sys, kerascanvas.network.depth, kerascanvas.geometry.layout; print('keras' in sys.modules)"
     found = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert found.stdout.strip() == "False"

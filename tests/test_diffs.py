@@ -2,7 +2,7 @@
 lost one is detected and a full state recovers; a move on a big drawing sends a few hundred bytes.
 
 The sequence below is also written to js/test/fixtures/diffs.json (KC_WRITE_FIXTURES=1), which
-vitest replays through js/src/diffs.ts: one description of the protocol, checked on both sides.
+vitest replays through js/src/mirror/diffs.ts: one description of the protocol, checked on both sides.
 """
 
 import json
@@ -16,8 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import kerascanvas as kc
-from kerascanvas.diffs import Tracker, apply
-from kerascanvas.drawing import EditError
+from kerascanvas.mirror.diffs import Tracker, apply
+from kerascanvas.drawing.drawing import EditError
 
 FIXTURE = Path(__file__).resolve().parents[1] / "js" / "test" / "fixtures" / "diffs.json"
 
@@ -262,7 +262,7 @@ print(g2.model_checked)
         time.sleep(0.5)
         assert run("print(g.model_checked, gc.isenabled())") == ["True", "True"]
         assert run("""
-from kerascanvas import later
+from kerascanvas.canvas import later
 for i in range(5):
     g.add_layer('Dense', units=2)
 print(later.waiting(), g.model_checked)

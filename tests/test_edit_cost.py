@@ -5,8 +5,9 @@ import pytest
 from support import fingerprint, ok, siamese, steps_kept
 
 import kerascanvas as kc
-from kerascanvas import drawing, limits
-from kerascanvas.drawing import Drawing
+from kerascanvas.drawing import drawing
+from kerascanvas import limits
+from kerascanvas.drawing.drawing import Drawing
 
 
 def chain(n: int, name: str = "x") -> kc.Graph:

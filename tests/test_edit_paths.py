@@ -9,7 +9,9 @@ import pytest
 from support import fingerprint, ok, steps_kept
 
 import kerascanvas as kc
-from kerascanvas import drawing, limits, network
+from kerascanvas.drawing import drawing
+from kerascanvas import limits
+from kerascanvas.network import network
 
 
 def drawn(g):

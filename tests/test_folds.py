@@ -7,8 +7,8 @@ import pytest
 from support import fingerprint, ok, residual
 
 import kerascanvas as kc
-from kerascanvas import folds
-from kerascanvas.diffs import apply
+from kerascanvas.geometry import folds
+from kerascanvas.mirror.diffs import apply
 
 
 def drawn(blocks=3):
@@ -192,7 +192,7 @@ def test_resnet50_opens_folded_and_much_shorter():
 
 
 def test_with_every_box_pinned_folding_moves_the_boxes_below_up_and_unfolding_puts_them_back():
-    from kerascanvas import placement
+    from kerascanvas.canvas import placement
 
     g = drawn()
     placement.freeze(g)  # as the canvas does before a structural edit: every shown box pinned
@@ -209,7 +209,7 @@ def test_with_every_box_pinned_folding_moves_the_boxes_below_up_and_unfolding_pu
 
 
 def test_the_canvas_pins_no_hidden_layer_and_unfolding_places_the_run_around_its_box():
-    from kerascanvas import placement
+    from kerascanvas.canvas import placement
 
     g = drawn()
     g.fold("b0_a")
@@ -225,7 +225,7 @@ def test_the_canvas_pins_no_hidden_layer_and_unfolding_places_the_run_around_its
 
 
 def test_a_fold_an_edit_breaks_in_a_pinned_drawing_shows_its_layers_around_its_box():
-    from kerascanvas import placement
+    from kerascanvas.canvas import placement
 
     g = drawn()
     placement.freeze(g)

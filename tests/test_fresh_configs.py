@@ -8,7 +8,7 @@ import keras
 import pytest
 
 import kerascanvas as kc
-from kerascanvas import catalog
+from kerascanvas.kinds import catalog
 
 
 def fresh(kind, name, **args):

@@ -247,7 +247,7 @@ class EditSequences(DrawsFromGraph, RuleBasedStateMachine):
         if self.fits >= FITS_PER_SEQUENCE:  # (each compiles: about a second)
             return
         self.fits += 1
-        from kerascanvas.training import Trainer
+        from kerascanvas.training.trainer import Trainer
 
         g = self.g
         if g.model is None:

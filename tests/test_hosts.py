@@ -1,7 +1,7 @@
 """What other hosts and backends rely on, checked without a browser."""
 
 import kerascanvas as kc
-from kerascanvas.widget import Canvas
+from kerascanvas.canvas.widget import Canvas
 
 
 def test_large_traits_are_not_echoed_back_to_the_kernel():
@@ -26,7 +26,7 @@ def test_exported_code_names_no_backend():
 
 
 def test_the_diffs_of_an_edit_from_the_browser_are_marked():
-    """The front end sets the synced `edits` trait on such a diff (js/src/store.ts): a trait
+    """The front end sets the synced `edits` trait on such a diff (js/src/mirror/store.ts): a trait
     changed by the front end is what makes marimo re-run the cells that read the canvas. Edits
     made from Python, reads and refusals are not marked."""
     g = kc.Graph()

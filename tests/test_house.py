@@ -1,8 +1,11 @@
-"""The house's seams, read from the source (no import of kerascanvas, so it is fast):
-no import circle between kerascanvas modules, and no module using another's private names.
+"""The house's seams, read from the source (no import of kerascanvas, so it is fast): the
+packages of kerascanvas in their declared order, each importing only from its own package or
+from those below it (LAYERS; docs/architecture.md says what each holds); no import circle
+between kerascanvas modules; no module using another's private names; no module longer than
+LONG lines without saying why at its top.
 
 Every import counts, at module level or inside a function: a deferred import only hides a
-circle from Python's import machinery, not from the reader.
+circle (or a package reaching up) from Python's import machinery, not from the reader.
 """
 
 from __future__ import annotations
@@ -13,29 +16,81 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parent.parent / "kerascanvas"
 
 
+# The layers of the house, bottom up: a package imports only from itself and those before it.
+# The foundations are modules at the top of kerascanvas/, where everything can reach them; the
+# entries (the package's own __init__, its public modules and the old paths kept for users) may
+# import anything and nothing imports them.
+FOUNDATIONS = {"errors", "limits", "text", "words", "quiet"}
+LAYERS = ["foundations", "kinds", "drawing", "geometry", "network", "insights", "io", "teaching",
+          "mirror", "graph", "training", "canvas", "entries"]
+ENTRIES = {"__init__", "startup", "server", "datasets", "widget"}
+
+LONG = 500  # lines; a longer module says why in its docstring ("Why it is long: ...")
+
+
 def _modules(root: Path = PACKAGE) -> dict[str, ast.Module]:
-    return {p.stem: ast.parse(p.read_text(encoding="utf-8"), str(p)) for p in root.glob("*.py")}
+    """Every module under root by dotted name: "limits", "graph.edits"; a package's __init__ by
+    the package's name ("graph"), root's own as "__init__"."""
+    found = {}
+    for p in sorted(root.rglob("*.py")):
+        parts = p.relative_to(root).with_suffix("").parts
+        if len(parts) > 1 and parts[-1] == "__init__":
+            parts = parts[:-1]
+        found[".".join(parts)] = ast.parse(p.read_text(encoding="utf-8"), str(p))
+    return found
 
 
-def _imported(node: ast.AST, known: set[str]) -> list[tuple[str, list[str]]]:
-    """(module, names taken from it) for one import statement, kerascanvas modules only."""
+def _package_of(name: str, known: set[str]) -> list[str]:
+    """The package a module's relative imports start from."""
+    if name == "__init__":
+        return []
+    parts = name.split(".")
+    is_package = any(k.startswith(name + ".") for k in known)
+    return parts if is_package else parts[:-1]
+
+
+def _imported(node: ast.AST, known: set[str], name: str = "") -> list[tuple[str, list[str]]]:
+    """(module, names taken from it) for one import statement in module `name`, kerascanvas
+    modules only: `from .x import a` gives ("x", ["a"]), `from . import x` ("x", [])."""
     if isinstance(node, ast.Import):
-        return [(a.name.split(".")[1], []) for a in node.names
-                if a.name.startswith("kerascanvas.") and a.name.split(".")[1] in known]
+        found = []
+        for a in node.names:
+            parts = a.name.split(".")
+            if parts[0] == "kerascanvas" and len(parts) > 1:
+                target = ".".join(parts[1:])
+                if target in known:
+                    found.append((target, []))
+        return found
     if not isinstance(node, ast.ImportFrom):
         return []
-    if node.level == 1 or (node.level == 0 and (node.module or "").split(".")[0] == "kerascanvas"):
-        parts = (node.module or "").split(".")[(0 if node.level else 1):]
-        if parts and parts[0]:  # from .x import a, b / from kerascanvas.x import a
-            return [(parts[0], [a.name for a in node.names])] if parts[0] in known else []
-        return [(a.name, []) for a in node.names if a.name in known]  # from . import x, y
-    return []
+    if node.level:
+        base = _package_of(name, known)
+        if node.level - 1 > len(base):
+            return []
+        base = base[:len(base) - (node.level - 1)]
+    elif (node.module or "").split(".")[0] == "kerascanvas":
+        base = []
+    else:
+        return []
+    module = [p for p in (node.module or "").split(".") if p][(0 if node.level else 1):]
+    target = ".".join(base + module)
+    found = []
+    for a in node.names:
+        sub = f"{target}.{a.name}" if target else a.name
+        if sub in known:
+            found.append((sub, []))  # from . import x: the module x
+        elif target in known:
+            found.append((target, [a.name]))
+    merged: dict[str, list[str]] = {}
+    for module_name, taken in found:
+        merged.setdefault(module_name, []).extend(taken)
+    return list(merged.items())
 
 
 def import_graph(modules: dict[str, ast.Module]) -> dict[str, set[str]]:
     """module -> the kerascanvas modules it imports anywhere in its source."""
     known = set(modules)
-    return {name: {m for node in ast.walk(tree) for m, _ in _imported(node, known)} - {name}
+    return {name: {m for node in ast.walk(tree) for m, _ in _imported(node, known, name)} - {name}
             for name, tree in modules.items()}
 
 
@@ -108,12 +163,14 @@ def private_uses(modules: dict[str, ast.Module]) -> list[str]:
     for name, tree in sorted(modules.items()):
         aliases: dict[str, str] = {}  # local name -> kerascanvas module
         for node in ast.walk(tree):
-            for module, taken in _imported(node, known):
+            for module, taken in _imported(node, known, name):
                 if module == name:
                     continue
                 found += [f"{name}: {t} of {module}" for t in taken if _private(t)]
                 if not taken:  # import of the module itself
                     for a in node.names:
+                        if isinstance(node, ast.ImportFrom) and module.split(".")[-1] != a.name:
+                            continue  # from . import x, y: each name its own module
                         local = a.asname or a.name.split(".")[-1]
                         if isinstance(node, ast.Import) and a.asname is None:
                             continue  # `import kerascanvas.x` is used as kerascanvas.x.attr
@@ -164,6 +221,60 @@ def _private(name: str) -> bool:
     return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
 
 
+def layer_of(module: str) -> str | None:
+    """The layer a module belongs to: its package, or foundations and entries at the top."""
+    top = module.split(".")[0]
+    if "." in module or top in LAYERS:
+        return top if top in LAYERS else None
+    return "foundations" if top in FOUNDATIONS else "entries" if top in ENTRIES else None
+
+
+def unplaced(modules: dict[str, ast.Module]) -> list[str]:
+    return sorted(m for m in modules if layer_of(m) is None)
+
+
+def upward_imports(graph: dict[str, set[str]]) -> list[str]:
+    """`module (its layer) imports other (a layer above)` for each import that reaches up."""
+    rank = {layer: i for i, layer in enumerate(LAYERS)}
+    found = []
+    for module, imported in sorted(graph.items()):
+        here = layer_of(module)
+        for other in sorted(imported):
+            there = layer_of(other)
+            if here and there and rank[there] > rank[here]:
+                found.append(f"{module} ({here}) imports {other} ({there}, above it)")
+    return found
+
+
+def long_modules(modules: dict[str, ast.Module], root: Path = PACKAGE) -> list[str]:
+    """Modules above LONG lines whose docstring does not say why ("Why it is long: ...")."""
+    found = []
+    for p in sorted(root.rglob("*.py")):
+        lines = p.read_text(encoding="utf-8").count("\n")
+        if lines > LONG and "Why it is long:" not in (ast.get_docstring(
+                ast.parse(p.read_text(encoding="utf-8"))) or ""):
+            found.append(f"{p.relative_to(root)} ({lines} lines)")
+    return found
+
+
+def test_every_module_has_its_place_in_the_layers():
+    found = unplaced(_modules())
+    assert not found, ("modules in no declared layer (put them in a package of LAYERS, or name "
+                       "them in FOUNDATIONS or ENTRIES): " + ", ".join(found))
+
+
+def test_no_package_imports_one_above_it():
+    found = upward_imports(import_graph(_modules()))
+    assert not found, "imports that reach up the layers: " + "; ".join(found)
+
+
+def test_no_module_is_long_without_saying_why():
+    found = long_modules(_modules())
+    assert not found, (f"modules above {LONG} lines that do not say why at their top (split them "
+                       "by concern, or write \"Why it is long: ...\" in the docstring): "
+                       + ", ".join(found))
+
+
 def test_no_import_circle_between_kerascanvas_modules():
     found = cycles(import_graph(_modules()))
     assert not found, "import circles: " + "; ".join(
@@ -182,7 +293,9 @@ def test_no_module_uses_private_members_defined_by_another_module():
 
 def _package(tmp_path: Path, files: dict[str, str]) -> dict[str, ast.Module]:
     for name, text in files.items():
-        (tmp_path / f"{name}.py").write_text(text)
+        path = tmp_path / f"{name.replace('.', '/')}.py"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
     return _modules(tmp_path)
 
 
@@ -200,3 +313,25 @@ def test_the_checks_find_a_deferred_circle_and_a_private_name(tmp_path):
     assert private_uses(modules) == ["b: _hidden of c", "c: _x of a", "d: _y of a"]
     assert cycles({"a": {"b"}, "b": set()}) == []
     assert private_members_used(modules) == ["g: kind._checked (defined in f)"]
+
+
+def test_the_layer_rule_finds_a_deferred_import_reaching_up(tmp_path):
+    modules = _package(tmp_path, {
+        "errors": "",
+        "kinds.__init__": "",
+        "kinds.catalog": "from ..errors import EditError\nfrom . import layerkind\n",
+        "kinds.layerkind": "def f():\n    from ..graph.graph import Graph\n",  # deferred, up
+        "graph.__init__": "",
+        "graph.graph": "from ..kinds import catalog\nimport kerascanvas.drawing.drawing\n",
+        "drawing.__init__": "",
+        "drawing.drawing": "from kerascanvas.kinds.catalog import names\n",
+        "stray": "",
+    })
+    graph = import_graph(modules)
+    assert graph["kinds.catalog"] == {"errors", "kinds.layerkind"}
+    assert graph["graph.graph"] == {"kinds.catalog", "drawing.drawing"}
+    assert upward_imports(graph) == [
+        "kinds.layerkind (kinds) imports graph.graph (graph, above it)"]
+    assert unplaced(modules) == ["stray"]
+    assert [members for _, members in cycles(graph)] == [  # the deferred import closes a circle too
+        ["drawing.drawing", "graph.graph", "kinds.catalog", "kinds.layerkind"]]

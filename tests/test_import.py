@@ -172,7 +172,7 @@ def test_keyword_tensors_go_to_their_named_slots():
 
 
 def test_the_nested_kind_checks_every_layer_in_a_config():
-    from kerascanvas import kinds
+    from kerascanvas.kinds import kinds
 
     model = nested_models()
     config = model.get_layer("inner").get_config()
@@ -226,7 +226,7 @@ def test_applications_import_export_and_rebuild_identical(name, tmp_path):
 
 
 def test_a_nested_model_box_expands_into_its_inner_graph_and_back():
-    from kerascanvas.state import graph_state
+    from kerascanvas.mirror.state import graph_state
 
     g = ok(kc.Graph.from_model(nested_models()))
     folded = {layer["name"]: layer for layer in graph_state(g)["layers"]}
@@ -270,7 +270,7 @@ def test_only_nested_models_expand():
 
 
 def test_the_inside_of_a_model_nested_in_a_nested_model_shows_it_as_a_model():
-    from kerascanvas.inner import inner_view
+    from kerascanvas.io.inner import inner_view
 
     p = keras.Input((4,), name="p")
     leaf = keras.Sequential([keras.Input((4,)), keras.layers.Dense(2, name="q")], name="leaf")
@@ -284,7 +284,7 @@ def test_the_inside_of_a_model_nested_in_a_nested_model_shows_it_as_a_model():
 
 
 def test_a_nested_model_is_made_once_on_import(monkeypatch):
-    from kerascanvas import nested
+    from kerascanvas.kinds import nested
 
     made = []
     create = nested.ModelKind.create
@@ -418,7 +418,7 @@ def hostile_configs():
 
 @pytest.mark.parametrize("config", hostile_configs(), ids=range(6))
 def test_a_nested_config_holds_only_catalog_layers_and_tensors(config):
-    from kerascanvas import nested
+    from kerascanvas.kinds import nested
 
     made = []
 

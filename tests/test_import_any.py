@@ -84,7 +84,7 @@ def test_a_subclassed_model_is_refused_in_one_sentence():
 def test_a_keras_file_with_ops_and_a_registered_layer_loads(tmp_path):
     from corpus_models import vae_encoder
 
-    from kerascanvas import custom
+    from kerascanvas.kinds import custom
 
     custom.unregister("Sampling")  # other tests may have registered it (trust_custom=True)
     model = vae_encoder()

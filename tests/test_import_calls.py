@@ -1,4 +1,4 @@
-"""Tensor keyword arguments as named slots, and call settings (kerascanvas/calls.py)."""
+"""Tensor keyword arguments as named slots, and call settings (kerascanvas/kinds/calls.py)."""
 
 import json
 
@@ -8,7 +8,7 @@ import pytest
 from support import fingerprint, history, ok
 
 import kerascanvas as kc
-from kerascanvas.invariants import violations
+from kerascanvas.network.invariants import violations
 
 
 def recorded(node):

@@ -11,7 +11,7 @@ import pytest
 from support import fingerprint, ok
 
 import kerascanvas as kc
-from kerascanvas import custom
+from kerascanvas.kinds import custom
 
 
 def run(code):

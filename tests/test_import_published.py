@@ -9,8 +9,8 @@ import pytest
 from support import ok
 
 import kerascanvas as kc
-from kerascanvas import custom
-from kerascanvas.invariants import violations
+from kerascanvas.kinds import custom
+from kerascanvas.network.invariants import violations
 
 
 class TokenAndPositionEmbedding(keras.layers.Layer):

@@ -20,9 +20,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import kerascanvas as kc
-from kerascanvas import insights, limits, record_program, recording
+from kerascanvas.insights import insights, record_program, recording
+from kerascanvas import limits
 from kerascanvas.datasets import digits
-from kerascanvas.drawing import EditError
+from kerascanvas.drawing.drawing import EditError
 
 
 @pytest.fixture(scope="module")
@@ -455,7 +456,7 @@ STRIPS_FIXTURE = Path(__file__).resolve().parents[1] / "js" / "test" / "fixtures
 def test_the_strips_as_the_browser_gets_them_say_what_the_summary_says():
     """wire_summary (a strip as one string a layer: ipywidgets walks no numbers) read back gives
     `summary`. The case is also js/test/fixtures/strips.json (KC_WRITE_FIXTURES=1 writes it),
-    which vitest reads through js/src/insights.ts readStrips: one description, both sides."""
+    which vitest reads through js/src/training/insights.ts readStrips: one description, both sides."""
     store = insights.Insights()
     dead = _strip_record(1, 2.5, 0.0)
     dead["activations"].update(relu_like=True, dead_units=4, units=4)

@@ -1,4 +1,4 @@
-"""One description of the intents (kerascanvas/intents.json) for kernel and browser: the kernel
+"""One description of the intents (kerascanvas/canvas/intents.json) for kernel and browser: the kernel
 handles exactly the kinds it names and refuses an intent missing a required field or holding a
 field of another type than the description says, changing nothing.
 (js/test/protocol.test.ts checks the front end's side against the same file.)"""
@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from support import fingerprint
 
 import kerascanvas as kc
-from kerascanvas import intent_checks, intent_handlers, intents
+from kerascanvas.canvas import intent_checks, intent_handlers, intents
 
 
 def test_the_description_names_exactly_the_kinds_the_kernel_handles():
@@ -223,7 +223,7 @@ def test_null_where_the_description_allows_it_reaches_the_handler():
 
 # ----- one verdict on both sides ------------------------------------------------------------------
 # The cases below are also written to js/test/fixtures/intent_types.json (KC_WRITE_FIXTURES=1);
-# vitest runs them through js/src/protocol.ts's check, which must refuse the same intents with
+# vitest runs them through js/src/mirror/protocol.ts's check, which must refuse the same intents with
 # the same words up to ", got" (where each side shows the value in its own notation).
 
 CROSS = Path(__file__).resolve().parents[1] / "js" / "test" / "fixtures" / "intent_types.json"
@@ -285,7 +285,7 @@ def test_the_cases_vitest_checks_get_the_kernels_verdict():
 def test_panel_options_are_checked():
     import keras
 
-    from kerascanvas import training
+    from kerascanvas.training import trainer as training
 
     options = intent_checks.panel_options({
         "optimizer": "sgd", "learning_rate": 0.05, "loss": "auto", "metrics": ["accuracy"],

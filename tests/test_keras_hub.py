@@ -8,7 +8,7 @@ import pytest
 from support import ok
 
 import kerascanvas as kc
-from kerascanvas.invariants import violations
+from kerascanvas.network.invariants import violations
 
 keras_hub = pytest.importorskip("keras_hub")
 

@@ -17,7 +17,7 @@ import pytest
 from support import ok, rebuild
 
 import kerascanvas as kc
-from kerascanvas import custom
+from kerascanvas.kinds import custom
 
 
 def pack(model, values):

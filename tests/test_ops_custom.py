@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from support import call_again, grow, history, ok, rebuild
 
 import kerascanvas as kc
-from kerascanvas import custom, kinds, ops
+from kerascanvas.kinds import custom, kinds, ops
 
 
 def test_an_op_box_is_a_keras_node_with_its_constant_in_the_config():
@@ -75,7 +75,7 @@ def test_op_configs_hold_only_settings_and_plain_constants():
 
 def test_ops_outside_the_palette_import_but_are_not_offered():
     """Issue 24: the allow-list decides what the palette offers, not what an import holds."""
-    from kerascanvas import kinds
+    from kerascanvas.kinds import kinds
 
     x = keras.Input((4, 3), name="x")
     model = keras.Model(x, keras.ops.stop_gradient(x[:, 1:, None, ::2]))  # GetItem, StopGradient

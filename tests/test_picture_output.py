@@ -3,7 +3,7 @@
 import IPython.display
 
 import kerascanvas as kc
-from kerascanvas import picture_output
+from kerascanvas.canvas import picture_output
 
 
 class FakeLoop:

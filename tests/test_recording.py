@@ -9,7 +9,7 @@ import keras
 import numpy as np
 import pytest
 
-from kerascanvas import recording
+from kerascanvas.insights import recording
 
 RNG = np.random.default_rng(7)
 X = RNG.normal(size=(8, 3)).astype("float32")
@@ -67,7 +67,7 @@ def small_canvas():
 def stacking(request, monkeypatch):
     """Statistics of tensors stacked by size, and of tensors too big to stack (each alone,
     uncopied: a bound of 8 values makes every kernel here "big")."""
-    from kerascanvas import tensor_stats
+    from kerascanvas.insights import tensor_stats
 
     if request.param == "one by one":
         monkeypatch.setattr(tensor_stats, "STACK_VALUES", 8)
@@ -194,7 +194,7 @@ def test_a_torch_record_runs_its_operations_in_one_thread_and_gives_the_threads_
 
     import torch
 
-    from kerascanvas import tensor_stats
+    from kerascanvas.insights import tensor_stats
 
     m = model()
     measure = recording.measure(m, (X, Y), {})
@@ -259,7 +259,7 @@ def test_under_tensorflow_a_records_program_runs_in_the_worker_not_the_training_
     while training goes on, and every epoch still has its record."""
     import threading
 
-    from kerascanvas import insights, record_program
+    from kerascanvas.insights import insights, record_program
 
     ran_in, start = [], record_program._Deferred.__call__
 
@@ -417,7 +417,7 @@ def test_a_models_records_run_eagerly_until_tracing_them_pays(monkeypatch, quick
     its first fit before its first record): records run eagerly first; a model whose eager
     record is quick is traced from its next one, a large one once its eager records have cost
     about a trace. Every epoch has its record either way."""
-    from kerascanvas import record_program
+    from kerascanvas.insights import record_program
 
     monkeypatch.setattr(record_program._Deferred, "EAGER_QUICK_S", quick_s)
     monkeypatch.setattr(record_program._Deferred, "TRACE_AFTER", after)
@@ -440,7 +440,7 @@ def test_tensors_of_one_size_are_summarized_together_whatever_their_shapes():
     """A row's statistics read its tensor's values flattened, so the (4, 1) kernel of "out" and
     the (4,) biases make one stacked group (fewer groups: a smaller program to compile, fewer
     calls under torch); outputs group by size and last axis, the units dead_units counts."""
-    from kerascanvas import tensor_stats
+    from kerascanvas.insights import tensor_stats
 
     measure = recording.measure(model(), (X, Y), {})
     names = [(layer, weight) for kind, layer, weight in measure.layout if kind == "weight"]
@@ -455,7 +455,7 @@ def test_tensors_of_one_size_are_summarized_together_whatever_their_shapes():
 def test_stacks_hold_a_bounded_number_of_values_and_a_bigger_tensor_stands_alone(monkeypatch):
     """A large model's weights are not stacked into copies: a group holds at most STACK_VALUES
     values, a tensor bigger than that is summarized alone, from the tensor itself."""
-    from kerascanvas import tensor_stats
+    from kerascanvas.insights import tensor_stats
 
     monkeypatch.setattr(tensor_stats, "STACK_VALUES", 40)
     tensors = [np.zeros(s, "float32") for s in ((4, 4), (16,), (2, 8), (8, 8), (4,), (16,))]

@@ -8,7 +8,7 @@ import pytest
 from support import residual
 
 import kerascanvas as kc
-from kerascanvas.repeats import Repeat, repeated_blocks
+from kerascanvas.geometry.repeats import Repeat, repeated_blocks
 
 
 def chain(g, names_and_layers):

@@ -92,7 +92,7 @@ def _batches(x, y, spoil):
 
 
 def test_a_training_run_is_one_undo_step_and_redo_brings_it_back():
-    from kerascanvas.training import Trainer
+    from kerascanvas.training.trainer import Trainer
 
     g = _mlp()
     before = _weights(g)
@@ -111,7 +111,7 @@ def test_a_training_run_is_one_undo_step_and_redo_brings_it_back():
 def test_nan_in_arrays_is_refused_before_any_step():
     import numpy as np
 
-    from kerascanvas.training import DataError, Trainer
+    from kerascanvas.training.trainer import DataError, Trainer
 
     g = _mlp()
     x, y = _data()
@@ -134,7 +134,7 @@ def test_a_nan_batch_in_a_dataset_stops_before_it_reaches_the_weights():
     import numpy as np
     import tensorflow as tf
 
-    from kerascanvas.training import DataError, Trainer
+    from kerascanvas.training.trainer import DataError, Trainer
 
     g = _mlp()
     x, y = _data()
@@ -158,7 +158,7 @@ def test_a_nan_batch_in_a_dataset_stops_before_it_reaches_the_weights():
 def test_a_nan_batch_in_a_py_dataset_stops_before_it_reaches_the_weights():
     import numpy as np
 
-    from kerascanvas.training import DataError, Trainer
+    from kerascanvas.training.trainer import DataError, Trainer
 
     x, y = _data()
     g = _mlp()
@@ -175,7 +175,7 @@ def test_a_bad_first_batch_keeps_every_weight_and_a_second_run_trains():
     optimizer's slots) empty, so the model could neither be read nor trained again."""
     import numpy as np
 
-    from kerascanvas.training import DataError, Trainer
+    from kerascanvas.training.trainer import DataError, Trainer
 
     x, y = _data()
     reads_by_fit = []
@@ -203,7 +203,7 @@ def test_a_bad_first_batch_keeps_every_weight_and_a_second_run_trains():
 def test_a_diverging_loss_keeps_finite_weights():
     import numpy as np
 
-    from kerascanvas.training import Trainer
+    from kerascanvas.training.trainer import Trainer
 
     g = _mlp()
     x, y = _data()

@@ -1,6 +1,6 @@
-"""The mirrored state's one description (kerascanvas/state.json): the kernel's states and diffs
+"""The mirrored state's one description (kerascanvas/mirror/state.json): the kernel's states and diffs
 agree with it; the shared fixtures (js/test/fixtures/states.json, boxes.json, diffs.json), which
-vitest checks through js/src/shape.ts too, are what the kernel makes (KC_WRITE_FIXTURES=1 writes
+vitest checks through js/src/mirror/shape.ts too, are what the kernel makes (KC_WRITE_FIXTURES=1 writes
 them again); a state departing from it is caught, at the place it departs, on both sides."""
 
 import copy
@@ -14,9 +14,10 @@ import pytest
 from support import residual
 
 import kerascanvas as kc
-from kerascanvas import boxes, folds, shape
-from kerascanvas.diffs import Tracker
-from kerascanvas.widget import Canvas
+from kerascanvas.geometry import boxes, folds
+from kerascanvas.mirror import shape
+from kerascanvas.mirror.diffs import Tracker
+from kerascanvas.canvas.widget import Canvas
 
 FIXTURES = Path(__file__).resolve().parents[1] / "js" / "test" / "fixtures"
 WRITE = os.environ.get("KC_WRITE_FIXTURES") == "1"
@@ -121,7 +122,7 @@ def test_ports_and_sizes_in_the_state_are_the_kernels():
     assert [p[:2] for p in shared["ports"]["in"]] == [[0, 0], [1, 0]]
     assert [p[:2] for p in shared["ports"]["out"]] == [[0, 0], [1, 0]]
     assert layers["seq"]["ports"]["in"] == []
-    # boxes.state_ports reads world positions off a state's layer (kerascanvas/picture.py can)
+    # boxes.state_ports reads world positions off a state's layer (kerascanvas/io/picture.py can)
     ins, _ = boxes.state_ports(add)
     assert ins[(0, 2)] == (add["x"] + add["w"] * 3 / 4, add["y"])
     assert boxes.state_box(add) == (add["w"], add["h"])
@@ -223,7 +224,7 @@ def departures(state: dict, diff: dict) -> list[dict]:
 
 def test_the_states_fixture_is_checked_alike_on_both_sides():
     """Kernel states and diffs, and broken copies of them, with where each breaks: vitest runs
-    the same file through js/src/shape.ts."""
+    the same file through js/src/mirror/shape.ts."""
     path = FIXTURES / "states.json"
     if WRITE:
         g, _ = mixed()

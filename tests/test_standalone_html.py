@@ -4,7 +4,7 @@ import json
 import re
 
 import kerascanvas as kc
-from kerascanvas import standalone
+from kerascanvas.io import standalone
 
 
 def _graph():

@@ -9,7 +9,7 @@ import nbformat
 import pytest
 
 import kerascanvas as kc
-from kerascanvas import picture
+from kerascanvas.io import picture
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -169,7 +169,7 @@ def test_the_picture_draws_what_the_canvas_draws_folds_colours_and_sizes():
 
 
 def test_family_colours_agree_with_the_canvas():
-    source = (Path(picture.__file__).parents[1] / "js" / "src" / "families.ts").read_text()
+    source = (Path(picture.__file__).parents[2] / "js" / "src" / "scene" / "families.ts").read_text()
     found = [(tuple(re.findall(r'"(\w+)"', groups)), int(hue)) for groups, hue in
              re.findall(r"groups: \[([^\]]*)\], hue: (\d+)", source)]
     assert found == picture.FAMILIES

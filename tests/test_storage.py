@@ -13,7 +13,7 @@ from test_codegen import STEPS, random_graph
 from test_import import nested_models
 
 import kerascanvas as kc
-from kerascanvas import storage
+from kerascanvas.io import storage
 
 
 def drawing():

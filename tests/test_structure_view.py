@@ -7,8 +7,8 @@ import pytest
 from support import ok
 
 import kerascanvas as kc
-from kerascanvas.boxes import box_size
-from kerascanvas.training import Trainer
+from kerascanvas.geometry.boxes import box_size
+from kerascanvas.training.trainer import Trainer
 
 
 def nested():
@@ -101,7 +101,7 @@ def test_box_sizes_come_from_python_and_the_layout_uses_them():
 def test_placing_again_after_moves_matches_placing_afresh():
     import random
 
-    from kerascanvas.layout import Placer, place
+    from kerascanvas.geometry.layout import Placer, place
 
     rng = random.Random(3)
     rows = [[f"r{r}c{c}" for c in range(rng.randrange(1, 6))] for r in range(30)]
@@ -120,7 +120,7 @@ def test_placing_again_after_moves_matches_placing_afresh():
 def test_a_lock_refuses_structural_edits_only_and_history_can_be_reset():
     import pytest
 
-    from kerascanvas.drawing import EditError
+    from kerascanvas.drawing.drawing import EditError
 
     g = nested()
     with g.locked("training runs"):

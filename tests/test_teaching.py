@@ -148,7 +148,7 @@ def keras_depths(model):
 @pytest.mark.parametrize("build", [shared_then_chain, shared_lstm_states, siamese, lstm_states, diamond,
                                    three_inputs])
 def test_each_depth_reason_is_the_max_keras_took(build):
-    from kerascanvas.teaching import depth_reasons
+    from kerascanvas.teaching.teaching import depth_reasons
 
     g = build()
     reasons = depth_reasons(g)
@@ -168,7 +168,7 @@ def test_a_shared_layers_node_is_raised_to_the_layers_depth_and_says_why():
     assert g.outputs[0] == ("A", 1, 0)  # an output: nothing consumes it
     assert keras_depths(g.model)[("A", 1)] == 2
     steps = {s[1]: s for s in g.depth_steps() if s[0] == "depth"}
-    from kerascanvas.teaching import reason_text
+    from kerascanvas.teaching.teaching import reason_text
 
     assert steps[("A", 1)][2] == 2
     text = reason_text(steps[("A", 1)][3])
@@ -178,7 +178,7 @@ def test_a_shared_layers_node_is_raised_to_the_layers_depth_and_says_why():
 
 
 def test_the_walk_payload_starts_from_each_output_in_order_with_its_key():
-    from kerascanvas.teaching import walk_payload
+    from kerascanvas.teaching.teaching import walk_payload
 
     g = shared_then_chain()
     g.set_outputs({"tail": "C", "side": ("A", 1, 0)})
@@ -215,7 +215,7 @@ def test_forward_pass_shows_every_tensor_index_and_the_numbers_add_up():
 
 
 def test_outbound_entries_are_one_per_input_tensor_as_keras_lists_them():
-    from kerascanvas.teaching import outbound_entries
+    from kerascanvas.teaching.teaching import outbound_entries
 
     g = lstm_states()  # add reads tensors 1 and 2 of the same lstm node
     lstm = g.keras_layer("lstm")
@@ -233,7 +233,7 @@ def test_outbound_entries_are_one_per_input_tensor_as_keras_lists_them():
 # ----- predict-then-check ----------------------------------------------------------------------
 
 def test_check_depth_answers_with_keras_and_the_reason():
-    from kerascanvas.teaching import check_depth
+    from kerascanvas.teaching.teaching import check_depth
 
     g = shared_then_chain()
     wrong = check_depth(g, "A", 1, 0)
@@ -245,7 +245,7 @@ def test_check_depth_answers_with_keras_and_the_reason():
 
 
 def test_check_source_reads_keras_history():
-    from kerascanvas.teaching import check_source
+    from kerascanvas.teaching.teaching import check_source
 
     g = shared_lstm_states()
     tensor = g.keras_layer("add")._inbound_nodes[0].input_tensors[1]

@@ -21,9 +21,9 @@ import pytest
 from support import ok
 
 import kerascanvas as kc
-from kerascanvas import training
+from kerascanvas.training import trainer as training
 from kerascanvas.datasets import digits
-from kerascanvas.training import DataError, Trainer, TrainingError
+from kerascanvas.training.trainer import DataError, Trainer, TrainingError
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -442,7 +442,7 @@ def test_the_panel_draws_the_whole_run_thinned_not_its_end(data, monkeypatch):
     """The panel's curve is the run's, evenly thinned to widget.CURVE_SENT points: a run of many
     short epochs has more points than that (one per epoch), and sending the last ones alone
     drew only the end of the run."""
-    from kerascanvas import widget
+    from kerascanvas.canvas import widget
 
     monkeypatch.setattr(widget, "CURVE_SENT", 8)
     x, y = data
@@ -615,7 +615,7 @@ def test_fit_refuses_what_cannot_start(data):
 # ----- devices ----------------------------------------------------------------------------------
 
 def test_the_device_is_described(monkeypatch):
-    from kerascanvas import devices
+    from kerascanvas.training import devices
 
     monkeypatch.setattr(devices, "visible_devices", lambda: ["cpu:0"])
     assert training.device_description() == f"CPU: no GPU visible to {keras.backend.backend()}"

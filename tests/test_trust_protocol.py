@@ -10,7 +10,7 @@ import pytest
 from support import fingerprint, ok, recorder, sent
 
 import kerascanvas as kc
-from kerascanvas import custom
+from kerascanvas.kinds import custom
 
 
 @pytest.fixture

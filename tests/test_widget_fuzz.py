@@ -24,8 +24,8 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, pr
 from support import DrawsFromGraph, Wire, fingerprint
 
 import kerascanvas as kc
-from kerascanvas import diffs
-from kerascanvas.invariants import violations
+from kerascanvas.mirror import diffs
+from kerascanvas.network.invariants import violations
 
 STEPS = int(os.environ.get("KC_FUZZ_STEPS", "3000"))
 STEPS_PER_RUN = 50

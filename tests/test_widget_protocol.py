@@ -121,7 +121,7 @@ def test_comm_messages_reach_the_handler_and_are_answered_on_the_comm():
 
 
 def test_state_reaches_the_front_end_as_diffs_not_a_widget_per_layer():
-    from kerascanvas.diffs import apply
+    from kerascanvas.mirror.diffs import apply
 
     c = kc.Canvas()
     held = c.snapshot

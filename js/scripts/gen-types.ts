@@ -1,6 +1,6 @@
-// npm run gen:types: writes src/statetypes.ts from kerascanvas/state.json (see src/shapegen.ts).
+// npm run gen:types: writes src/mirror/statetypes.ts from kerascanvas/mirror/state.json (see src/mirror/shapegen.ts).
 import { writeFileSync } from "node:fs";
-import description from "../../kerascanvas/state.json";
-import { type Description, generate } from "../src/shapegen";
+import description from "../../kerascanvas/mirror/state.json";
+import { type Description, generate } from "../src/mirror/shapegen";
 
-writeFileSync("src/statetypes.ts", generate(description as Description));
+writeFileSync("src/mirror/statetypes.ts", generate(description as Description));

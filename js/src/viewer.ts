@@ -1,8 +1,8 @@
 // Entry of the standalone HTML view (g.to_html): the canvas's own front end over a read-only model
-// fed by the JSON the file embeds (kerascanvas/standalone.py). Built as a classic script
+// fed by the JSON the file embeds (kerascanvas/io/standalone.py). Built as a classic script
 // (kerascanvas/static/viewer.js) so the file opens from disk: nothing is imported or fetched.
-import type { Model } from "./protocol";
-import { ReadOnlyModel, type ViewerData } from "./readonly";
+import type { Model } from "./mirror/protocol";
+import { ReadOnlyModel, type ViewerData } from "./mirror/readonly";
 import widget from "./widget";
 
 /** What only a kernel can do is not offered: editing, training, files, exporting HTML again. */

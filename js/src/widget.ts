@@ -1,11 +1,11 @@
 // anywidget entry point: a state store per model (diffs -> `state`), a canvas per view.
-import { CanvasView } from "./canvas";
-import { FALLBACK_CSS } from "./fallback";
-import type { Model } from "./protocol";
-import { StateStore, type StoreModel } from "./store";
-import { CSS } from "./style";
-import { TEACH_CSS } from "./teachstyle";
-import { followTheme } from "./theme";
+import { CanvasView } from "./canvas/canvas";
+import { FALLBACK_CSS } from "./canvas/fallback";
+import type { Model } from "./mirror/protocol";
+import { StateStore, type StoreModel } from "./mirror/store";
+import { CSS } from "./canvas/style";
+import { TEACH_CSS } from "./teaching/teachstyle";
+import { followTheme } from "./canvas/theme";
 import uplotCss from "uplot/dist/uPlot.min.css";
 
 /** The widget's CSS, once per document or shadow root: marimo renders widgets inside a shadow

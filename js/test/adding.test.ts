@@ -1,12 +1,12 @@
 // The kernel's hints for a wire being drawn (adding.ts): an answer asked for before an edit is
 // never shown after it, even for the same port (the hints are keyed by the drawing's revision).
 import { describe, expect, it } from "vitest";
-import { Adding, type AddingHost } from "../src/adding";
-import type { Port } from "../src/geometry";
-import type { Reply } from "../src/protocol";
-import { emptyState } from "../src/shape";
-import type { GraphState } from "../src/types";
-import { UiStore } from "../src/ui";
+import { Adding, type AddingHost } from "../src/interaction/adding";
+import type { Port } from "../src/mirror/geometry";
+import type { Reply } from "../src/mirror/protocol";
+import { emptyState } from "../src/mirror/shape";
+import type { GraphState } from "../src/mirror/types";
+import { UiStore } from "../src/interaction/ui";
 
 // quick-add's popup is made with the page's document, which node has not: a stand-in
 const element = (): unknown => ({

@@ -1,8 +1,8 @@
 // The inspector's call settings sections (callsettings.ts): the rows, what each field's text
 // becomes, and the key that makes the form again when a setting changes.
 import { describe, expect, it } from "vitest";
-import { parseNewSetting, parseSetting, settingRows, settingsKey } from "../src/callsettings";
-import type { Call } from "../src/types";
+import { parseNewSetting, parseSetting, settingRows, settingsKey } from "../src/panels/callsettings";
+import type { Call } from "../src/mirror/types";
 
 const call = (index: number, settings: Record<string, unknown>): Call =>
   ({ index, built: true, output_shapes: null, missing: null, settings });

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { DiffGap, applyDiff } from "../src/diffs";
-import { StateStore, type StoreModel } from "../src/store";
-import { emptyState } from "../src/shape";
-import type { GraphState, StateDiff, ViewRow } from "../src/types";
+import { DiffGap, applyDiff } from "../src/mirror/diffs";
+import { StateStore, type StoreModel } from "../src/mirror/store";
+import { emptyState } from "../src/mirror/shape";
+import type { GraphState, StateDiff, ViewRow } from "../src/mirror/types";
 import { kernelLayer } from "./kernel";
 
 // Written by tests/test_diffs.py from what the kernel really sends (KC_WRITE_FIXTURES=1).

@@ -1,7 +1,7 @@
 // The forward pass's epoch of recorded activations: its pure parts (the picker and the drawing are
 // checked in a real browser: tests/browser/test_insights.py).
 import { describe, expect, it } from "vitest";
-import { activationLines, activationText, activationTitle, askedEpoch, chooseEpoch, epochIndex, epochText, miniBars, shownEpoch } from "../src/epochs";
+import { activationLines, activationText, activationTitle, askedEpoch, chooseEpoch, epochIndex, epochText, miniBars, shownEpoch } from "../src/training/epochs";
 
 describe("the forward pass's recorded activations of an epoch", () => {
   it("says a box's recorded output in words, every number included on hover", () => {

@@ -2,9 +2,9 @@
 // port each wire runs apart from the others, so each can be told apart and clicked there; the
 // fan is ordered by where the wires go, so it does not cross itself.
 import { describe, expect, it } from "vitest";
-import type { Point, Rect } from "../src/geometry";
-import { edgeAt, fanOut, nearestOnPolyline } from "../src/edges";
-import { ALONE, FAN_DROP, type Fan, fanStart, route } from "../src/router";
+import type { Point, Rect } from "../src/mirror/geometry";
+import { edgeAt, fanOut, nearestOnPolyline } from "../src/scene/edges";
+import { ALONE, FAN_DROP, type Fan, fanStart, route } from "../src/scene/router";
 
 const W = 180, H = 62;
 const box = (x: number, y: number): Rect => ({ x, y, w: W, h: H });

@@ -1,8 +1,8 @@
 // Folded runs of repeated blocks: which boxes are drawn and where the edges go.
 import { describe, expect, it } from "vitest";
-import { drawnEdges, foldAllMenu, foldMenu, foldOf, foldTexts, hiddenLayers, shownLayers } from "../src/folds";
-import { edgeTitle } from "../src/mirror";
-import type { EdgeState, LayerState } from "../src/types";
+import { drawnEdges, foldAllMenu, foldMenu, foldOf, foldTexts, hiddenLayers, shownLayers } from "../src/mirror/folds";
+import { edgeTitle } from "../src/mirror/mirror";
+import type { EdgeState, LayerState } from "../src/mirror/types";
 import { type Drawn, kernelLayer } from "./kernel";
 
 function layer(name: string, over: Partial<Drawn> = {}, edges: EdgeState[] = []): LayerState {

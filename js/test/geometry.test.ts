@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { boxAt, boxHeight, boxWidth, boxesIn, bounds, edgePath, fitText, fitView, fitsIn, inLabel, outLabel, portAt, ports, portKey, rectFrom, slotKey, sourceKey, toScreen, toWorld, zoomAt } from "../src/geometry";
-import type { EdgeState, LayerState } from "../src/types";
+import { boxAt, boxHeight, boxWidth, boxesIn, bounds, edgePath, fitText, fitView, fitsIn, inLabel, outLabel, portAt, ports, portKey, rectFrom, slotKey, sourceKey, toScreen, toWorld, zoomAt } from "../src/mirror/geometry";
+import type { EdgeState, LayerState } from "../src/mirror/types";
 import { type Drawn, kernelLayer } from "./kernel";
 
 function layer(over: Partial<Drawn>, edges: EdgeState[] = []): LayerState {

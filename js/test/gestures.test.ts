@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { connectIntent, dropRewire, dropWire, insertIntent, keyIntent } from "../src/gestures";
-import { boxAt, portAt, ports } from "../src/geometry";
-import type { EdgeState, LayerState } from "../src/types";
+import { connectIntent, dropRewire, dropWire, insertIntent, keyIntent } from "../src/interaction/gestures";
+import { boxAt, portAt, ports } from "../src/mirror/geometry";
+import type { EdgeState, LayerState } from "../src/mirror/types";
 import { type Drawn, kernelLayer } from "./kernel";
 
 function layer(over: Partial<Drawn>, edges: EdgeState[] = []): LayerState {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { glidePoints } from "../src/glide";
-import type { LayerState } from "../src/types";
+import { glidePoints } from "../src/scene/glide";
+import type { LayerState } from "../src/mirror/types";
 
 describe("boxes glide to the new state's places", () => {
   it("starts where they were seen, eases out, ends where the state says", () => {

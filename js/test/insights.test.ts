@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { bars, problemText, readStrips, recordText, stripPoints, stripText, weightsLeftOutText } from "../src/insights";
+import { bars, problemText, readStrips, recordText, stripPoints, stripText, weightsLeftOutText } from "../src/training/insights";
 import strips from "./fixtures/strips.json";
-import { UNDONE, axisSize, messageText, progressText, tickLabels } from "../src/training";
+import { UNDONE, axisSize, messageText, progressText, tickLabels } from "../src/training/training";
 
 describe("training insights on the canvas", () => {
   it("scales a strip column to its own range, skipping missing values", () => {

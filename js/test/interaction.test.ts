@@ -2,10 +2,10 @@
 // the keys the canvas keeps from the host, the wire a press picks.
 import { describe, expect, it } from "vitest";
 import { kernelLayer } from "./kernel";
-import { cameraAt, keepInView } from "../src/camera";
-import { isFunction, offerKind, rank } from "../src/quickadd";
-import { hostKey, keyCommand } from "../src/keys";
-import { pickEdge } from "../src/pointer";
+import { cameraAt, keepInView } from "../src/scene/camera";
+import { isFunction, offerKind, rank } from "../src/interaction/quickadd";
+import { hostKey, keyCommand } from "../src/interaction/keys";
+import { pickEdge } from "../src/interaction/pointer";
 
 const stage = { width: 800, height: 500 };
 
@@ -102,7 +102,7 @@ describe("a press on a wire", () => {
 
 describe("the minimap of a tall model", () => {
   it("is taller and narrower, not a thin strip", async () => {
-    const { miniSize } = await import("../src/minimap");
+    const { miniSize } = await import("../src/scene/minimap");
     const tall = miniSize({ w: 260, h: 5000 }, 280, 312);
     expect(tall.height).toBe(312);
     expect(tall.width).toBeGreaterThanOrEqual(70);
@@ -113,7 +113,7 @@ describe("the minimap of a tall model", () => {
   });
 
   it("never draws its viewport rectangle outside itself", async () => {
-    const { clampedViewport } = await import("../src/minimap");
+    const { clampedViewport } = await import("../src/scene/minimap");
     const frame = { x: 0, y: 0, width: 200, height: 1000 };
     expect(clampedViewport({ x: 10, y: 10, width: 50, height: 50 }, frame)).toEqual({ x: 10, y: 10, width: 50, height: 50 });
     const off = clampedViewport({ x: 500, y: -900, width: 300, height: 200 }, frame);
@@ -128,7 +128,7 @@ describe("the minimap of a tall model", () => {
 
 describe("a refusal's details", () => {
   it("are kept whole on the stage, near its bottom too", async () => {
-    const { toastSpot } = await import("../src/toast");
+    const { toastSpot } = await import("../src/panels/toast");
     const stage = { width: 800, height: 500 };
     const spot = toastSpot({ x: 100, y: 480 }, stage, { w: 400, h: 220 });
     expect(spot.y + 220).toBeLessThanOrEqual(500);
@@ -138,10 +138,10 @@ describe("a refusal's details", () => {
 
 describe("what the view follows", () => {
   it("a deleted box's neighbours; a folded layer's run box", async () => {
-    const { neighbours } = await import("../src/edges");
+    const { neighbours } = await import("../src/scene/edges");
     const e = (a: string, b: string) => ({ src: [a, 0, 0] as [string, number, number], dst: [b, 0, 0] as [string, number, number], shape: null, dtype: null, built: true });
     expect(neighbours([e("x", "a"), e("a", "b"), e("x", "b")], "a").sort()).toEqual(["b", "x"]);
-    const { workRect } = await import("../src/camera");
+    const { workRect } = await import("../src/scene/camera");
     const layer = (name: string, y: number, over = {}) => kernelLayer({ name, class_name: "Dense", group: "core", config: {}, is_input: false, x: 0, y,
       pinned: false, slots: { kind: "single" as const, names: ["inputs"], min: 1, max: 1 }, n_outputs: 1, calls: [], params: 0, depth: 0,
       problems: [], inner_layers: null, expanded: false, inner: null, ...over });
@@ -153,7 +153,7 @@ describe("what the view follows", () => {
 
 describe("wires that would share a stretch", () => {
   it("run apart: a port's wires turn at different heights and take lanes of their own", async () => {
-    const { route } = await import("../src/router");
+    const { route } = await import("../src/scene/router");
     // a box right under the port: both wires detour around it to boxes further down
     const a = { x: 90, y: 62 };
     const wall = [{ x: 0, y: 100, w: 180, h: 62 }];
@@ -170,7 +170,7 @@ describe("wires that would share a stretch", () => {
 
 describe("a wire as hit tests see it", () => {
   it("follows the rounded corners drawn, not the corner they round", async () => {
-    const { roundedPoints } = await import("../src/router");
+    const { roundedPoints } = await import("../src/scene/router");
     const pts = roundedPoints([{ x: 0, y: 0 }, { x: 0, y: 40 }, { x: 100, y: 40 }]);
     expect(pts[0]).toEqual({ x: 0, y: 0 });
     expect(pts[pts.length - 1]).toEqual({ x: 100, y: 40 });
@@ -181,7 +181,7 @@ describe("a wire as hit tests see it", () => {
 
 describe("the view follows the keyboard focus", () => {
   it("a box off screen is brought to the middle, one in view leaves the view alone", async () => {
-    const { revealView } = await import("../src/focus");
+    const { revealView } = await import("../src/interaction/focus");
     const layer = kernelLayer({ name: "a", class_name: "Dense", group: "core", config: {}, is_input: false, x: 1000, y: 1000,
       pinned: false, slots: { kind: "single" as const, names: ["inputs"], min: 1, max: 1 }, n_outputs: 1, calls: [], params: 0,
       depth: 0, problems: [], inner_layers: null, expanded: false, inner: null });

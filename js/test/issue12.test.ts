@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { edgeAt, insertPlacement, nearestOnPolyline, segmentDistance } from "../src/edges";
-import { matchRank, rank } from "../src/quickadd";
-import { along, curvePoints, placeLabels, polylineHits, route, segmentHits } from "../src/router";
-import { placeMenu } from "../src/menu";
-import { usefulMessage } from "../src/words";
-import { fileName } from "../src/codepanel";
-import { activationText, family } from "../src/families";
-import { READABLE_SCALE, centreOn, readableFit } from "../src/geometry";
-import type { EdgeState, LayerState } from "../src/types";
+import { edgeAt, insertPlacement, nearestOnPolyline, segmentDistance } from "../src/scene/edges";
+import { matchRank, rank } from "../src/interaction/quickadd";
+import { along, curvePoints, placeLabels, polylineHits, route, segmentHits } from "../src/scene/router";
+import { placeMenu } from "../src/interaction/menu";
+import { usefulMessage } from "../src/base/words";
+import { fileName } from "../src/panels/codepanel";
+import { activationText, family } from "../src/scene/families";
+import { READABLE_SCALE, centreOn, readableFit } from "../src/mirror/geometry";
+import type { EdgeState, LayerState } from "../src/mirror/types";
 import { type Drawn, kernelLayer } from "./kernel";
 
 function layer(over: Partial<Drawn>, edges: EdgeState[] = []): LayerState {

@@ -1,7 +1,7 @@
 // Layers for tests as the kernel would send them: their box size and port layout are the
-// kernel's (kerascanvas/boxes.py), read from fixtures/boxes.json, which tests/test_shape.py
+// kernel's (kerascanvas/geometry/boxes.py), read from fixtures/boxes.json, which tests/test_shape.py
 // writes from the kernel (KC_WRITE_FIXTURES=1) and checks against it.
-import type { Call, EdgeState, FoldInfo, LayerState } from "../src/types";
+import type { Call, EdgeState, FoldInfo, LayerState } from "../src/mirror/types";
 import written from "./fixtures/boxes.json";
 
 const BOXES = written as unknown as Record<string, { w: number; h: number; ports: LayerState["ports"]; stack: number | null }>;

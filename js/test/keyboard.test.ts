@@ -2,14 +2,14 @@
 // gesture state, from a menu, a selection and a refusal, one step a press, until the host's
 // turn; the commands reach the edits and the store; a menu's entries run the edits they name.
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { Keyboard, type KeyboardHost } from "../src/keyboard";
-import { CanvasMenus, type MenusHost } from "../src/contextmenus";
-import type { Edits } from "../src/edits";
-import type { ContextMenu } from "../src/menu";
-import { type GestureEvent, pointerBusy } from "../src/machine";
-import { UiStore } from "../src/ui";
-import type { Port } from "../src/geometry";
-import type { EdgeState, GraphState, LayerState } from "../src/types";
+import { Keyboard, type KeyboardHost } from "../src/interaction/keyboard";
+import { CanvasMenus, type MenusHost } from "../src/interaction/contextmenus";
+import type { Edits } from "../src/interaction/edits";
+import type { ContextMenu } from "../src/interaction/menu";
+import { type GestureEvent, pointerBusy } from "../src/interaction/machine";
+import { UiStore } from "../src/interaction/ui";
+import type { Port } from "../src/mirror/geometry";
+import type { EdgeState, GraphState, LayerState } from "../src/mirror/types";
 import { type Drawn, kernelLayer } from "./kernel";
 
 const out: Port = { key: "out:a:0:0", kind: "out", layer: "a", call: 0, index: 0, label: "", at: { x: 0, y: 0 } };

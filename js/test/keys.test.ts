@@ -1,7 +1,7 @@
 // Which command a key press on the canvas means (keys.ts).
 import { describe, expect, it } from "vitest";
-import { type FocusedOn, type KeyContext, type KeyPress, keyCommand } from "../src/keys";
-import type { EdgeState } from "../src/types";
+import { type FocusedOn, type KeyContext, type KeyPress, keyCommand } from "../src/interaction/keys";
+import type { EdgeState } from "../src/mirror/types";
 
 const press = (key: string, over: Partial<KeyPress> = {}): KeyPress => ({ key, ctrl: false, shift: false, alt: false, ...over });
 const nowhere: FocusedOn = { port: null, toggle: null, edge: null, box: null, field: false };

@@ -1,7 +1,7 @@
 // Label placement with a spatial grid gives exactly what the plain all-pairs search gave.
 import { describe, expect, it } from "vitest";
-import type { Point, Rect } from "../src/geometry";
-import { RectGrid, along, labelSpots, placeLabels, polylineHits } from "../src/router";
+import type { Point, Rect } from "../src/mirror/geometry";
+import { RectGrid, along, labelSpots, placeLabels, polylineHits } from "../src/scene/router";
 
 /** A small deterministic random source (tests must not flake). */
 function random(seed: number): () => number {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { PROBLEMS_SHOWN, presentFamilies, problemItems } from "../src/legend";
-import type { GraphState, LayerState } from "../src/types";
+import { PROBLEMS_SHOWN, presentFamilies, problemItems } from "../src/panels/legend";
+import type { GraphState, LayerState } from "../src/mirror/types";
 
 const layer = (over: Partial<LayerState>) => ({ name: "l", class_name: "Dense", group: "core", is_input: false,
   inner_layers: null, ...over }) as LayerState;

@@ -1,9 +1,9 @@
 // The gesture machine (machine.ts): every state, how it is entered, and Esc and focus loss from
 // each one; a release after Esc finds idle (no half gesture).
 import { describe, expect, it } from "vitest";
-import { type Gesture, type GestureEvent, IDLE, escapable, nextGesture, pointerBusy } from "../src/machine";
-import type { Port } from "../src/geometry";
-import type { EdgeState } from "../src/types";
+import { type Gesture, type GestureEvent, IDLE, escapable, nextGesture, pointerBusy } from "../src/interaction/machine";
+import type { Port } from "../src/mirror/geometry";
+import type { EdgeState } from "../src/mirror/types";
 
 const out: Port = { key: "out:a:0:0", kind: "out", layer: "a", call: 0, index: 0, label: "", at: { x: 0, y: 0 } };
 const slot: Port = { key: "in:b:0:0", kind: "in", layer: "b", call: 0, index: 0, label: "", at: { x: 0, y: 50 } };

@@ -1,8 +1,8 @@
 // The minimap's viewport moves with the pointer from where it was taken; a press beside it
 // centres the view there.
 import { describe, expect, it } from "vitest";
-import { toWorld } from "../src/geometry";
-import { miniGrab, miniView, miniWorld } from "../src/minimap";
+import { toWorld } from "../src/mirror/geometry";
+import { miniGrab, miniView, miniWorld } from "../src/scene/minimap";
 
 const stage = { width: 800, height: 400 };
 

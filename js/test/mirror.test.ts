@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { callText, fieldText, grouped, paramsText, parseField, problemLines, search, shapeText, summary } from "../src/mirror";
-import { Client } from "../src/protocol";
-import { emptyState } from "../src/shape";
-import type { GraphState } from "../src/types";
+import { callText, fieldText, grouped, paramsText, parseField, problemLines, search, shapeText, summary } from "../src/mirror/mirror";
+import { Client } from "../src/mirror/protocol";
+import { emptyState } from "../src/mirror/shape";
+import type { GraphState } from "../src/mirror/types";
 import { kernelLayer } from "./kernel";
 
 const state: GraphState = {

@@ -1,12 +1,12 @@
 // The pure parts of the canvas's find bar, context menus, pointer gestures, toast and minimap.
 import { describe, expect, it } from "vitest";
-import { FindCursor, findLayers } from "../src/find";
-import { blankMenu, boxMenu, edgeMenu, placeMenu, visibleArea } from "../src/menu";
-import { classifyPress, doublePress, dragged, pressSelection } from "../src/pointer";
-import { toastSpot } from "../src/toast";
-import { boxesKey, sameKey, viewportRect } from "../src/minimap";
-import type { Port } from "../src/geometry";
-import type { EdgeState, LayerState } from "../src/types";
+import { FindCursor, findLayers } from "../src/interaction/find";
+import { blankMenu, boxMenu, edgeMenu, placeMenu, visibleArea } from "../src/interaction/menu";
+import { classifyPress, doublePress, dragged, pressSelection } from "../src/interaction/pointer";
+import { toastSpot } from "../src/panels/toast";
+import { boxesKey, sameKey, viewportRect } from "../src/scene/minimap";
+import type { Port } from "../src/mirror/geometry";
+import type { EdgeState, LayerState } from "../src/mirror/types";
 import { type Drawn, kernelLayer } from "./kernel";
 
 function layer(over: Partial<Drawn>, edges: EdgeState[] = []): LayerState {

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { ports } from "../src/geometry";
-import { markerRect, portLabels } from "../src/portlabels";
-import type { LayerState, Slots } from "../src/types";
+import { ports } from "../src/mirror/geometry";
+import { markerRect, portLabels } from "../src/scene/portlabels";
+import type { LayerState, Slots } from "../src/mirror/types";
 import written from "./fixtures/boxes.json";
 
 type Box = { w: number; h: number; ports: LayerState["ports"] };
 
-/** Every box of the kernel's geometry fixture (kerascanvas/boxes.py), as a layer at (100, 50). */
+/** Every box of the kernel's geometry fixture (kerascanvas/geometry/boxes.py), as a layer at (100, 50). */
 function fixtureLayers(): LayerState[] {
   return Object.entries(written as unknown as Record<string, Box>).map(([key, box], i) => {
     const [isInput, [kind, names, min, max], nOutputs, filled] = JSON.parse(key) as [boolean, [Slots["kind"], string[], number, number | null], number, number[]];

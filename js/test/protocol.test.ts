@@ -1,9 +1,9 @@
 import { describe, expect, it, vi } from "vitest";
-import { Client, type IntentFields, type IntentKind, type Model, intentFields, intentProblem, isIntentKind } from "../src/protocol";
-import { type Intent, connectIntent, insertIntent, keyIntent } from "../src/gestures";
-import { ports } from "../src/geometry";
-import type { EdgeState, LayerState } from "../src/types";
-import description from "../../kerascanvas/intents.json";
+import { Client, type IntentFields, type IntentKind, type Model, intentFields, intentProblem, isIntentKind } from "../src/mirror/protocol";
+import { type Intent, connectIntent, insertIntent, keyIntent } from "../src/interaction/gestures";
+import { ports } from "../src/mirror/geometry";
+import type { EdgeState, LayerState } from "../src/mirror/types";
+import description from "../../kerascanvas/canvas/intents.json";
 import cases from "./fixtures/intent_types.json";
 import { type Drawn, kernelLayer } from "./kernel";
 
@@ -31,7 +31,7 @@ function recorder(): Model & { sent: any[] } {
   return { sent, get: () => undefined, on: () => {}, off: () => {}, send: (m: any) => { sent.push(m); } } as any;
 }
 
-describe("the intents' one description (kerascanvas/intents.json)", () => {
+describe("the intents' one description (kerascanvas/canvas/intents.json)", () => {
   it("knows the kinds the kernel handles and nothing else", () => {
     expect(isIntentKind("connect")).toBe(true);
     expect(isIntentKind("state")).toBe(true);

@@ -1,8 +1,8 @@
-// The standalone view's read-only model (js/src/readonly.ts): answers from the embedded data,
+// The standalone view's read-only model (js/src/mirror/readonly.ts): answers from the embedded data,
 // view changes made locally the way the kernel makes them, edits refused.
 import { describe, expect, it } from "vitest";
-import { READ_ONLY, ReadOnlyModel, answer, edgeKey, withFold, type ViewerData } from "../src/readonly";
-import type { GraphState, LayerState, PortLayout } from "../src/types";
+import { READ_ONLY, ReadOnlyModel, answer, edgeKey, withFold, type ViewerData } from "../src/mirror/readonly";
+import type { GraphState, LayerState, PortLayout } from "../src/mirror/types";
 
 function layer(name: string, y: number, over: Partial<LayerState> = {}): LayerState {
   return { name, class_name: "Dense", group: "core", config: {}, is_input: false, x: 0, y, w: 180, h: 62, pinned: false,

@@ -1,8 +1,8 @@
 // The edge router: skip connections and edges going up run around boxes, never behind them, and
 // shape labels collide with no box and no other label.
 import { describe, expect, it } from "vitest";
-import type { Point, Rect } from "../src/geometry";
-import { placeLabels, polylineHits, route, segmentHits, sideOf } from "../src/router";
+import type { Point, Rect } from "../src/mirror/geometry";
+import { placeLabels, polylineHits, route, segmentHits, sideOf } from "../src/scene/router";
 
 const W = 180, H = 62; // a plain box
 
@@ -128,7 +128,7 @@ describe("labels", () => {
 
 describe("router: every box in the way counts", () => {
   it("a detour beside a row of boxes clears the far ones too (not only those within 400 px)", async () => {
-    const { BoxIndex } = await import("../src/obstacles");
+    const { BoxIndex } = await import("../src/scene/obstacles");
     // a row of boxes 10 px apart under the source: the lane must go past the whole row
     const src = box(0, 0), dst = box(0, 200);
     const rects = new Map<string, Rect>([["src", src], ["dst", dst]]);
@@ -140,7 +140,7 @@ describe("router: every box in the way counts", () => {
   });
 
   it("the index gives each edge only the boxes in its vertical span, at any distance to the side", async () => {
-    const { BoxIndex } = await import("../src/obstacles");
+    const { BoxIndex } = await import("../src/scene/obstacles");
     const rects = new Map<string, Rect>();
     for (let i = 0; i < 2000; i++) rects.set(`b${i}`, box((i % 40) * 240, Math.floor(i / 40) * 100));
     const index = new BoxIndex(rects);

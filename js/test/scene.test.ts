@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { contentKey, edgeKey } from "../src/scene";
-import { portName } from "../src/portlabels";
-import type { EdgeState, LayerState } from "../src/types";
+import { contentKey, edgeKey } from "../src/scene/scene";
+import { portName } from "../src/scene/portlabels";
+import type { EdgeState, LayerState } from "../src/mirror/types";
 import { type Drawn, kernelLayer } from "./kernel";
 
 function layer(over: Partial<Drawn> = {}, edges: EdgeState[] = []): LayerState {

@@ -1,17 +1,17 @@
-// The mirrored state's one description (kerascanvas/state.json): the types are generated from it,
+// The mirrored state's one description (kerascanvas/mirror/state.json): the types are generated from it,
 // and the fixtures tests/test_shape.py writes from the kernel, and checks there, pass the same
 // checks here (and the broken ones fail at the same place).
 import { describe, expect, it } from "vitest";
-import description from "../../kerascanvas/state.json";
-import { type Description, generate } from "../src/shapegen";
-import { VIEW_ROW, boxLayer, diffProblem, emptyState, stateProblem, viewRow } from "../src/shape";
-import generated from "../src/statetypes.ts?raw";
+import description from "../../kerascanvas/mirror/state.json";
+import { type Description, generate } from "../src/mirror/shapegen";
+import { VIEW_ROW, boxLayer, diffProblem, emptyState, stateProblem, viewRow } from "../src/mirror/shape";
+import generated from "../src/mirror/statetypes.ts?raw";
 import states from "./fixtures/states.json";
 import diffs from "./fixtures/diffs.json";
-import type { GraphState } from "../src/types";
+import type { GraphState } from "../src/mirror/types";
 
 describe("the description", () => {
-  it("is what src/statetypes.ts was generated from (npm run gen:types after changing it)", () => {
+  it("is what src/mirror/statetypes.ts was generated from (npm run gen:types after changing it)", () => {
     expect(generated).toBe(generate(description as Description));
   });
 

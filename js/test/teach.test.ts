@@ -1,10 +1,10 @@
 // Keras's walk, the forward pass, outputs and the node view: the pure parts of the teaching views.
 import { describe, expect, it } from "vitest";
-import { type DepthStep, type ForwardStep, forwardAt, forwardStepText, walkAt, walkStepText } from "../src/walk";
-import { playerKey, playerTitle, shownAt } from "../src/teach";
-import { boxStatus, nodeBadge } from "../src/walkdraw";
-import { moveOutput, outputsIntent, renameKey, toggleOutput, withKeys } from "../src/outputs";
-import { layoutNodes, tensorLabel } from "../src/nodeview";
+import { type DepthStep, type ForwardStep, forwardAt, forwardStepText, walkAt, walkStepText } from "../src/teaching/walk";
+import { playerKey, playerTitle, shownAt } from "../src/teaching/teach";
+import { boxStatus, nodeBadge } from "../src/teaching/walkdraw";
+import { moveOutput, outputsIntent, renameKey, toggleOutput, withKeys } from "../src/teaching/outputs";
+import { layoutNodes, tensorLabel } from "../src/teaching/nodeview";
 
 // inp -> A, inp2 -> A (call 1), A -> B -> C; outputs (A,1,0), (C,0,0): as the kernel sends it
 const WALK: DepthStep[] = [

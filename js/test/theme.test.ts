@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type HostSignals, detectTheme, themeVariables } from "../src/theme";
+import { type HostSignals, detectTheme, themeVariables } from "../src/canvas/theme";
 
 const nothing: HostSignals = { jupyterVariables: false, jupyterLight: null, vscode: null, colab: null,
   marimo: false, darkClass: false, prefersDark: false };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { toolbarButtons } from "../src/toolbar";
+import { toolbarButtons } from "../src/panels/toolbar";
 
 describe("the toolbar", () => {
   it("groups its buttons and offers Save and Load only for a canvas with a file", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { chartData, deviceText, progressText } from "../src/training";
+import { chartData, deviceText, progressText } from "../src/training/training";
 
 describe("training panel", () => {
   it("aligns running training values with per-epoch validation values", () => {

@@ -1,8 +1,8 @@
 // The interaction store (ui.ts): named actions, one notification per batch, Esc's order.
 import { describe, expect, it } from "vitest";
-import { UiStore } from "../src/ui";
-import type { Port } from "../src/geometry";
-import type { EdgeState } from "../src/types";
+import { UiStore } from "../src/interaction/ui";
+import type { Port } from "../src/mirror/geometry";
+import type { EdgeState } from "../src/mirror/types";
 
 const out: Port = { key: "out:a:0:0", kind: "out", layer: "a", call: 0, index: 0, label: "", at: { x: 0, y: 0 } };
 const edge: EdgeState = { src: ["a", 0, 0], dst: ["b", 0, 0], shape: null, dtype: null, built: true };

@@ -147,8 +147,8 @@ def browser():
         b.close()
 
 
-# What the front end says on the console when it sends an intent that kerascanvas/intents.json
-# refuses (js/src/protocol.ts): a test that made one fails, whatever else it asserts.
+# What the front end says on the console when it sends an intent that kerascanvas/canvas/intents.json
+# refuses (js/src/mirror/protocol.ts): a test that made one fails, whatever else it asserts.
 MISTYPED_INTENT = "kerascanvas: an intent the description"
 
 

@@ -104,7 +104,7 @@ def shown_on_box(page, name):
 
 
 def words(a):
-    """What the box says of a recorded activation (js/src/epochs.ts: activationText)."""
+    """What the box says of a recorded activation (js/src/training/epochs.ts: activationText)."""
     return f"mean {a['mean']:.3f} std {a['std']:.3f} zeros {math.floor(a['zeros'] * 100 + 0.5)}%"
 
 

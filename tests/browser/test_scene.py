@@ -6,7 +6,7 @@ import json
 import pytest
 
 import kerascanvas as kc
-from kerascanvas import kinds
+from kerascanvas.kinds import kinds
 
 from .conftest import box, open_notebook, screenshot, static_site
 

@@ -1,0 +1,264 @@
+// The training panel: options, Train / Stop, progress, device, and live curves (uPlot).
+import type { AnyModel } from "@anywidget/types";
+import uPlot from "uplot";
+import { clear, el } from "../base/dom";
+import type { Client, Model } from "../mirror/protocol";
+import { type InsightDetail, type InsightSummary, InsightPanel, decorate, readStrips } from "./insights";
+
+export interface TrainingView {
+  status?: { state: string; epoch: number; epochs: number; batch: number; batches: number | null;
+    eta_s: number | null; device: string; message: string; traceback: string | null };
+  history?: Record<string, (number | null)[]>;
+  curve?: Record<string, number | null>[];
+  run?: number | null;
+  undone?: boolean;                 // the run shown was undone (Ctrl+Z): its weights are gone
+}
+
+export const UNDONE = "Undone (Ctrl+Z): the weights from before this run are back, and its records are gone. Redo (Ctrl+Shift+Z) brings them back.";
+
+/** The panel's message: the run's own, or that it was undone. */
+export function messageText(view: TrainingView): string {
+  const s = view.status;
+  if (view.undone) return UNDONE;
+  if (!s) return "";
+  return s.traceback ? `${s.message}\n${s.traceback}` : s.message ?? "";
+}
+
+/** Where a box's decorations go and how big the box is (scene.decor); null when not drawn. */
+export type Decor = (name: string) => { g: SVGGElement; width: number; height: number } | null;
+
+/** Chart data: x = progress in epochs; running training values and per-epoch validation values. */
+export function chartData(view: TrainingView): { labels: string[]; data: (number | null)[][] } {
+  const curve = view.curve ?? [];
+  const history = view.history ?? {};
+  const trainKeys = [...new Set(curve.flatMap((p) => Object.keys(p)))].filter((k) => k !== "epoch");
+  const valKeys = Object.keys(history).filter((k) => k.startsWith("val_"));
+  const xs = new Set<number>(curve.map((p) => p.epoch as number));
+  const epochs = valKeys.length ? history[valKeys[0]].length : 0;
+  for (let e = 1; e <= epochs; e++) xs.add(e);
+  const x = [...xs].sort((a, b) => a - b);
+  const at = new Map(x.map((v, i) => [v, i]));
+  const series = [...trainKeys, ...valKeys].map(() => new Array<number | null>(x.length).fill(null));
+  for (const p of curve) trainKeys.forEach((k, i) => { series[i][at.get(p.epoch as number)!] = p[k] ?? null; });
+  valKeys.forEach((k, j) => history[k].forEach((v, e) => { series[trainKeys.length + j][at.get(e + 1)!] = v; }));
+  return { labels: [...trainKeys, ...valKeys], data: [x, ...series] };
+}
+
+/** "Keras backend: jax · device: GPU: NVIDIA H100" (either part left out when unknown). */
+export function deviceText(backend: string, device: string | null): string {
+  const parts = [backend ? `Keras backend: ${backend}` : "", device ? `device: ${device}` : ""];
+  return parts.filter(Boolean).join(" · ");
+}
+
+export function progressText(view: TrainingView): string {
+  const s = view.status;
+  if (!s) return "Not trained yet.";
+  if (view.undone) return `undone · was ${s.state} at epoch ${s.epoch}/${s.epochs}`;
+  const batches = s.batches ? `/${s.batches}` : "";
+  const eta = s.eta_s !== null && s.state === "running" ? ` · ${Math.ceil(s.eta_s)} s left` : "";
+  return `${s.state} · epoch ${s.epoch}/${s.epochs} · batch ${s.batch}${batches}${eta}`;
+}
+
+/** An axis's tick labels with as many decimals as the step between ticks needs, so that ticks
+ * 0.0001 apart do not all read "2.303" (uPlot's default keeps at most 3 decimals). */
+export function tickLabels(splits: number[], step: number): string[] {
+  const decimals = Number.isFinite(step) && step > 0 ? Math.min(12, Math.max(0, Math.ceil(-Math.log10(step) - 1e-9))) : 3;
+  return splits.map((v) => (v == null || !Number.isFinite(v) ? "" : v.toFixed(decimals)));
+}
+
+/** An axis's width in pixels for its tick labels (uPlot's fixed 50 lets a long label run into
+ * the axis's title). */
+export function axisSize(values: readonly (string | null)[] | null | undefined): number {
+  const longest = Math.max(3, ...(values ?? []).map((v) => (typeof v === "string" ? v.length : 0)));
+  return 26 + 7 * longest;
+}
+
+const COLORS = ["#1976d2", "#e65100", "#2e7d32", "#6a1b9a", "#c62828", "#00838f", "#5d4037", "#ad1457"];
+
+export class TrainingPanel {
+  readonly root: HTMLElement;
+  private progress: HTMLProgressElement;
+  private text: HTMLElement;
+  private device: HTMLElement;
+  private backend = "";
+  private idleDevice = "";
+  private message: HTMLElement;
+  private chartHost: HTMLElement;
+  private chart: uPlot | null = null;
+  private labels = "";
+  private fields: Record<string, HTMLInputElement | HTMLSelectElement> = {};
+
+  constructor(private model: Model, private client: Client, private onError: (m: string) => void) {
+    this.root = el("details", { class: "kc-training" });
+    this.root.append(el("summary", {}, "Train"));
+    const choices = model.get("train_choices") ?? { optimizers: ["adam"], losses: ["auto"], metrics: [] };
+    this.backend = typeof choices.backend === "string" ? choices.backend : "";
+    this.idleDevice = typeof choices.device === "string" ? choices.device : "";
+    const form = el("div", { class: "kc-train-form" });
+    const select = (name: string, options: string[], value: string, multiple = false) => {
+      const s = el("select", { "aria-label": name, class: "kc-field" });
+      if (multiple) s.multiple = true;
+      for (const o of options) { const opt = el("option", { value: o }, o); if (o === value) opt.selected = true; s.append(opt); }
+      this.fields[name] = s;
+      return s;
+    };
+    const number = (name: string, value: string, step: string) => {
+      const i = el("input", { type: "number", value, step, "aria-label": name, class: "kc-field" });
+      this.fields[name] = i;
+      return i;
+    };
+    const rows: [string, HTMLElement][] = [
+      ["optimizer", select("optimizer", choices.optimizers, "adam")],
+      ["learning rate", number("learning_rate", "0.001", "any")],
+      ["loss", select("loss", choices.losses, "auto")],
+      ["metrics", select("metrics", choices.metrics, "accuracy", true)],
+      ["epochs", number("epochs", "5", "1")],
+      ["batch size", number("batch_size", "32", "1")],
+      ["validation split", number("validation_split", "0.2", "0.05")],
+      ["devices", select("strategy", choices.strategies ?? ["auto"], "auto")],
+    ];
+    for (const [label, input] of rows) {
+      input.setAttribute("aria-label", label); // what a screen reader says: the label shown
+      const r = el("label", { class: "kc-row" });
+      r.append(el("span", {}, label), input);
+      form.append(r);
+    }
+    const buttons = el("div", { class: "kc-toolbar" });
+    const train = el("button", { class: "kc-button", "aria-label": "Train" }, "Train");
+    const stop = el("button", { class: "kc-button", "aria-label": "Stop" }, "Stop");
+    train.addEventListener("click", () => this.train());
+    stop.addEventListener("click", () => this.client.send("stop"));
+    buttons.append(train, stop);
+    this.progress = el("progress", { max: "1", value: "0", class: "kc-progress", "aria-label": "training progress" });
+    this.text = el("div", { class: "kc-muted", role: "status" }, "Not trained yet.");
+    this.device = el("div", { class: "kc-muted kc-device" }, deviceText(this.backend, this.idleDevice));
+    this.message = el("pre", { class: "kc-train-message" });
+    this.chartHost = el("div", { class: "kc-chart", "aria-label": "training curves" });
+    const left = el("div");
+    left.append(form, buttons, this.progress, this.text, this.device);
+    const body = el("div", { class: "kc-train-body" });
+    body.append(left, this.chartHost);
+    this.insightPanel = new InsightPanel(model);
+    this.root.append(body, this.message, this.insightPanel.root);
+    this.update(model.get("training") ?? {});
+    const problems = () => readStrips(model.get("insight_strips")).layers?.[this.insightPanel.layer ?? ""]?.problems ?? [];
+    this.onSummary = () => { this.showInsights(); this.insightPanel.setProblems(problems()); };
+    this.onDetail = () => { this.insightPanel.update(model.get("insight_detail") ?? {}); this.insightPanel.setProblems(problems()); };
+    model.on("change:insight_strips", this.onSummary);
+    model.on("change:insight_detail", this.onDetail);
+    this.onDetail();
+  }
+
+  private insightPanel: InsightPanel;
+  private onSummary: () => void;
+  private onDetail: () => void;
+  private decor: Decor | null = null;
+  private boxes: string[] = [];
+  private decorated: string[] = [];
+
+  /** Called after the canvas draws: each drawn box gets its live strip and problem mark, and the
+   * one selected box's histograms are asked for. */
+  showInsights(decor: Decor | null = this.decor, selected?: ReadonlySet<string>, names?: string[]): void {
+    this.decor = decor;
+    if (names) this.boxes = names;
+    const summary: InsightSummary = readStrips(this.model.get("insight_strips"));
+    const layers = summary.layers ?? {};
+    if (decor) { // only boxes with records, and those that had some (a big drawing pays nothing)
+      const drawn = new Set(this.boxes);
+      const now = Object.keys(layers).filter((n) => drawn.has(n));
+      for (const name of new Set([...this.decorated, ...now])) {
+        const d = decor(name);
+        if (d) decorate(d.g, layers[name], d.width, d.height);
+      }
+      this.decorated = now;
+    }
+    if (selected) {
+      const focus = selected.size === 1 ? [...selected][0] : "";
+      // (a box without records too: the panel then stops showing another box's, and shows
+      // this one's as they land)
+      if (focus && focus !== this.model.get("insight_focus")) {
+        const writable = this.model as Partial<Pick<AnyModel, "set" | "save_changes">>;
+        writable.set?.("insight_focus", focus); // a trait the kernel checks (a known box name)
+        writable.save_changes?.();
+      }
+    }
+  }
+
+  private async train(): Promise<void> {
+    const f = this.fields;
+    const metrics = [...(f.metrics as HTMLSelectElement).selectedOptions].map((o) => o.value);
+    const reply = await this.client.send("train", {
+      optimizer: f.optimizer.value, learning_rate: Number(f.learning_rate.value), loss: f.loss.value, metrics,
+      epochs: Number(f.epochs.value), batch_size: Number(f.batch_size.value), validation_split: Number(f.validation_split.value),
+      strategy: f.strategy.value,
+    });
+    if (!reply.ok) { this.message.textContent = reply.error ?? "refused"; this.onError(reply.error ?? "refused"); }
+  }
+
+  update(view: TrainingView): void {
+    const s = view.status;
+    this.text.textContent = progressText(view);
+    if (s) {
+      const done = s.epochs ? (Math.max(0, s.epoch - 1) + (s.batches ? s.batch / s.batches : 0)) / s.epochs : 0;
+      this.progress.value = s.state === "finished" ? 1 : Math.min(1, done);
+      this.device.textContent = deviceText(this.backend, s.device ?? this.idleDevice);
+      this.root.classList.toggle("kc-failed", s.state === "failed" && !view.undone);
+    }
+    this.message.textContent = messageText(view);
+    this.root.classList.toggle("kc-undone", !!view.undone); // its curves greyed
+    this.lastView = view;
+    this.draw(view);
+  }
+
+  private theme = "";
+
+  private draw(view: TrainingView): void {
+    const { labels, data } = chartData(view);
+    if (!labels.length || data[0].length < 1) return;
+    const key = labels.join(",");
+    const ink = themeInk(this.root);
+    if (!this.chart || key !== this.labels || ink.text + ink.grid !== this.theme) {
+      this.chart?.destroy();
+      clear(this.chartHost);
+      this.labels = key;
+      this.theme = ink.text + ink.grid;
+      // loss on the left axis, every other metric (accuracy...) on its own axis on the right
+      const metric = (label: string) => !/loss$/.test(label);
+      const axis = (extra: uPlot.Axis = {}): uPlot.Axis => ({ stroke: ink.text, grid: { stroke: ink.grid, width: 1 }, ticks: { stroke: ink.grid, width: 1 },
+        values: (_u: uPlot, splits: number[], _axis: number, _space: number, step: number) => tickLabels(splits, step), ...extra });
+      const hasMetric = labels.some(metric);
+      this.chart = new uPlot({
+        width: 420, height: 220, scales: { x: { time: false }, loss: {}, metric: {} },
+        series: [{ label: "epoch" }, ...labels.map((label, i) => ({ label, scale: metric(label) ? "metric" : "loss",
+          stroke: COLORS[i % COLORS.length], spanGaps: true, width: label.startsWith("val_") ? 2 : 1.5,
+          dash: label.startsWith("val_") ? [6, 3] : undefined }))],
+        axes: [axis({ label: "epoch" }), axis({ scale: "loss", label: "loss", size: (_u: uPlot, values: string[]) => axisSize(values) }),
+          ...(hasMetric ? [axis({ scale: "metric", side: 1, label: "metric", grid: { show: false }, size: (_u: uPlot, values: string[]) => axisSize(values) })] : [])],
+      }, data as uPlot.AlignedData, this.chartHost);
+    } else {
+      this.chart.setData(data as uPlot.AlignedData);
+    }
+  }
+
+  /** Redraw the chart in the current theme's colours (JupyterLab switched theme). */
+  retheme(): void {
+    if (this.lastView) this.draw(this.lastView);
+  }
+
+  private lastView: TrainingView | null = null;
+
+  destroy(): void {
+    this.model.off("change:insight_strips", this.onSummary);
+    this.model.off("change:insight_detail", this.onDetail);
+    this.insightPanel.destroy();
+    this.chart?.destroy();
+  }
+}
+
+/** The chart's ink from JupyterLab's theme variables (uPlot draws on a canvas: CSS cannot reach it). */
+export function themeInk(node: Element): { text: string; grid: string } {
+  const css = getComputedStyle(node);
+  const text = css.getPropertyValue("--jp-ui-font-color1").trim() || "#222";
+  const grid = css.getPropertyValue("--jp-border-color2").trim() || "rgba(128,128,128,0.3)";
+  return { text, grid };
+}

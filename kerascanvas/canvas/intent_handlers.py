@@ -1,0 +1,362 @@
+"""What each intent from the browser does: one table, intent kind -> handler, and one dispatch.
+
+A handler takes the canvas it answers for (through `Host`, the few public things an intent may use:
+its Graph, its file, its training) and the message, whose fields it reads through intent_checks.py;
+it edits through the same Graph methods Python code calls and returns the intent's result. Kinds and
+field types come from intents.json (intents.py), which the front end reads too."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, NamedTuple, Protocol
+
+from ..kinds import catalog, kinds
+from . import intents, placement
+from .. import limits
+from . import intent_checks as check
+from ..errors import EditError
+from ..graph.graph import Graph
+from .intent_checks import IntentError
+from ..words import canvas_words
+
+
+class Host(Protocol):
+    """What intents may use of the canvas besides its Graph (kc.Canvas is one)."""
+
+    graph: Graph
+
+    def save(self) -> None: ...
+
+    def load(self) -> None: ...
+
+    def fit(self, block: bool = True, **fit_kwargs: Any) -> Any: ...
+
+    def stop(self) -> None: ...
+
+    def wire_state(self) -> dict: ...
+
+    @property
+    def training_data(self) -> tuple | None: ...
+
+
+class Intent(NamedTuple):
+    """A handler, and whether the intent may change the drawing (an edit refused after it ran,
+    its new state too big to send, is undone)."""
+
+    handler: Callable[[Host, dict], Any]
+    edits: bool
+
+
+def dispatch(host: Host, message: Any) -> Any:
+    """Apply one intent (a dict from the browser) for `host`; returns its result. IntentError
+    (or the Graph's EditError) says why it was refused; nothing changed then."""
+    if not isinstance(message, dict):
+        raise IntentError(f"An intent is an object, got {type(message).__name__}.")
+    try:
+        kind = intents.check(message)  # a kind the description knows, its fields' types
+    except ValueError as e:
+        raise IntentError(str(e)) from None
+    return INTENTS[kind].handler(host, message)
+
+
+def edits(kind: Any) -> bool:
+    """Whether intent `kind` may change the drawing (False for reads and unknown kinds)."""
+    return isinstance(kind, str) and kind in INTENTS and INTENTS[kind].edits
+
+
+# ----- edits ------------------------------------------------------------------------------------
+
+def _stable(g: Graph, edit: Callable[[], Any]) -> Any:
+    """An edit that leaves every box where it is (the layout does not move them)."""
+    with g.batch():
+        placement.freeze(g)
+        return edit()
+
+
+def _place(g: Graph, name: str, m: dict) -> None:
+    """A dropped box lands at (x, y), or in the nearest free space (never on another box)."""
+    at = check.drop_point(m)
+    if at is not None:
+        placement.place(g, name, at, check.view(m))
+
+
+def _add_layer(host: Host, m: dict) -> str:
+    g = host.graph
+    class_name = m.get("class_name")
+    if not kinds.offered(class_name):  # catalog, allow-listed keras.ops, registered classes
+        raise IntentError(f"{class_name!r:.80} is not a layer the canvas offers.")
+    src = None if m.get("src") is None else check.port(m, "src")
+    with g.batch():
+        placement.freeze(g)
+        name = g.add_layer(class_name, check.optional_name(m), **check.config(m))
+        _place(g, name, m)
+        if src is not None:  # a wire dropped in empty space: the new layer takes its tensor
+            g.connect(src, name)
+    return name
+
+
+def _add_input(host: Host, m: dict) -> str:
+    g = host.graph
+    dtype = check.input_dtype(m.get("dtype", "float32"))
+    with g.batch():
+        placement.freeze(g)
+        name = g.add_input(check.shape(m), check.optional_name(m), dtype=dtype)
+        _place(g, name, m)
+    return name
+
+
+def _configure(host: Host, m: dict) -> None:
+    g = host.graph
+    name, config = check.layer_name(m), check.config(m)
+    if "name" in config:  # the inspector's name field sends a rename (Keras names are unique)
+        raise IntentError("Change the name in the name field (or Rename in the box's menu).")
+    if name in g.inputs and "dtype" in config:  # the same dtypes as add_input
+        check.input_dtype(config["dtype"])
+    g.configure(name, **config)
+
+
+def _configure_call(host: Host, m: dict) -> None:
+    """A call's settings edited in the inspector: one undo step."""
+    g = host.graph
+    name, call = check.layer_name(m), check.index(m, "call")
+    if name not in g.layers:
+        raise IntentError(f"There is no layer named {name!r:.80}.")
+    if call >= g.calls(name):
+        raise IntentError(f"{name} has calls 0..{g.calls(name) - 1}; there is no call {call}.")
+    g.configure_call(name, call, **check.call_settings(m["settings"]))
+
+
+def _connect(edit: Callable) -> Callable[[Host, dict], None]:
+    """connect or disconnect: the edge from port `src` into slot `dst`."""
+    def handler(host: Host, m: dict) -> None:
+        dst, call, slot = check.slot(m, "dst", optional_slot=True)
+        _stable(host.graph, lambda: edit(host.graph, check.port(m, "src"), dst, call=call,
+                                          slot=slot))
+    return handler
+
+
+def _remove(host: Host, m: dict) -> None:
+    g = host.graph
+    names = check.names(m)
+    bridge = m.get("bridge", False) is True
+    try:
+        with g.batch():
+            placement.freeze(g)
+            for name in names:
+                g.remove(name, bridge=bridge)
+    except EditError as e:
+        if not bridge or "Keras refused" not in str(e):
+            raise
+        # which gesture failed comes before Keras's reason, with the one that works
+        joined = ", ".join(names)
+        raise EditError(f"{joined} cannot be deleted keeping the chain joined (Delete alone "
+                        f"removes it and its edges): {e}") from e
+
+
+def _insert_layer(host: Host, m: dict) -> str:
+    """A palette layer dropped on a wire: added, placed there, and put into the wire (one undo
+    step); the boxes below the wire make room when it is too short."""
+    g = host.graph
+    class_name = m["class_name"]
+    if class_name not in catalog.names():
+        raise IntentError(f"{class_name!r:.80} is not a layer the canvas offers.")
+    src, dst = check.port(m, "src"), check.slot(m, "dst")
+    with g.batch():
+        placement.freeze(g)
+        name = g.add_layer(class_name)
+        at = check.drop_point(m)
+        if at is not None:
+            placement.place_on_wire(g, name, src, at)
+        g.insert(name, src, dst[0], dst[1], dst[2])
+    return name
+
+
+def _duplicate(host: Host, m: dict) -> dict:
+    """Copies of boxes (paste): placed together in free space in the view when the browser says
+    where it looks, leaving every other box where it is."""
+    g = host.graph
+    names = check.names(m)
+    view = check.view(m)
+    with g.batch():
+        placement.freeze(g)
+        mapping = g.duplicate(names)
+        if view is not None:
+            placement.place_copies(g, names, mapping, view)
+    return mapping
+
+
+def _rewire(host: Host, m: dict) -> None:
+    """An edge's end dragged to another slot (`new`), or to empty space (`new` null: unplugged)."""
+    g = host.graph
+    new = None if m.get("new") is None else check.slot(m, "new", optional_slot=True)
+    _stable(g, lambda: g.rewire(check.port(m, "src"), check.slot(m, "old"), new))
+
+
+def _set_outputs(host: Host, m: dict) -> None:
+    """The model's outputs marked and ordered on the canvas (internals.py): one undo step."""
+    from ..teaching.internals import set_outputs_intent
+
+    set_outputs_intent(host.graph, m["outputs"], m.get("keys"), lambda p: check.port({"p": p}, "p"))
+
+
+# ----- reads ------------------------------------------------------------------------------------
+
+def _layer(host: Host, m: dict) -> str:
+    """The drawn layer `name` names (IntentError when there is none)."""
+    name = check.layer_name(m)
+    if name not in host.graph.layers:
+        raise IntentError(f"There is no layer named {name!r:.80}.")
+    return name
+
+
+def _accepts(host: Host, m: dict) -> dict:
+    """Which catalog classes and which free slots of the drawing take the tensor of port `src`
+    (asked once per wire drag)."""
+    from ..kinds.accepts import classes_accepting, ports_accepting
+
+    g = host.graph
+    src = check.port(m, "src")
+    if src[0] not in g.layers:
+        raise IntentError(f"There is no layer named {src[0]!r:.80}.")
+    tensor = g.tensor(src)
+    if tensor is None:  # a pending call: its shape is not known yet, everything is offered
+        return {"classes": None, "accept": [], "refuse": []}
+    return {"classes": classes_accepting(tensor), **ports_accepting(g, tensor)}
+
+
+def _explain(host: Host, m: dict) -> dict:
+    """The teaching view of a layer: its nodes with their Keras 2 coordinates, read live."""
+    g, name = host.graph, _layer(host, m)
+    nodes = len(g.keras_layer(name)._inbound_nodes)
+    return {"layer": g.explain_layer(name).data,
+            "nodes": [g.explain_node(name, k).data for k in range(nodes)]}
+
+
+def _explain_edge(host: Host, m: dict) -> dict:
+    """The KerasTensor an edge carries and its _keras_history."""
+    return host.graph.explain_edge(check.port(m, "src"), *check.slot(m, "dst")).data
+
+
+def _depth_steps(host: Host, m: dict) -> list:
+    """Seed 000's depth computation on this graph, as steps the canvas plays back."""
+    from ..teaching.teaching import walk_payload
+
+    return walk_payload(host.graph)
+
+
+def _forward_steps(host: Host, m: dict) -> list:
+    """The forward pass node by node on one real sample: shapes, statistics, small pictures."""
+    model = host.graph.model
+    if model is not None:  # before any sample is made or read
+        limits.check_forward(model)
+    return [s.payload() for s in host.graph.forward_steps(_sample(host))]
+
+
+def _sample(host: Host) -> Any:
+    """One sample for the forward-pass view: the first of the training data if there is any,
+    else random values of the inputs' shapes."""
+    import numpy as np
+
+    data = host.training_data
+    x = data[0] if data else None
+    if isinstance(x, np.ndarray):
+        return x[:1]
+    if isinstance(x, (list, tuple)) and all(isinstance(a, np.ndarray) for a in x):
+        return [a[:1] for a in x]
+    model = host.graph.model
+    if model is None:
+        raise IntentError("The drawing is not a model yet: " + "; ".join(map(str, host.graph.problems)))
+    limits.check_forward(model)  # before a sample of the inputs' shapes is made
+    rng = np.random.default_rng(0)
+    sample = [rng.random((1, *(d or 1 for d in t.shape[1:])), dtype=np.float32).astype(t.dtype)
+              for t in model.inputs]
+    return sample if len(sample) > 1 else sample[0]
+
+
+def _internals(host: Host, m: dict) -> dict:
+    from ..teaching.internals import internals
+
+    return internals(host.graph, check.layer_name(m))
+
+
+def _node_graph(host: Host, m: dict) -> dict:
+    from ..teaching.internals import node_graph
+
+    return node_graph(host.graph)
+
+
+def _code(host: Host, m: dict) -> dict:
+    """The export-code panel's text: `g.to_code()`, or why there is none yet."""
+    try:
+        return {"code": host.graph.to_code(), "error": None}
+    except (EditError, ValueError, TypeError, RuntimeError) as e:
+        return {"code": None, "error": canvas_words(str(e))}
+
+
+def _export_html(host: Host, m: dict) -> dict:
+    """The Export HTML button's file: the standalone read-only view (kerascanvas/io/standalone.py)."""
+    from ..io.standalone import html
+
+    return {"html": html(host.graph), "name": host.graph.name}
+
+
+def _state(host: Host, m: dict) -> dict:
+    """The whole state, when the browser lost a diff (or holds a stale snapshot)."""
+    check.state_request(m)
+    return host.wire_state()
+
+
+def _train(host: Host, m: dict) -> None:
+    """The Train button: a run in the background, with the panel's checked options."""
+    host.fit(block=False, **check.panel_options(m))
+
+
+def _edit(handler: Callable[[Host, dict], Any]) -> Intent:
+    return Intent(handler, edits=True)
+
+
+def _read(handler: Callable[[Host, dict], Any]) -> Intent:
+    return Intent(handler, edits=False)
+
+
+INTENTS: dict[str, Intent] = {
+    # reads: they change nothing in the drawing
+    "explain": _read(_explain),
+    "explain_edge": _read(_explain_edge),
+    "depth_steps": _read(_depth_steps),
+    "forward_steps": _read(_forward_steps),
+    "internals": _read(_internals),
+    "node_graph": _read(_node_graph),
+    "accepts": _read(_accepts),
+    "code": _read(_code),
+    "export_html": _read(_export_html),
+    "state": _read(_state),
+    # edits of the drawing, each one undo step
+    "set_outputs": _edit(_set_outputs),
+    "add_layer": _edit(_add_layer),
+    "add_input": _edit(_add_input),
+    "connect": _edit(_connect(Graph.connect)),
+    "disconnect": _edit(_connect(Graph.disconnect)),
+    "remove": _edit(_remove),
+    "rename": _edit(lambda h, m: h.graph.rename(check.layer_name(m), check.layer_name(m, "new_name"))),
+    "configure": _edit(_configure),
+    "add_call": _edit(lambda h, m: h.graph.add_call(check.layer_name(m))),
+    "remove_call": _edit(lambda h, m: h.graph.remove_call(check.layer_name(m), check.index(m, "call"))),
+    "configure_call": _edit(_configure_call),
+    "move": _edit(lambda h, m: h.graph.move(check.layer_name(m), check.number(m, "x"),
+                                            check.number(m, "y"))),
+    "arrange": _edit(lambda h, m: h.graph.arrange()),
+    "expand": _edit(lambda h, m: h.graph.expand(check.layer_name(m), m["open"])),
+    "fold": _edit(lambda h, m: h.graph.fold(check.layer_name(m), m["folded"])),
+    "fold_all": _edit(lambda h, m: h.graph.fold_all(m["folded"])),
+    "duplicate": _edit(_duplicate),
+    "insert_layer": _edit(_insert_layer),
+    "rewire": _edit(_rewire),
+    "undo": _edit(lambda h, m: h.graph.undo()),
+    "redo": _edit(lambda h, m: h.graph.redo()),
+    # the canvas's file and training (what its buttons do)
+    "save": _read(lambda h, m: h.save()),
+    "load": _read(lambda h, m: h.load()),  # a new drawing with a fresh history: nothing to undo
+    "train": _read(_train),
+    "stop": _read(lambda h, m: h.stop()),
+}

@@ -1,0 +1,536 @@
+"""The program one training-insights record runs (recording.py's Recorder takes the records).
+
+`measure(model, probe, cache)` gives the model's `Measure`: the layout of its records (each
+layer's weights, then each layer's output), and one program, compiled for the backend, that
+computes a whole record where the tensors live: one forward pass on the probe batch gives the
+gradients and the activations (tf.GradientTape, jax.grad over the model's stateless loss,
+torch.autograd.grad), then tensor_stats summarizes every weight and output, stacked by size,
+into one vector; `rows` brings that vector to the host.
+
+Why it is long: one compiled program: the probe's forward pass, gradients and statistics are traced
+together, once per model, and must stay in step.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import contextlib
+import functools
+import time
+from collections.abc import Callable
+from typing import Any
+
+import keras
+import numpy as np
+from keras import ops
+
+from . import tensor_stats
+from ..network.detached import array_refs, held_values, same_arrays
+
+DEAD_SHARE = 0.99  # a unit zero on at least this share of the probe batch is dead
+# The probe pass runs as training does (BatchNormalization on the batch's statistics, Dropout
+# dropping), in a stateless call whose state updates are dropped: the gradients are those the
+# optimizer would see for these samples and a dead unit is one that gets none. In inference
+# mode, a BatchNormalization whose moving statistics have not caught up yet (its first epochs)
+# zeroed half the units of most ReLUs of a MobileNetV2 after 2 epochs, none dead in training.
+PROBE_TRAINING = True
+_FIELDS = tensor_stats.FIELDS
+_JAX = keras.backend.backend() == "jax"
+# TensorFlow's record reads copies made for it and keeps none (_Deferred keeps its packed copy
+# as the next record's baseline): it stacks the weights without copying them again
+_COPIES_WEIGHTS = keras.backend.backend() != "tensorflow"
+
+
+_RELU_NAMES = {"relu", "relu6"}
+
+
+def relu_like(layer) -> bool:
+    """Whether a layer's outputs are a ReLU's: zero for every negative input."""
+    config = layer.get_config() if hasattr(layer, "get_config") else {}
+    if type(layer).__name__ == "ReLU":
+        return not config.get("negative_slope")
+    activation = config.get("activation")
+    return isinstance(activation, str) and activation in _RELU_NAMES
+
+
+def _layer_output(layer) -> Any:
+    """The first call's output tensor of a layer (its first output)."""
+    nodes = getattr(layer, "_inbound_nodes", None) or []
+    if not nodes:
+        return None
+    outputs = nodes[0].output_tensors
+    return outputs[0] if outputs else None
+
+
+
+def _assemble(measure, values, previous, grads, outputs) -> tuple[Any, list]:
+    """The record's numbers as one vector (per weight: its statistics, gradient norm, update
+    ratio; per output: its statistics, dead units, units) and the weights now, copied (stacked
+    by size, as `previous` is: see tensor_stats)."""
+    weight_parts, now = [], []
+    for group, before in zip(measure.weight_groups, previous):
+        rows = tensor_stats.stacked(values, group, copy=_COPIES_WEIGHTS)
+        now.append(rows)
+        size, update = tensor_stats.norms(before), tensor_stats.norms(rows - before)
+        # (a weight that was all zeros, as a bias starts, has no update ratio once it moves:
+        # NaN, which a record says as None, not ||update|| / 1e-12)
+        change = ops.where(size > 0, update / ops.maximum(size, 1e-12),
+                           ops.where(update > 0, float("nan"), 0.0))
+        weight_parts.append(ops.concatenate([tensor_stats.summaries(rows), ops.stack(
+            [_grad_norms(grads, group), change], axis=1)], axis=1))
+    parts = [tensor_stats.in_order(weight_parts, measure.weight_groups)] if weight_parts else []
+    if outputs:
+        output_parts = []
+        output_groups = tensor_stats.groups(outputs, by_units=True)
+        for group in output_groups:
+            rows = tensor_stats.stacked(outputs, group, copy=False)
+            shape = outputs[group[0]].shape
+            units = int(shape[-1]) if len(shape) > 1 else 1
+            dead = tensor_stats.dead_units(rows, units, DEAD_SHARE)
+            output_parts.append(ops.concatenate([tensor_stats.summaries(rows), ops.stack(
+                [dead, ops.full_like(dead, float(units))], axis=1)], axis=1))
+        parts.append(tensor_stats.in_order(output_parts, output_groups))
+    return ops.reshape(ops.concatenate(parts, axis=0), (-1,)), now
+
+
+def _grad_norms(grads, group) -> Any:
+    """The gradient norm of each weight in `group`, -1 for a weight without a gradient."""
+    present = [grads[i] is not None for i in group]
+    if all(present):
+        return tensor_stats.norms(tensor_stats.stacked(grads, group, copy=False))
+    if not any(present):
+        return ops.full((len(group),), -1.0, dtype="float32")
+    return ops.stack([tensor_stats.norms(tensor_stats.stacked(grads, [i], copy=False))[0]
+                      if grads[i] is not None else ops.convert_to_tensor(-1.0, "float32")
+                      for i in group])
+
+
+class Measure:
+    """What one record computes for a model: its layers' weights (in `layout` order) with their
+    gradients on the probe batch and their change since the last record, and its layers' outputs
+    on the probe batch. One forward pass on the probe batch gives both: `forward` is a model
+    that returns every layer's output (the model's own outputs among them), the loss is taken
+    on those and differentiated. One record body for every backend (`_stateless`: the model's
+    stateless call and loss on values, never on the variables), differentiated by jax.grad, a
+    GradientTape or torch.autograd.grad; compiled where the backend compiles (jax.jit,
+    tf.function: one device program instead of hundreds of small operations), once per model
+    (`measure`); torch runs it eagerly, its statistics stacked by size (tensor_stats)."""
+
+    def __init__(self, model: keras.Model, probe: bool):
+        self.model = model
+        self.weights, self.layout = [], []
+        layers = [l for l in model.layers if not isinstance(l, keras.layers.InputLayer)]
+        for layer in layers:
+            for weight in layer.trainable_weights + layer.non_trainable_weights:
+                self.weights.append(weight)
+                self.layout.append(("weight", layer.name, _weight_name(layer, weight)))
+        self.weight_groups = tensor_stats.groups(self.weights)
+        self.relu = {l.name: relu_like(l) for l in layers}
+        self.forward, self.activations, self.predicted = None, 0, []
+        if probe:
+            self._forward_model(layers)
+        self.with_gradients = probe
+        self.cost: float | None = None  # seconds from a record's start to its rows, last seen
+        self._initial = None
+        # JAX: (the values the last record read, its copy of them), kept between runs: the
+        # device memory of one copy of the weights, as a run with insights holds anyway
+        self._last_record: tuple | None = None
+        self._run = self._compiled()
+
+    def _forward_model(self, layers) -> None:
+        """`forward`: the model's input to every layer's output and then the model's outputs
+        that are not among them; `predicted`: where the model's outputs are in that list."""
+        model = self.model
+        tensors = [(l.name, _layer_output(l)) for l in layers]
+        tensors = [(n, t) for n, t in tensors if t is not None and hasattr(t, "shape")]
+        outputs = [t for _, t in tensors]
+        predicted = []
+        for out in keras.tree.flatten(model.outputs):
+            at = next((i for i, t in enumerate(outputs) if t is out), None)
+            if at is None:
+                at = len(outputs)
+                outputs.append(out)
+            predicted.append(at)
+        try:
+            self.forward = keras.Model(model.input, outputs)
+            self.activations = len(tensors)
+            self.layout += [("activation", n, None) for n, _ in tensors]
+        except Exception:  # noqa: BLE001 - a model Keras cannot slice: gradients, no activations
+            self.forward = model
+            predicted = list(range(len(keras.tree.flatten(model.outputs))))
+        self.predicted = predicted
+
+    def initial(self) -> list:
+        """The weights now, copied as `__call__` wants its `previous` (one compiled program
+        under TensorFlow and JAX, made on first use). Under JAX, while the weights are the very
+        arrays the last record read (a JAX array never changes in place: nothing trained or
+        set them since), that record's copies: a run that follows another copies nothing."""
+        last = self._last_record
+        if last is not None and same_arrays(last[0], held_values(self.weights)):
+            return last[1]
+        if isinstance(self._run, _Deferred):
+            return self._run.initial()
+        if self._initial is None:
+            groups = self.weight_groups
+
+            def copies(values):
+                return [tensor_stats.stacked(values, g) for g in groups]
+
+            self._initial = _compile(copies)
+        with _no_grad():  # (torch: a copy, not a step in a graph)
+            return self._initial([w.value for w in self.weights])
+
+    def __call__(self, x, y, previous) -> tuple[list, list]:
+        """(per `layout` entry (statistics, a, b), the weights now): a and b are a weight's
+        gradient norm (None without one) and update ratio, an output's dead units and units."""
+        vector, previous = self.start(x, y, previous)
+        return self.rows(vector), previous
+
+    def start(self, x, y, previous) -> tuple[Any, list]:
+        """(the record's vector, still on the device and perhaps still being computed (JAX
+        dispatches it and returns), the weights now) for `rows`."""
+        with _one_intra_op_thread():
+            try:
+                vector, now = self._run(x, y, previous)
+            except Exception:
+                if not self.with_gradients:
+                    raise
+                self.with_gradients = False
+                self._run = self._compiled()
+                vector, now = self._run(x, y, previous)
+        if _JAX:
+            self._last_record = (array_refs(held_values(self.weights)), now)
+        return vector, now
+
+    def rows(self, vector) -> list:
+        """`__call__`'s rows out of `start`'s vector (waits for it, moves it to the host): per
+        `layout` entry ((its FIELDS, its histogram counts), a, b). Made with whole-matrix
+        conversions: this runs for every record, beside training, holding the interpreter."""
+        if callable(vector):  # (TensorFlow: the program itself runs here; see _Deferred)
+            vector = vector()
+        width = tensor_stats.WIDTH + 2
+        matrix = np.asarray(keras.ops.convert_to_numpy(vector), dtype=np.float64)
+        matrix = matrix.reshape(len(self.layout), width)
+        fields = matrix[:, :len(_FIELDS)].tolist()
+        counts = matrix[:, len(_FIELDS):-2].astype(np.int64).tolist()
+        rows = []
+        for (kind, _, _), values, hist, (a, b) in zip(self.layout, fields, counts,
+                                                      matrix[:, -2:].tolist()):
+            rows.append(((values, hist), None if kind == "weight" and a == -1.0 else a, b))
+        return rows
+
+    def y_pred(self, outputs) -> Any:
+        """The model's prediction (in its own output structure) out of `forward`'s outputs."""
+        found = [outputs[i] for i in self.predicted]
+        struct = getattr(self.model, "_outputs_struct", None)
+        if struct is None:
+            return found[0] if len(found) == 1 else found
+        return keras.tree.pack_sequence_as(struct, found)
+
+    def _compiled(self):
+        backend = keras.backend.backend()
+        if backend == "jax":
+            return self._jax()
+        if backend == "tensorflow":
+            return self._tensorflow()
+        return self._torch()
+
+    def _stateless(self, gradient: Callable) -> Callable:
+        """run(t, n, m, previous, x, y): one record from the values of the model's trainable,
+        non-trainable and metric variables (never the variables themselves: it can run while
+        training changes them), `gradient(loss_of, t) -> (grads, outputs)` differentiating."""
+        model, forward, weights, measure = self.model, self.forward, self.weights, self
+        tv, ntv = model.trainable_variables, model.non_trainable_variables
+        with_gradients, activations = self.with_gradients, self.activations
+
+        def run(t, n, m, previous, x, y):
+            def outputs_of(trainable):
+                values = {id(v): a for v, a in zip(tv, trainable)} | \
+                    {id(v): a for v, a in zip(ntv, n)}
+                outputs, _, losses = forward.stateless_call(
+                    [values[id(v)] for v in forward.trainable_variables],
+                    [values[id(v)] for v in forward.non_trainable_variables], x,
+                    return_losses=True, training=PROBE_TRAINING)
+                return _listed(outputs), losses
+
+            def loss_of(trainable):
+                outputs, losses = outputs_of(trainable)
+                if losses:  # (the forward pass's own losses, as compute_loss_and_updates does)
+                    model._losses_override = losses
+                try:
+                    loss, _ = model.stateless_compute_loss(
+                        trainable, n, m, x=x, y=y, y_pred=measure.y_pred(outputs),
+                        training=PROBE_TRAINING)
+                finally:
+                    if losses:
+                        model._losses_override = []
+                return loss, outputs
+
+            grads, outputs = [None] * len(tv), []
+            if forward is not None and x is not None:
+                if with_gradients:
+                    grads, outputs = gradient(loss_of, list(t))
+                else:
+                    with _no_grad():
+                        outputs, _ = outputs_of(list(t))
+            found = {id(v): g for v, g in zip(tv, grads)}
+            values = {id(v): a for v, a in zip(tv, t)} | {id(v): a for v, a in zip(ntv, n)}
+            with _no_grad():
+                return _assemble(measure, [values[id(w)] for w in weights], previous,
+                                 [found.get(id(w)) for w in weights], outputs[:activations])
+
+        return run
+
+    def _jax(self):
+        import jax
+
+        model = self.model
+        tv, ntv, mv = (model.trainable_variables, model.non_trainable_variables,
+                       model.metrics_variables)
+        run = self._stateless(lambda loss_of, t: jax.grad(loss_of, has_aux=True)(t))
+        return _CompiledAhead(jax.jit(run), lambda: (held_values(tv), held_values(ntv),
+                                                     held_values(mv)))
+
+    def _tensorflow(self):
+        import tensorflow as tf
+
+        def gradient(loss_of, t):
+            with tf.GradientTape() as tape:
+                tape.watch(t)
+                loss, outputs = loss_of(t)
+            return tape.gradient(loss, t), outputs
+
+        return _Deferred(self, self._stateless(gradient))
+
+    def _torch(self):
+        import torch
+
+        def gradient(loss_of, t):
+            loss, outputs = loss_of(t)
+            wanted = [i for i, v in enumerate(t) if v.requires_grad]
+            found = torch.autograd.grad(loss, [t[i] for i in wanted],
+                                        allow_unused=True) if wanted else ()
+            grads = [None] * len(t)
+            for i, g in zip(wanted, found):
+                grads[i] = g
+            return grads, [o.detach() for o in outputs]
+
+        model, run = self.model, self._stateless(gradient)
+        tv, ntv, mv = (model.trainable_variables, model.non_trainable_variables,
+                       model.metrics_variables)
+
+        def record(x, y, previous):  # (eager: the variables' values now are the values read)
+            return run([v.value for v in tv], [v.value for v in ntv], [v.value for v in mv],
+                       previous, x, y)
+
+        return record
+
+    def prepare(self, x, y, previous, later: Callable) -> None:
+        """Start making the record's program before the first record needs it: under JAX,
+        XLA compiles it through `later(fn) -> Future` (see _CompiledAhead)."""
+        ahead = getattr(self._run, "prepare", None)
+        if ahead is not None:
+            try:
+                ahead(x, y, previous, later)
+            except Exception:  # noqa: BLE001, S110 - the first record meets it again, and falls back
+                pass
+
+
+class _CompiledAhead:
+    """A jax.jit record program compiled ahead of its first call. Tracing and lowering read
+    Keras objects, so they run in the training thread; XLA's compile (most of the cost: about
+    1 s for a 50-layer model on a CPU) reads none and releases the interpreter, so `prepare`
+    hands it to `later` (the recorder's worker thread) while training begins, beside Keras
+    compiling its own step. A call waits for it (or compiles, if nothing prepared it)."""
+
+    def __init__(self, jitted, values):
+        self._jitted, self._values = jitted, values  # values(): the variables' values now
+        self._program: Any = None  # the compiled program, or a Future of it
+
+    def prepare(self, x, y, previous, later: Callable) -> None:
+        if self._program is None:
+            self._program = later(self._jitted.lower(*self._values(), previous, x, y).compile)
+
+    def __call__(self, x, y, previous):
+        if self._program is None:
+            self._program = self._jitted.lower(*self._values(), previous, x, y).compile()
+        if isinstance(self._program, concurrent.futures.Future):
+            self._program = self._program.result()
+        return self._program(*self._values(), previous, x, y)
+
+
+class _Deferred:
+    """A TensorFlow record program that runs where the recorder finishes its records, not in the
+    training thread. TensorFlow runs a program in the thread that calls it, and a small model's
+    training leaves part of the second core idle: so the training thread only copies the values
+    the record reads (one small program without arguments) and traces the record's program once
+    (tracing reads Keras objects); `Measure.rows`, in the worker thread, runs it on the copies
+    while training goes on.
+
+    The copies travel packed, one flat vector per dtype: a TensorFlow function call spends about
+    6 us of the caller's Python per tensor argument (1.2 ms for the 50-layer model's 160 values
+    and weights, holding the interpreter training needs); the program reads them back by
+    slices. (Compiled by XLA the program ran no faster beside training, and its compile took
+    20 s on MobileNetV2 before the first record.)
+
+    A model's records first run eagerly (the same function, not traced): tracing costs about 20
+    to 30 eager records (MobileNetV2: 8.1 s against 0.46 s a record; the 50-layer residual:
+    1.2 s against 37 to 90 ms), which a first fit of a large model paid before its first record.
+    A model whose eager record is quick (under EAGER_QUICK_S: a trace of a few seconds at most)
+    is traced from its next record, as its traced records are an order faster; a large one
+    stays eager until its eager records have cost what a trace would (TRACE_AFTER records). The
+    first eager record runs in the training thread, where a model the program cannot follow
+    falls back (`Measure.start`)."""
+
+    EAGER_QUICK_S = 0.25  # (the 50-layer residual's: 0.04 to 0.09 s; MobileNetV2's: 0.46 s)
+    TRACE_AFTER = 20
+
+    def __init__(self, measure: Measure, run: Callable):
+        import tensorflow as tf
+
+        model = measure.model
+        variables = [*model.trainable_variables, *model.non_trainable_variables,
+                     *model.metrics_variables]
+        split = (len(model.trainable_variables),
+                 len(model.trainable_variables) + len(model.non_trainable_variables))
+        dtypes = list(dict.fromkeys(tf.as_dtype(v.dtype) for v in variables))
+        places, ends = [], [0] * len(dtypes)  # each variable's (vector, start, end, shape)
+        for v in variables:
+            d = dtypes.index(tf.as_dtype(v.dtype))
+            size = int(np.prod(v.shape, dtype=np.int64))
+            places.append((d, ends[d], ends[d] + size, tuple(v.shape)))
+            ends[d] += size
+        at = {id(v): i for i, v in enumerate(variables)}
+        weights = [at[id(w)] for w in measure.weights]
+        groups = measure.weight_groups
+
+        def unpack(packed):
+            return [tf.reshape(packed[d][start:end], shape) for d, start, end, shape in places]
+
+        def pack():
+            vectors = []
+            for d in range(len(dtypes)):
+                parts = [tf.reshape(v.value, [-1]) for v, (e, *_) in zip(variables, places)
+                         if e == d]  # (a copy, not a read: updates write under a read)
+                vectors.append(tf.concat(parts, 0) if len(parts) > 1 else
+                               tf.raw_ops.DeepCopy(x=parts[0]))
+            return vectors
+
+        def record(packed, previous, x, y):
+            values, before = unpack(packed), unpack(previous)
+            before = [tensor_stats.stacked([before[i] for i in weights], g, copy=False)
+                      for g in groups]
+            return run(values[:split[0]], values[split[0]:split[1]], values[split[1]:], before,
+                       x, y)[0]
+
+        # (each model's functions are its own: TensorFlow counts traces by a function's code,
+        # and warned of "retracing" in the notebook once a user had trained a few drawings)
+        self._copy = tf.function(functools.partial(pack))
+        self._record = record
+        self._program = tf.function(functools.partial(record))
+        self._probe: tuple = (None, None, (None, None))  # (x, y as given, as tensors)
+        self._traced = False
+        self.eager = True  # (False once traced: see the class's docstring)
+        self._eager_records = 0
+
+    def initial(self) -> list:
+        return self._copy()
+
+    def __call__(self, x, y, previous) -> tuple[Callable, list]:
+        packed = self._copy()
+        args = (packed, previous, *self._tensors(x, y))
+        if not self.eager:
+            self._trace(args)
+            return functools.partial(self._program, *args), packed
+        if not self._eager_records:  # (here: a model the program cannot follow falls back)
+            vector = self._eagerly(args)
+            return (lambda: vector), packed
+        return functools.partial(self._eagerly, args), packed
+
+    def _eagerly(self, args) -> Any:
+        started = time.perf_counter()
+        vector = self._record(*args)
+        spent = time.perf_counter() - started
+        self._eager_records += 1
+        if spent < self.EAGER_QUICK_S or self._eager_records >= self.TRACE_AFTER:
+            self.eager = False  # (traced at the next record, in the training thread)
+        return vector
+
+    def _trace(self, args) -> None:
+        if not self._traced:  # in the training thread: a model the program cannot follow
+            self._program.get_concrete_function(*args)  # falls back in `start`
+            self._traced = True
+
+    def _tensors(self, x, y) -> tuple:
+        seen_x, seen_y, tensors = self._probe
+        if seen_x is not x or seen_y is not y:
+            tensors = tuple(None if a is None else keras.tree.map_structure(
+                keras.ops.convert_to_tensor, a) for a in (x, y))
+            self._probe = (x, y, tensors)
+        return tensors
+
+
+def _compile(fn):
+    """fn as one JAX program; torch runs it eagerly."""
+    backend = keras.backend.backend()
+    if backend == "jax":
+        import jax
+
+        return jax.jit(fn)
+    return fn
+
+
+def _listed(outputs) -> list:
+    return keras.tree.flatten(outputs)
+
+
+def measure(model: keras.Model, probe: tuple | None, cache: dict) -> Measure:
+    """The measure of `model`, kept in `cache` (the drawing's insights store): a new fit of the
+    same model reuses it and its compiled program; it goes with the drawing. A model compiled
+    again (another loss, new metrics) gets a new one: the program traced the loss it had."""
+    key = (id(model), probe is None, None if probe is None else _shapes(probe))
+    loss = getattr(model, "_compile_loss", None)
+    if cache.get("key") != key or cache.get("model") is not model or \
+            cache.get("loss") is not loss:
+        cache.update(key=key, model=model, loss=loss, measure=Measure(model, probe is not None))
+    return cache["measure"]
+
+
+def _shapes(probe) -> Any:
+    from keras import tree
+
+    return tuple(repr(getattr(a, "shape", None)) for a in tree.flatten(probe))
+
+
+@contextlib.contextmanager
+def _one_intra_op_thread():
+    """Under torch, the record's few hundred small operations in one thread: split over a team
+    of threads, each pays the team's start and join (a digits CNN's record in a training thread:
+    13 ms with 2 threads, 6.8 ms with 1). The setting is the calling thread's; training's own
+    operations get their threads back after."""
+    if keras.backend.backend() != "torch":
+        yield
+        return
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
+
+
+def _no_grad():
+    if keras.backend.backend() == "torch":
+        import torch
+
+        return torch.no_grad()
+    return contextlib.nullcontext()
+
+
+
+def _weight_name(layer, weight) -> str:
+    path = getattr(weight, "path", None) or weight.name
+    prefix = layer.name + "/"
+    return path.removeprefix(prefix)
