@@ -2,6 +2,8 @@
 backbones and their Functional task models import with trust_custom=True, give the original's
 outputs, export code that rebuilds them, and save and load (issue 23). Skipped without keras-hub."""
 
+import warnings
+
 import keras
 import numpy as np
 import pytest
@@ -143,3 +145,22 @@ def test_a_backbone_trains_on_its_own_output_keys_with_insights_on_every_block()
     assert len(block[-1]["gradients"]) == 16  # attention, feed-forward and norms' weights
     assert all(g["norm"] and g["norm"] > 0 for g in block[-1]["gradients"].values())
     assert block[-1]["activations"]["units"] == 8
+
+
+@pytest.mark.parametrize("make", [bert, gpt2, gemma, llama, gpt2_causal_lm])
+def test_a_keras_hub_model_shows_on_the_canvas_and_in_its_picture_without_error(make):
+    """GPT-2's blocks carry a registered activation ({"config": "keras_hub>gelu_approximate"}):
+    the picture called .get on that string and printed two tracebacks under the canvas (issue
+    40). Showing a model (state, live view, picture) raises and warns nothing."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (the import says a subclass of Functional is drawn)
+        g = kc.Graph.from_model(make(), trust_custom=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        canvas = kc.Canvas(g)
+        bundle, _ = canvas._repr_mimebundle_()
+        picture_svg = bundle["image/svg+xml"]
+    assert picture_svg.startswith("<svg") and picture_svg.endswith("</svg>")
+    if make is gpt2:  # the case that raised: a registered function as the activation
+        block = g.layers["transformer_layer_0"]["config"]
+        assert block["activation"]["config"] == "keras_hub>gelu_approximate"

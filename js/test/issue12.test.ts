@@ -145,6 +145,11 @@ describe("families and readable fit", () => {
     expect(family(layer({ is_input: true, group: "input" }))?.name).toBe("Input");
     expect(activationText({ activation: "relu" })).toBe("relu");
     expect(activationText({ activation: "linear" })).toBeNull();
+    // a serialized activation, and a registered function (KerasHub's GPT-2: issue 40)
+    expect(activationText({ activation: { class_name: "function", config: { name: "gelu" } } })).toBe("gelu");
+    expect(activationText({ activation: { class_name: "function", config: "keras_hub>gelu_approximate" } })).toBe("gelu_approximate");
+    expect(activationText({ activation: { config: 3 } })).toBeNull();
+    expect(activationText({ activation: ["relu"] })).toBeNull();
   });
 
   it("never fits below a readable scale and starts at the inputs", () => {

@@ -108,10 +108,16 @@ def _call_text(layer: dict, k: int) -> str:
 
 
 def _activation(config: dict) -> str | None:
+    """The activation a box's subtitle names: a name ("relu"), a serialized activation
+    ({"config": {"name": ...}}) or a registered function ({"config": "keras_hub>gelu_approximate"},
+    shown without its package); anything else is not named."""
     a = config.get("activation") if isinstance(config, dict) else None
     if isinstance(a, dict):
-        a = (a.get("config") or {}).get("name")
-    return a if isinstance(a, str) and a != "linear" else None
+        inner = a.get("config")
+        a = inner.get("name") if isinstance(inner, dict) else inner
+    if isinstance(a, str) and ">" in a:
+        a = a.rsplit(">", 1)[1]
+    return a if isinstance(a, str) and a and a != "linear" else None
 
 
 def _class_line(layer: dict) -> str:

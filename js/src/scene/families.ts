@@ -26,8 +26,11 @@ export function family(layer: Pick<LayerState, "group" | "is_input" | "inner_lay
 
 /** The activation a box shows ("relu"), none for linear or layers without one. */
 export function activationText(config: Record<string, unknown>): string | null {
+  // a name ("relu"), a serialized activation ({config: {name}}) or a registered function
+  // ({config: "keras_hub>gelu_approximate"}, shown without its package), as picture.py reads it
   const a = config.activation;
-  const name = typeof a === "string" ? a : (a && typeof a === "object" && typeof (a as { config?: { name?: unknown } }).config?.name === "string")
-    ? String((a as { config: { name: string } }).config.name) : null;
+  const inner = a && typeof a === "object" ? (a as { config?: unknown }).config : a;
+  const raw = inner && typeof inner === "object" ? (inner as { name?: unknown }).name : inner;
+  const name = typeof raw === "string" ? raw.slice(raw.lastIndexOf(">") + 1) : null;
   return name && name !== "linear" ? name : null;
 }
