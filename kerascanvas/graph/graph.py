@@ -329,6 +329,7 @@ class Graph:
         again (an input removed) keeps its object, and its weights, among them."""
         return tuple(self._net.objects)
 
+    param_counts = _to("_reads", Reads.param_counts)
     call_record = _to("_reads", Reads.call_record)
     pending_reason = _to("_reads", Reads.pending_reason)
     call_inputs = _to("_reads", Reads.call_inputs)

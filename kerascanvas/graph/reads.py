@@ -3,6 +3,7 @@ them, why there is none (problems), its outputs and its depth map. Made once per
 
 from __future__ import annotations
 
+import math
 import sys
 from dataclasses import dataclass
 
@@ -72,6 +73,21 @@ class Reads:
             return layer.get_weights() if hasattr(layer, "get_weights") else []
         held = self.network.parked.get(name)
         return held.get_weights() if held is not None else []
+
+    def param_counts(self) -> dict[str, int]:
+        """{"total", "trainable", "non_trainable"}: the parameters of every live layer, counted
+        as Keras counts a model's (each variable once, however many layers hold it; a frozen
+        layer's weights, and BatchNormalization's statistics, non-trainable). A box still
+        pending holds no weights yet and counts none."""
+        seen: set[int] = set()
+        counts = {"trainable": 0, "non_trainable": 0}
+        for layer in self.network.objects.values():
+            for kind in counts:
+                for v in getattr(layer, f"{kind}_weights", ()):  # (an operation has none)
+                    if id(v) not in seen:
+                        seen.add(id(v))
+                        counts[kind] += math.prod(v.shape)
+        return {"total": counts["trainable"] + counts["non_trainable"], **counts}
 
     def call_record(self, name: str, call: int):
         """(inputs, outputs, shapes) of a complete call (network.CallRecord), or None if pending."""
