@@ -38,8 +38,8 @@ def __getattr__(name):
         from .quiet import quiet_tensorflow
 
         with quiet_tensorflow():
-            from .graph import graph  # Keras's first import, quietly
             from .canvas.widget import Canvas
+            from .graph import graph  # Keras's first import, quietly
 
         return Canvas
     if name == "limits":  # the caps on what an edit or a file may allocate (cheap: no keras)

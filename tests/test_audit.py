@@ -25,8 +25,8 @@ import pytest
 from support import fingerprint, intent, interrupt_fit_at, ok, recorded_canvas, residual, undo_all
 
 import kerascanvas as kc
-from kerascanvas.kinds import accepts, custom
 from kerascanvas import limits
+from kerascanvas.kinds import accepts, custom
 
 ROOT = Path(__file__).resolve().parents[1]
 

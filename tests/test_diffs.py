@@ -16,8 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import kerascanvas as kc
-from kerascanvas.mirror.diffs import Tracker, apply
 from kerascanvas.drawing.drawing import EditError
+from kerascanvas.mirror.diffs import Tracker, apply
 
 FIXTURE = Path(__file__).resolve().parents[1] / "js" / "test" / "fixtures" / "diffs.json"
 

@@ -5,8 +5,8 @@ import pytest
 from support import fingerprint, ok, siamese, steps_kept
 
 import kerascanvas as kc
-from kerascanvas.drawing import drawing
 from kerascanvas import limits
+from kerascanvas.drawing import drawing
 from kerascanvas.drawing.drawing import Drawing
 
 

@@ -9,8 +9,8 @@ import pytest
 from support import fingerprint, ok, steps_kept
 
 import kerascanvas as kc
-from kerascanvas.drawing import drawing
 from kerascanvas import limits
+from kerascanvas.drawing import drawing
 from kerascanvas.network import network
 
 

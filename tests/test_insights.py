@@ -20,10 +20,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import kerascanvas as kc
-from kerascanvas.insights import insights, record_program, recording
 from kerascanvas import limits
 from kerascanvas.datasets import digits
 from kerascanvas.drawing.drawing import EditError
+from kerascanvas.insights import insights, record_program, recording
 
 
 @pytest.fixture(scope="module")

@@ -6,8 +6,8 @@ import time
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kerascanvas.network.depth import depth_map
 from kerascanvas.geometry.layout import count_crossings, layout
+from kerascanvas.network.depth import depth_map
 
 SIZE = (160.0, 60.0)
 

@@ -14,10 +14,10 @@ import pytest
 from support import residual
 
 import kerascanvas as kc
+from kerascanvas.canvas.widget import Canvas
 from kerascanvas.geometry import boxes, folds
 from kerascanvas.mirror import shape
 from kerascanvas.mirror.diffs import Tracker
-from kerascanvas.canvas.widget import Canvas
 
 FIXTURES = Path(__file__).resolve().parents[1] / "js" / "test" / "fixtures"
 WRITE = os.environ.get("KC_WRITE_FIXTURES") == "1"

@@ -21,8 +21,8 @@ import pytest
 from support import ok
 
 import kerascanvas as kc
-from kerascanvas.training import trainer as training
 from kerascanvas.datasets import digits
+from kerascanvas.training import trainer as training
 from kerascanvas.training.trainer import DataError, Trainer, TrainingError
 
 ROOT = Path(__file__).resolve().parents[1]

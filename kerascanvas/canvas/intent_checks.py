@@ -13,9 +13,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..drawing.drawing import MAX_NAME_LENGTH
-from .intents import in_range
 from ..text import check_text
 from ..training.choices import LOSSES, METRICS, OPTIMIZERS, STRATEGIES
+from .intents import in_range
 
 MAX_MESSAGE_ITEMS = 200  # names in one delete/duplicate; config keys in one configure
 MAX_STRING = 10_000

@@ -10,14 +10,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple, Protocol
 
-from ..kinds import catalog, kinds
-from . import intents, placement
 from .. import limits
-from . import intent_checks as check
 from ..errors import EditError
 from ..graph.graph import Graph
-from .intent_checks import IntentError
+from ..kinds import catalog, kinds
 from ..words import canvas_words
+from . import intent_checks as check
+from . import intents, placement
+from .intent_checks import IntentError
 
 
 class Host(Protocol):

@@ -27,18 +27,18 @@ from typing import Any
 import anywidget
 import traitlets
 
-from ..kinds import custom, kinds
-from ..insights import insights
-from . import intent_handlers, later
 from .. import limits
-from ..mirror import shape
-from ..mirror.diffs import Tracker
 from ..errors import EditError
 from ..graph.graph import Graph
-from .intent_checks import IntentError
-from .picture_output import PictureOutput, plain_text
+from ..insights import insights
+from ..kinds import custom, kinds
+from ..mirror import shape
+from ..mirror.diffs import Tracker
 from ..text import check_text
 from ..words import canvas_words
+from . import intent_handlers, later
+from .intent_checks import IntentError
+from .picture_output import PictureOutput, plain_text
 
 _log = logging.getLogger(__name__)
 

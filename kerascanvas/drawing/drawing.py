@@ -16,11 +16,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
-from .changelog import MISSING, Logged
 from ..errors import EditError
 from ..kinds.layerkind import Slots
 from ..limits import check_calls, check_list_inputs
 from ..text import check_text
+from .changelog import MISSING, Logged
 
 Triple = tuple[str, int, int]  # (layer, node_index, tensor_index): KerasTensor._keras_history
 Target = tuple[str, int, int]  # (layer, call, slot)

@@ -13,15 +13,15 @@ from typing import Any
 
 import keras
 
-from ..kinds import calls as call_model
-from ..kinds import catalog, kinds, ops
 from .. import limits
 from ..drawing.drawing import INPUT_CLASS, Drawing, LayerSpec, Triple, as_triple
 from ..errors import EditError
-from .history import History
+from ..kinds import calls as call_model
+from ..kinds import catalog, kinds, ops
 from ..kinds.layerkind import NoSlots
 from ..network.network import Network
 from ..text import check_strings, check_text
+from .history import History
 
 
 class Edits:

@@ -23,15 +23,15 @@ from typing import Any
 
 import keras
 
-from ..insights import insights
 from ..drawing.drawing import Drawing, LayerSpec, Triple
 from ..drawing.drawing import as_triple as _triple
-from .edits import Edits
 from ..errors import EditError
-from .history import STRUCTURE, VIEW, WEIGHTS, History
+from ..insights import insights
 from ..network.network import Journal, Network
-from .reads import Problem, Reads
 from ..text import check_text
+from .edits import Edits
+from .history import STRUCTURE, VIEW, WEIGHTS, History
+from .reads import Problem, Reads
 from .view import View
 
 __all__ = ["Graph", "Problem"]

@@ -9,10 +9,10 @@ from dataclasses import dataclass
 
 import keras
 
+from ..drawing.drawing import Drawing, Triple
 from ..kinds import calls as call_model
 from ..kinds import kinds
 from ..network.depth import DepthMap, depth_map
-from ..drawing.drawing import Drawing, Triple
 from ..network.network import Network
 
 _UNSET = object()

@@ -13,17 +13,17 @@ from collections.abc import Callable, Iterable, Mapping
 from types import MappingProxyType
 from typing import Any
 
-from ..geometry import folds
-from ..kinds import kinds
-from ..geometry.boxes import box_size
-from ..network.depth import DepthMap
 from ..drawing.drawing import Drawing
 from ..errors import EditError
-from .history import History
-from ..io.inner import inner_view
+from ..geometry import folds
+from ..geometry.boxes import box_size
 from ..geometry.layout import Placer
 from ..geometry.layout import rows as layout_rows
 from ..geometry.repeats import Repeat, config_text, repeated_blocks
+from ..io.inner import inner_view
+from ..kinds import kinds
+from ..network.depth import DepthMap
+from .history import History
 
 GAP = (60.0, 40.0)  # between boxes in a row, between rows
 

@@ -24,8 +24,8 @@ import keras
 import numpy as np
 from keras import ops
 
-from . import tensor_stats
 from ..network.detached import array_refs, held_values, same_arrays
+from . import tensor_stats
 
 DEAD_SHARE = 0.99  # a unit zero on at least this share of the probe batch is dead
 # The probe pass runs as training does (BatchNormalization on the batch's statistics, Dropout

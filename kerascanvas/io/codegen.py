@@ -23,8 +23,8 @@ from typing import Any, NamedTuple
 
 import keras
 
-from ..kinds import calls, kinds, nested, ops
 from ..errors import EditError
+from ..kinds import calls, kinds, nested, ops
 
 WIDTH = 88
 RESERVED = {"keras", "layers", "model", "inputs", "outputs", "np", "numpy", "math", "tf", "jax",

@@ -20,10 +20,10 @@ from pathlib import Path
 import keras
 from keras.src.models.functional import Functional
 
-from ..kinds import calls, catalog, custom, kinds, nested, ops
 from ..drawing import structures
 from ..errors import EditError
 from ..geometry.repeats import repeated_blocks
+from ..kinds import calls, catalog, custom, kinds, nested, ops
 from ..kinds.layerkind import settle
 
 Triple = tuple[str, int, int]

@@ -22,8 +22,8 @@ from typing import Any
 
 from ..geometry import boxes, folds, layout
 from ..kinds import kinds
-from .inner import inner_view
 from ..kinds.kinds import NESTED_MODEL_CLASSES
+from .inner import inner_view
 
 VIEWER = Path(__file__).parents[1] / "static" / "viewer.js"
 FORMAT = 1  # the embedded data's shape (js/src/mirror/readonly.ts ViewerData)

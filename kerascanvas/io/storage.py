@@ -42,9 +42,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ..insights import insights
 from .. import limits
 from ..errors import EditError
+from ..insights import insights
 
 FORMAT = "kerascanvas"
 VERSION = 1

@@ -14,8 +14,8 @@ import json
 
 import keras
 
-from . import catalog, kinds
 from .. import limits
+from . import catalog, kinds
 
 MAX_NEW_PROBES = 300  # layers made to check slots in one answer (each check is cached after)
 _classes: dict[tuple, list[str]] = {}

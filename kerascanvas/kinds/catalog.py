@@ -14,8 +14,8 @@ from typing import Any
 
 import keras
 
-from . import fresh_configs, registry
 from ..errors import EditError, UnknownLayerError
+from . import fresh_configs, registry
 from .layerkind import DENIED, Slots, plain, slots_of, type_of
 
 LAYER_KWARGS = {"name", "dtype", "trainable", "autocast", "activity_regularizer"}

@@ -22,9 +22,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from ..errors import EditError
 from . import calls, catalog, ops, registry
 from .catalog import LayerKind
-from ..errors import EditError
 from .layerkind import Slots, slots_of
 
 # What the records hold, read through registry.py (re-exported: kc users and modules ask here)

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import functools
 
-from . import catalog, custom, nested, ops
 from ..errors import UnknownLayerError
+from . import catalog, custom, nested, ops
 from .layerkind import plain
 
 NESTED_MODEL_CLASSES = ("Functional", "Sequential")

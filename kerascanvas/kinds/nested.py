@@ -18,9 +18,9 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
+from ..errors import EditError
 from . import catalog, custom, ops
 from .catalog import LayerKind
-from ..errors import EditError
 from .layerkind import Slots
 
 MODULES = {"Functional": "keras.src.models.functional", "Sequential": "keras"}

@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..geometry import boxes
-from . import shape
-from ..kinds import calls as call_model
 from ..io.inner import inner_view
+from ..kinds import calls as call_model
 from ..kinds.kinds import NESTED_MODEL_CLASSES as MODELS
 from ..words import canvas_words  # the state is what the canvas shows
+from . import shape
 
 STATE_VERSION = shape.VERSION  # the shape of the state; `revision` (diffs.py) counts its changes
 

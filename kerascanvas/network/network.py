@@ -17,11 +17,11 @@ from typing import Any, NamedTuple
 import keras
 import numpy as np
 
-from ..kinds import calls, custom, kinds, nested
 from .. import limits
-from .detached import array_refs, held_values, same_arrays
 from ..drawing.drawing import CallKey, Drawing, LayerSpec
 from ..errors import EditError
+from ..kinds import calls, custom, kinds, nested
+from .detached import array_refs, held_values, same_arrays
 
 _MISSING = object()
 KerasTensor = keras.KerasTensor  # a call's one output: no tree to flatten

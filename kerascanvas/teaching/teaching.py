@@ -11,9 +11,9 @@ from typing import Any
 
 import numpy as np
 
-from ..network.depth import DepthReason, NodeKey, depth_map, depth_trace
 from ..drawing.drawing import as_triple
 from ..errors import EditError
+from ..network.depth import DepthReason, NodeKey, depth_map, depth_trace
 from ..network.invariants import identity_holds, node_coordinates
 
 

@@ -14,8 +14,8 @@ from typing import Any
 
 import keras
 
-from . import run_gate
 from ..network.detached import fit_variables, reattach, usable
+from . import run_gate
 
 LOCK_MESSAGE = ("Training is running: the graph cannot be edited until it ends. "
                 "Stop it (canvas.stop()) or wait for it to finish.")

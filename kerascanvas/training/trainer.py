@@ -24,21 +24,27 @@ from typing import Any
 
 import keras
 
-from ..insights import insights as insight_store
-from . import run_gate
-from ..network.detached import detachable_values, weights_now
-from .devices import Engine, choose_engine, device_description
 from ..errors import DataError, TrainingError
 from ..graph.graph import Graph
+from ..insights import insights as insight_store
+from ..network.detached import detachable_values, weights_now
 from ..quiet import quiet_own_retracing
+from . import run_gate
 from .choices import choices, make_optimizer
 from .data import (
-    NON_FINITE_MARK, check_data, check_finite, default_loss, describe_data, divisible,
-    finite_batches, output_names,
+    NON_FINITE_MARK,
+    check_data,
+    check_finite,
+    default_loss,
+    describe_data,
+    divisible,
+    finite_batches,
+    output_names,
 )
-from .reporting import UPDATES_PER_SECOND, Reporting
+from .devices import Engine, choose_engine, device_description
 from .ending import LOCK_MESSAGE, RUN_START, Ending
 from .given import Given
+from .reporting import UPDATES_PER_SECOND, Reporting
 
 __all__ = ["DataError", "Trainer", "TrainingError", "choices", "device_description"]
 
