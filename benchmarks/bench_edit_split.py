@@ -26,8 +26,8 @@ import keras
 from keras.src.layers.layer import Layer
 from keras.src.models.functional import Functional
 
-from kerascanvas.kinds import catalog
 from kerascanvas import limits
+from kerascanvas.kinds import catalog
 
 spent: Counter = Counter()
 depth: Counter = Counter()

@@ -41,8 +41,8 @@ from bench_training import drawn_graph as digits_graph
 from bench_training import plain_model as digits_plain
 
 import kerascanvas as kc
-from kerascanvas.insights import insights, recording
 from kerascanvas.datasets import digits
+from kerascanvas.insights import insights, recording
 from kerascanvas.training.trainer import Trainer, device_description
 
 BLOCKS = 24  # 24 x (Dense, Add) + Flatten, stem and head: 51 layers

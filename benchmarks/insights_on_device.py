@@ -14,8 +14,8 @@ import keras
 import numpy as np
 
 import kerascanvas as kc
-from kerascanvas.insights import record_program
 from kerascanvas.datasets import digits
+from kerascanvas.insights import record_program
 from kerascanvas.training.devices import device_description
 
 

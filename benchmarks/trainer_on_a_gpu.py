@@ -4,9 +4,15 @@ device, and is timed against plain Keras's fit of the same model (median of 3 th
 each, after a first fit that compiles). Carry Keras, namex and optree as wheels (.whl, see
 on_a_gpu.sh) and run `KERAS_BACKEND=jax python3 benchmarks/trainer_on_a_gpu.py` there with
 PYTHONPATH holding the wheels' folder and the checkout. QUICK=1 stops after the first fit."""
-import os, statistics, sys, time, gc
-import numpy as np
+import gc
+import os
+import statistics
+import sys
+import time
+
 import keras
+import numpy as np
+
 import kerascanvas as kc
 from kerascanvas.datasets import digits
 from kerascanvas.training import Trainer
@@ -14,7 +20,7 @@ from kerascanvas.training import Trainer
 backend = keras.backend.backend()
 try:
     print("backend", backend, "devices", keras.distribution.list_devices())
-except Exception as e:
+except Exception as e:  # noqa: BLE001 - a machine without devices says so
     print("backend", backend, "list_devices failed:", type(e).__name__, e)
 x, y = digits()
 x = np.repeat(x, 8, axis=0).astype("float32"); y = np.repeat(y, 8, axis=0)
