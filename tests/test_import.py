@@ -231,7 +231,7 @@ def test_a_nested_model_box_expands_into_its_inner_graph_and_back():
     g = ok(kc.Graph.from_model(nested_models()))
     folded = {layer["name"]: layer for layer in graph_state(g)["layers"]}
     assert folded["inner"]["inner_layers"] == 2 and folded["seq"]["inner_layers"] == 1
-    assert folded["inner"]["inner"] is None and folded["cat"]["inner_layers"] is None
+    assert not folded["inner"]["expanded"] and folded["cat"]["inner_layers"] is None
     before = g.positions
     g.expand("inner")
     assert g.expanded == {"inner"}

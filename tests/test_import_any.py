@@ -2,6 +2,7 @@
 registered custom layers, dict inputs; the rest refused in one sentence."""
 
 import re
+import warnings
 
 import keras
 import numpy as np
@@ -63,8 +64,11 @@ def test_a_functional_subclass_imports_as_its_graph_and_says_so():
 
     x = keras.Input((4,), name="x")
     model = Classifier(x, keras.layers.Dense(2)(x))
-    with pytest.warns(UserWarning, match="subclass of Functional"):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # said in g.notes and on the canvas, never printed red
         g = ok(kc.Graph.from_model(model))
+    assert len(g.notes) == 1 and "subclass of Functional" in g.notes[0]
+    assert g.state()["notes"] == list(g.notes)
     same_outputs(g.model, model, np.ones((2, 4), "float32"))
 
 

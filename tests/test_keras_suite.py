@@ -44,9 +44,7 @@ def trusted_import(model):
     lambdas = [kc.register(layer) for layer in model.layers
                if isinstance(layer, keras.layers.Lambda)]
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # a subclass of Functional is said to be drawn plainly
-            return ok(kc.Graph.from_model(model, trust_custom=True)), lambdas
+        return ok(kc.Graph.from_model(model, trust_custom=True)), lambdas
     except BaseException:
         for name in lambdas:
             custom.unregister(name)

@@ -158,6 +158,10 @@ BOX_CASES = [
     (False, ("list", [], 2, 2), 1, [2], None, False),
     (False, ("single", ["inputs"], 1, 1), 3, [0], (400, 150), False),
     (False, ("single", ["inputs"], 1, 1), 1, [0], None, True),
+    # many named slots (a KerasHub TransformerDecoder) and a merge of eight: widened for their names
+    (False, ("args", ["decoder_sequence", "encoder_sequence", "decoder_padding_mask", "decoder_attention_mask",
+                      "encoder_padding_mask", "encoder_attention_mask"], 1, 6), 1, [0], None, False),
+    (False, ("list", ["inputs"], 2, None), 1, [8], None, False),
 ]
 
 

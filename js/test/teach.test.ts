@@ -4,7 +4,7 @@ import { type DepthStep, type ForwardStep, forwardAt, forwardStepText, walkAt, w
 import { playerKey, playerTitle, shownAt } from "../src/teaching/teach";
 import { boxStatus, nodeBadge } from "../src/teaching/walkdraw";
 import { moveOutput, outputsIntent, renameKey, toggleOutput, withKeys } from "../src/teaching/outputs";
-import { layoutNodes, tensorLabel } from "../src/teaching/nodeview";
+import { NODE_H, NODE_W, type NodeGraph, layoutNodes, openingView, overlaps, placeLabel, tensorEdges, tensorLabel, zoomAt } from "../src/teaching/nodeview";
 
 // inp -> A, inp2 -> A (call 1), A -> B -> C; outputs (A,1,0), (C,0,0): as the kernel sends it
 const WALK: DepthStep[] = [
@@ -107,5 +107,50 @@ describe("node view", () => {
     expect(y.get("C:0")!).toBeLessThan(y.get("x:0")!);
     expect(placed.find((p) => p.node.layer === "A" && p.node.node_index === 1)!.x).toBeGreaterThan(placed.find((p) => p.node.layer === "A" && p.node.node_index === 0)!.x);
     expect(tensorLabel(["lstm", 1, 2])).toBe("(lstm, 1, 2)");
+  });
+});
+
+describe("node view at scale (issue 40)", () => {
+  const node = (layer: string, depth: number) => ({ layer, node_index: 0, depth, class_name: "Dense", outputs: [[null, 3]] });
+  // a wide graph: 30 nodes fed by one input, every edge labelled with the same long tensor name
+  const wide: NodeGraph = {
+    nodes: [node("transformer_layer_input", 1), ...Array.from({ length: 30 }, (_, i) => node(`block_${i}`, 0))],
+    tensors: Array.from({ length: 30 }, (_, i) => ({ src: ["transformer_layer_input", 0, 0] as [string, number, number], dst: [`block_${i}`, 0, 0] as [string, number, number] })),
+    outputs: [], keys: [],
+  };
+  const look = { selected: new Set<string>(), shownPort: null, node: null, status: new Map(), depths: new Map() };
+
+  it("opens a big graph at scale 1 from its top, a small one fitted", () => {
+    expect(openingView(5000, 3000, { width: 800, height: 400 })).toEqual({ k: 0.8, x: 0, y: 0 });
+    const small = openingView(400, 200, { width: 800, height: 400 });
+    expect(small.k).toBeGreaterThanOrEqual(1);
+    expect(small.x).toBeGreaterThanOrEqual(0);
+  });
+
+  it("zooms about the pointer: the point under it stays put", () => {
+    const v = { k: 1, x: 10, y: 20 };
+    const z = zoomAt(v, 2, 300, 100);
+    expect(((300 - v.x) / v.k) * z.k + z.x).toBeCloseTo(300);
+    expect(((100 - v.y) / v.k) * z.k + z.y).toBeCloseTo(100);
+    expect(zoomAt(v, 1000, 0, 0).k).toBe(4);
+  });
+
+  it("places a label where it meets nothing, or nowhere", () => {
+    const line = (u: number) => ({ x: 100, y: u * 100 });
+    const first = placeLabel(line, 50, [])!;
+    const second = placeLabel(line, 50, [first])!;
+    expect(overlaps(first, second)).toBe(false);
+    expect(placeLabel(line, 50, [{ x: -1000, y: -1000, w: 3000, h: 3000 }])).toBeNull();
+  });
+
+  it("draws no edge label over another or over a box; a label left out is still the edge's", () => {
+    const { placed } = layoutNodes(wide);
+    const drawn = tensorEdges(wide, placed);
+    expect(drawn.length).toBe(30);
+    const labels = drawn.map((t) => t.label).filter((r) => r !== null);
+    expect(labels.length).toBeGreaterThan(10);
+    for (let i = 0; i < labels.length; i++) for (let j = i + 1; j < labels.length; j++) expect(overlaps(labels[i]!, labels[j]!)).toBe(false);
+    const boxes = placed.map((p) => ({ x: p.x, y: p.y, w: NODE_W, h: NODE_H }));
+    for (const l of labels) for (const b of boxes) expect(overlaps(l!, b)).toBe(false);
   });
 });

@@ -41,6 +41,26 @@ def layer_name(m: Mapping, key: str = "name") -> str:
     return check_text(value, f"{key!r}")
 
 
+MAX_PATH_PARTS = 32  # nested models inside nested models, in a layer path "outer/inner/..."
+
+
+def layer_path(m: Mapping, key: str = "name") -> str:
+    """A layer name, or a path "outer/inner/..." to a layer inside a nested model: each part a
+    layer name (Keras names cannot hold "/")."""
+    value = m.get(key)
+    limit = MAX_PATH_PARTS * (MAX_NAME_LENGTH + 1)
+    if not isinstance(value, str) or not 0 < len(value) <= limit:
+        raise IntentError(f"{key!r} must be a layer name or a path 'outer/inner' (1 to {limit} "
+                          f"characters), got {value!r:.80}.")
+    parts = value.split("/")
+    if len(parts) > MAX_PATH_PARTS or not all(parts):
+        raise IntentError(f"{key!r} must be layer names joined by '/' (at most {MAX_PATH_PARTS}), "
+                          f"got {value!r:.80}.")
+    for part in parts:
+        layer_name({key: part}, key)
+    return value
+
+
 def optional_name(m: Mapping, key: str = "name") -> str | None:
     return None if m.get(key) is None else layer_name(m, key)
 

@@ -232,6 +232,26 @@ def _explain(host: Host, m: dict) -> dict:
             "nodes": [g.explain_node(name, k).data for k in range(nodes)]}
 
 
+def _inspect(host: Host, m: dict) -> dict:
+    """The inspector's fields of a layer, or of a layer inside a nested model ("outer/inner"):
+    one per key of the live layer's get_config(), each with its value, form kind and whether
+    the kernel can check an edit of it (mirror/fields.py)."""
+    from ..mirror import fields
+
+    path = check.layer_path(m)
+    try:
+        found = fields.inspect_layer(host.graph, path)
+    except fields.PathError as e:
+        raise IntentError(str(e)) from None
+    if found["is_input"]:  # the dtypes an Input made or configured from the browser may hold
+        for field in found["fields"]:
+            if field["name"] == "dtype" and field["editable"]:
+                choices = list(check.INPUT_DTYPES)
+                field.update(kind="choice", choices=choices + [field["value"]] * (
+                    field["value"] not in choices))
+    return found
+
+
 def _explain_edge(host: Host, m: dict) -> dict:
     """The KerasTensor an edge carries and its _keras_history."""
     return host.graph.explain_edge(check.port(m, "src"), *check.slot(m, "dst")).data
@@ -245,32 +265,20 @@ def _depth_steps(host: Host, m: dict) -> list:
 
 
 def _forward_steps(host: Host, m: dict) -> list:
-    """The forward pass node by node on one real sample: shapes, statistics, small pictures."""
-    model = host.graph.model
-    if model is not None:  # before any sample is made or read
-        limits.check_forward(model)
-    return [s.payload() for s in host.graph.forward_steps(_sample(host))]
+    """The forward pass node by node on one sample that means something for the model's inputs
+    (teaching/sample.py): shapes, statistics, small pictures; each Input's step says what it was
+    fed."""
+    from ..teaching.sample import forward_sample
 
-
-def _sample(host: Host) -> Any:
-    """One sample for the forward-pass view: the first of the training data if there is any,
-    else random values of the inputs' shapes."""
-    import numpy as np
-
-    data = host.training_data
-    x = data[0] if data else None
-    if isinstance(x, np.ndarray):
-        return x[:1]
-    if isinstance(x, (list, tuple)) and all(isinstance(a, np.ndarray) for a in x):
-        return [a[:1] for a in x]
     model = host.graph.model
     if model is None:
         raise IntentError("The drawing is not a model yet: " + "; ".join(map(str, host.graph.problems)))
-    limits.check_forward(model)  # before a sample of the inputs' shapes is made
-    rng = np.random.default_rng(0)
-    sample = [rng.random((1, *(d or 1 for d in t.shape[1:])), dtype=np.float32).astype(t.dtype)
-              for t in model.inputs]
-    return sample if len(sample) > 1 else sample[0]
+    limits.check_forward(model)  # before a sample is made or read
+    sample, fed = forward_sample(model, host.training_data)
+    steps = host.graph.forward_steps(sample)
+    for step in steps:
+        step.fed = fed.get(step.layer) if step.is_input else None
+    return [s.payload() for s in steps]
 
 
 def _internals(host: Host, m: dict) -> dict:
@@ -323,6 +331,7 @@ INTENTS: dict[str, Intent] = {
     # reads: they change nothing in the drawing
     "explain": _read(_explain),
     "explain_edge": _read(_explain_edge),
+    "inspect": _read(_inspect),
     "depth_steps": _read(_depth_steps),
     "forward_steps": _read(_forward_steps),
     "internals": _read(_internals),

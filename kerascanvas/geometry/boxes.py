@@ -3,8 +3,10 @@ size, and the state carries both ("w", "h" and "ports" in each box's view row), 
 (js/src/mirror/geometry.ts) and the saved picture draw boxes and ports where the kernel says.
 
 A box is a header (name, class) over one row per call; it widens when its ports would crowd
-(ports are spread evenly along the top and bottom edges); an expanded nested model is as big as
-its laid-out inside. Pure Python: no Keras import.
+(ports are spread evenly along the top and bottom edges) and when the names written by them would
+(six named slots of a KerasHub TransformerDecoder, a merge of eight: the front end writes them in
+two staggered rows, js/src/scene/portlabels.ts, so two neighbours' names need room for one between
+them); an expanded nested model is as big as its laid-out inside. Pure Python: no Keras import.
 """
 
 from __future__ import annotations
@@ -16,6 +18,9 @@ HEADER = 40.0
 CALL_ROW = 16.0
 FOOT = 6.0
 PORT_SPACING = 18.0  # at least this far apart, so each port stays easy to hit
+PORT_CHAR = 5.0  # px a character of a port's name (js/src/scene/portlabels.ts CHAR_WIDTH)
+PORT_NAME_ROOM = 24  # characters a port's name is given room for; a longer one is cut ("…")
+PORT_NAME_GAP = 6.0  # px kept between two names on one row
 
 
 def in_ports(slots, is_input: bool, filled: int) -> int:
@@ -39,8 +44,44 @@ def box_size(spec, filled: list[int], inner: Mapping | None = None) -> tuple[flo
     ins = sum(in_ports(spec.slots, spec.is_input, filled[k] if k < len(filled) else 0)
               for k in range(calls))
     outs = calls * spec.n_outputs
-    width = max(WIDTH, PORT_SPACING * (max(ins, outs) + 1))
+    width = max(WIDTH, PORT_SPACING * (max(ins, outs) + 1),
+                _name_room(ins, _longest_in_name(spec, ins)),
+                _name_room(outs, _longest_out_name(spec)))
     return (width, HEADER + CALL_ROW * calls + FOOT)
+
+
+def _name_room(ports: int, chars: int) -> float:
+    """The width that lets `ports` names of up to `chars` characters (two rows, alternating)
+    be read: two neighbours on one row are two port spacings apart."""
+    if ports < 2 or chars == 0:
+        return 0.0
+    spacing = (min(chars, PORT_NAME_ROOM) * PORT_CHAR + PORT_NAME_GAP) / 2
+    return spacing * (ports + 1)
+
+
+def _call_suffix(spec) -> int:
+    return len(f" · call {spec.calls - 1}") if spec.calls > 1 else 0
+
+
+def _longest_in_name(spec, ins: int) -> int:
+    """Characters of the longest slot name written by the top edge (portlabels.ts portName)."""
+    slots = spec.slots
+    if slots.kind == "args":
+        longest = max((len(n) for n in slots.names), default=len("argument 0"))
+    elif slots.kind == "list":
+        longest = len(f"{slots.names[0] if slots.names else 'inputs'}[{max(0, ins - 1)}]")
+    else:
+        return len("call 0") if spec.calls > 1 else 0
+    return longest + _call_suffix(spec)
+
+
+def _longest_out_name(spec) -> int:
+    """Characters of the longest output name written under the bottom edge."""
+    if spec.n_outputs <= 1:
+        return len("call 0") if spec.calls > 1 else 0
+    if spec.calls > 1:
+        return len("0.0")  # a shared multi-output box writes "node_index.tensor_index"
+    return len(f"output {spec.n_outputs - 1}")
 
 
 def layout() -> dict:

@@ -66,6 +66,8 @@ class Graph:
         if not isinstance(name, str) or not name:
             raise TypeError(f"Graph name must be a non-empty string, got {name!r}.")
         self.name = check_text(name, "A graph name")
+        # what the import says about the drawing that is not a problem, shown muted on the canvas
+        self.notes: tuple[str, ...] = ()
         self._drawing = Drawing(forbidden=FORBIDDEN_HERE)  # the one drawing, edited in place
         self._net = Network()
         self._observers: list[Callable[[Graph], None]] = []

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import sys
+import warnings
 from dataclasses import dataclass
 
 import keras
@@ -226,9 +227,14 @@ class Reads:
                 built = set(self.outputs)
                 outputs = [{k: records[t[:2]].outputs[t[2]] for t, k in
                             zip(d.output_order, d.output_keys) if t in built}]
-            return keras.Model(inputs=inputs[0] if len(inputs) == 1 else inputs,
-                               outputs=outputs[0] if len(outputs) == 1 else outputs,
-                               name=name)
+            with warnings.catch_warnings():
+                # Keras warns when dict keys differ from the Inputs' names: the user's own
+                # model said so once when it was made, the canvas would again after every edit
+                warnings.filterwarnings("ignore", "When providing `inputs` as a dict",
+                                        UserWarning)
+                return keras.Model(inputs=inputs[0] if len(inputs) == 1 else inputs,
+                                   outputs=outputs[0] if len(outputs) == 1 else outputs,
+                                   name=name)
         except Exception as e:  # noqa: BLE001 - Keras's message becomes the problem
             self._problems = [Problem(f"Keras refused the model: {e}")]
             return None

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -110,14 +109,19 @@ def from_model(model, graph_class, trust_custom: bool = False):
     except SharedAcrossModels:  # a layer also used outside the nested model that holds it
         drawn = _inlined(model)  # (KerasHub's tied embeddings): that model is drawn as its layers
         _check_unshared(drawn, {})
-    w = walk(drawn, trust_custom)
+    with custom.saying_to([]) as said:  # what trusting says goes to g.notes
+        w = walk(drawn, trust_custom)
+    g = graph_class(name=model.name)
+    g.notes = tuple(said)
     plain = (keras.Sequential, Functional)
     if type(model) not in plain and type(model).__name__ not in ("Functional", "Sequential"):
-        warnings.warn(f"{model.name!r} is a {type(model).__module__}.{type(model).__name__}, a "
-                      "subclass of Functional: the drawing holds its Functional graph (layers, "
-                      "calls, weights); its own Python methods (train_step, call overrides, ...) "
-                      "are not part of it.", UserWarning, stacklevel=3)
-    g = graph_class(name=model.name)
+        # said on the canvas and in g.notes, not as a warning: a warning is printed red under
+        # every KerasHub canvas, though nothing is wrong
+        note = (f"{model.name!r} is a {type(model).__module__}.{type(model).__name__}, a "
+                "subclass of Functional: the drawing holds its Functional graph (layers, calls, "
+                "weights); its own Python methods (train_step, call overrides, ...) are not "
+                "part of it.")
+        g.notes += (note,)
     # model input order = the drawing's input order; the same replay as a file's
     layers = [{"name": layer.name, "class_name": "InputLayer", "calls": 1,
                "config": {"batch_shape": list(layer.batch_shape), "dtype": layer.dtype,

@@ -12,6 +12,9 @@ object the user hands to `kc.register(layer)`. Its box's config holds no code (n
 dtype); the function comes from that object, so a file or the browser can name the box's kind
 but never bring a function in. Layers whose call returns several tensors get one port per
 tensor (`keras.tree.flatten` order): import counts them, `kc.register(cls, outputs=n)` says so.
+
+Why it is long: registering, trusting under a free name, keeping objects and making their kinds
+read and write the same records in one order; split, each part would reach into the others.
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ from __future__ import annotations
 import functools
 import inspect
 import re
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -100,18 +105,35 @@ def trust(cls) -> str:
     return register(cls, name=_free_name(cls.__name__, cls, "class"))
 
 
+_notes: ContextVar[list | None] = ContextVar("kerascanvas_trust_notes", default=None)
+
+
+@contextmanager
+def saying_to(notes: list):
+    """Within it, a class trusted under another name is said in `notes` (an import's g.notes,
+    shown muted) instead of warned (printed red): Gemma's RMSNormalization is no mistake."""
+    token = _notes.set(notes)
+    try:
+        yield notes
+    finally:
+        _notes.reset(token)
+
+
 def _free_name(base: str, thing: Any, what: str) -> str:
     name, n = base, 0
     while (trusted().get(name) or _taken_by(name)) not in (None, thing):
         n += 1
         name = f"{base}_{n}"
     if n:
-        import warnings
-
         shown = getattr(thing, "name", None) if what == "Lambda" else _where(thing)
-        warnings.warn(f"The {what} {shown!r} is trusted as {name!r}: {base!r} is already "
-                      f"{_where(trusted().get(base) or _taken_by(base))}.", UserWarning,
-                      stacklevel=4)
+        message = (f"The {what} {shown!r} is trusted as {name!r}: {base!r} is already "
+                   f"{_where(trusted().get(base) or _taken_by(base))}.")
+        if (notes := _notes.get()) is not None:
+            notes.append(message)
+        else:
+            import warnings
+
+            warnings.warn(message, UserWarning, stacklevel=4)
     return name
 
 

@@ -130,6 +130,7 @@ def _structure(g, p: Parts, previous: Parts | None, quick: bool = False) -> None
     p.top = max(g.depth.layer_depth.values(), default=0)
     p.scalars = {
         "name": g.name,
+        "notes": list(g.notes),
         "box": boxes.layout(),
         "problems": [{"message": canvas_words(pr.message), "layer": pr.layer, "call": pr.call,
                       "slot": pr.slot}
@@ -228,7 +229,8 @@ def _layer_entry(g, name, spec, layer, records, why, by_layer, run) -> dict:
         "inner_layers": None if inside is None else
         sum(1 for item in inside["layers"] if item["class_name"] != "InputLayer"),
         "expanded": expanded,
-        "inner": inside if name in g.expanded else None,
+        # sent collapsed too: Find reaches the layers inside (js/src/interaction/find.ts)
+        "inner": inside,
         # the run of repeated blocks it belongs to (named by its first layer), and on that first
         # layer while the run is folded: what its one box shows (kerascanvas/geometry/folds.py)
         "run": run,

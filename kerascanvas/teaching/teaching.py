@@ -225,6 +225,7 @@ class ForwardStep:
     outputs: list  # numpy arrays, tensor_index order
     is_input: bool = False  # an Input's node: the sample fed in, nothing run
     inputs: list = field(default_factory=list)  # its input tensors' _keras_history, slot order
+    fed: str | None = None  # an Input's: what the sample is, in words (sample.py)
 
     def summary(self) -> list[dict]:
         return [{"shape": list(a.shape), "mean": float(a.mean()), "std": float(a.std()),
@@ -234,7 +235,7 @@ class ForwardStep:
         """JSON for the canvas: every output tensor (tensor_index order) with its numbers and
         a small picture where it is an image: the value each edge from this node carries."""
         return {"node": [self.layer, self.node_index], "depth": self.depth, "is_input": self.is_input,
-                "inputs": [list(t) for t in self.inputs],
+                "inputs": [list(t) for t in self.inputs], **({"fed": self.fed} if self.fed else {}),
                 "outputs": [{"tensor_index": i, **stats, "picture": self.thumbnail(i)}
                             for i, stats in enumerate(self.summary())]}
 

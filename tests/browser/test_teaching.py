@@ -109,7 +109,7 @@ def test_forward_pass_draws_image_tensors_as_small_pictures(lab, page):
     page.locator('.kc-toolbar [aria-label="Forward pass"]').click()
     p = player(page)
     p.wait_for(timeout=30_000)
-    assert "image (an Input): the sample fed in → (1, 8, 8, 1)" in p.locator(".kc-step").text_content()
+    assert "image (an Input): an image 8x8x1: a bright disc on a ramp → (1, 8, 8, 1)" in p.locator(".kc-step").text_content()
     p.focus()
     page.keyboard.press("ArrowRight")
     assert "conv node 0 → (1, 6, 6, 2)" in p.locator(".kc-step").text_content()

@@ -13,7 +13,9 @@ import { Inspector } from "../panels/inspector";
 import type { QuickAdd } from "../interaction/quickadd";
 import { Adding, type AddingHost } from "../interaction/adding";
 import { FindBar } from "../interaction/find";
-import { drawnEdges, hiddenLayers, shownLayers } from "../mirror/folds";
+import { drawnEdges, hiddenLayers, innerBox, innerLayers, innerPath, innerRunOf, openInner, shownLayers, splitPath } from "../mirror/folds";
+import { markInner } from "../scene/inner";
+import { showTop } from "../scene/camera";
 import { ContextMenu } from "../interaction/menu";
 import { CanvasMenus, type MenusHost } from "../interaction/contextmenus";
 import { Keyboard, type KeyboardHost } from "../interaction/keyboard";
@@ -47,6 +49,7 @@ export class CanvasView {
   private overlay: SVGPathElement;
   private minimap: MiniMap;
   private status: HTMLElement;
+  private notes: HTMLElement;
   private problemList: ProblemList;
   private inspector: HTMLElement;
   private panel: Inspector;
@@ -94,6 +97,7 @@ export class CanvasView {
     this.svgEl.append(this.world);
     this.minimap = new MiniMap();
     this.status = el("div", { class: "kc-status", role: "status" });
+    this.notes = el("div", { class: "kc-notes" }); // what the import said: not a problem, not red
     this.problemList = new ProblemList((name) => { this.ui.selectBoxes([name]); this.focusBox(name); },
       this.abort.signal);
     this.toast = new Toast(this.abort.signal);
@@ -104,7 +108,7 @@ export class CanvasView {
     this.stageView = new StageView(this.stage, this.ui);
     this.adding = new Adding(this.addingHost());
     this.quick = this.adding.quick;
-    this.finder = new FindBar(() => this.state.layers, (name, next) => this.showHit(name, next),
+    this.finder = new FindBar(() => [...this.state.layers, ...innerLayers(this.state.layers)], (name, next) => this.showHit(name, next),
       () => this.root.focus({ preventScroll: true }), this.abort.signal);
     this.stage.append(this.svgEl, this.minimap.root, this.toast.root, this.menu.root, this.quick.root, this.finder.root);
     this.legend = new Legend();
@@ -114,7 +118,7 @@ export class CanvasView {
     this.teacher = this.makeTeacher(teachSide);
     this.world.insertBefore(this.teacher.layer, this.overlay);
     this.code = new CodePanel(this.client, () => this.state.name, (m) => this.notice(m));
-    main.append(this.legend.root, stageRow, this.status, this.problemList.root, this.code.root);
+    main.append(this.legend.root, stageRow, this.status, this.notes, this.problemList.root, this.code.root);
     this.training = new TrainingPanel(model, this.client, (m) => this.showError(m));
     main.append(this.training.root);
     this.onTraining = () => this.training.update(model.get("training") ?? {});
@@ -191,16 +195,55 @@ export class CanvasView {
     performance.mark?.("kerascanvas:state");
     // where each box is seen now (a dropped box is where it was dropped): moves glide from there
     const before = new Map(this.state.layers.map((l) => [l.name, this.pos(l)]));
+    this.kernelState = state;
+    state = this.withInnerOpen(state); // runs unfolded inside nested models (mirror/folds.ts)
     this.state = state;
     const names = new Set(state.layers.map((l) => l.name));
     const keys = new Set(state.edges.map(edgeKey));
     this.ui.batch(() => {
-      this.ui.keepExisting((n) => names.has(n), (k) => keys.has(k));
+      this.ui.keepExisting((n) => names.has(n) || this.innerExists(n), (k) => keys.has(k));
       this.ui.setHints(null); // the kernel's answers about slots were for the drawing as it was
     });
     this.code.changed();
     this.teacher.stateChanged(state);
     this.glide.start(state.layers, before);
+  }
+
+  /** The state as the kernel sent it (this.state: with the runs unfolded inside nested models). */
+  private kernelState: GraphState | null = null;
+
+  private withInnerOpen(state: GraphState): GraphState {
+    const layers = openInner(state.layers, this.ui.state.innerOpen);
+    return layers === state.layers ? state : { ...state, layers };
+  }
+
+  /** A run inside a nested model unfolded or folded again: the boxes glide to make room. */
+  private innerOpenChanged(): void {
+    const before = new Map(this.state.layers.map((l) => [l.name, this.pos(l)]));
+    this.state = this.withInnerOpen(this.kernelState ?? this.state);
+    this.glide.start(this.state.layers, before);
+  }
+
+  /** Whether `path` ("outer/inner") names a layer inside a nested model of the drawing. */
+  private innerExists(path: string): boolean {
+    const parts = splitPath(path);
+    const outer = parts && this.state.layers.find((l) => l.name === parts[0]);
+    return !!(outer && parts && innerBox(outer, parts[1]));
+  }
+
+  /** A double press on an inner box: a folded run unfolds; a layer of an unfolded run folds it again. */
+  private toggleInner(path: string): void {
+    const parts = splitPath(path);
+    const outer = parts && (this.kernelState ?? this.state).layers.find((l) => l.name === parts[0]);
+    if (!parts || !outer?.inner) return;
+    const shown = this.state.layers.find((l) => l.name === parts[0]);
+    const box = shown && innerBox(shown, parts[1]); // as drawn: an unfolded run's box has no fold
+    if (box?.fold) { this.ui.openInnerRun(path, true); return; }
+    const head = innerRunOf(outer.inner, parts[1]);
+    if (head !== null && this.ui.state.innerOpen.has(innerPath(parts[0], head))) {
+      this.ui.openInnerRun(innerPath(parts[0], head), false);
+      this.ui.selectBoxes([innerPath(parts[0], head)]);
+    }
   }
 
   // ----- rendering ---------------------------------------------------------------------------
@@ -219,6 +262,7 @@ export class CanvasView {
   /** The store changed: the camera moves the picture; the rest is drawn once, after the batch
    * of changes a handler makes (the one place drawing is scheduled from the store). */
   private uiChanged(s: UiState, before: UiState): void {
+    if (s.innerOpen !== before.innerOpen) this.innerOpenChanged();
     if (s.view !== before.view && !this.drawing) this.viewChanged();
     const wiring = (g: UiState) => g.gesture.kind === "dragging-wire";
     if (s.selected !== before.selected || s.edge !== before.edge || s.highlighted !== before.highlighted
@@ -262,6 +306,7 @@ export class CanvasView {
     }
     this.applyView();
     this.scene.update(this.sceneInput());
+    markInner(this.boxLayer, this.ui.state.selected); // an inner layer selected (scene/inner.ts)
     this.teacher.decorate();
     this.training.showInsights((n) => this.scene.decor(n), this.ui.state.selected, this.state.layers.map((l) => l.name));
     if (this.scene.lagging && !this.abort.signal.aborted) this.idle.soon();
@@ -270,6 +315,7 @@ export class CanvasView {
       this.panelsFor = this.state;
       this.legend.draw(this.state.layers);
       this.status.textContent = summary(this.state);
+      this.notes.textContent = (this.state.notes ?? []).join(" ");
       this.problemList.draw(this.state);
     }
     if (this.minimapFor !== this.state.layers || this.shown.size) {
@@ -289,6 +335,8 @@ export class CanvasView {
     const edge = edgeKeyed !== null && explanation && !selected.size ? { key: edgeKeyed, explanation } : null;
     this.panel.show({ layer: current, entry: this.palette.find((p) => p.class_name === current?.class_name),
       error: inspectorError, refusals: this.ui.state.refusals, edge, edgeCount: this.state.edges.length,
+      // a layer inside a nested model ("outer/inner"): shown read-only by the inspector
+      path: selected.size === 1 && !current ? [...selected].find((n) => splitPath(n) !== null) ?? null : null,
       onChange: (config) => current && this.edits.act("configure", { name: current.name, config }),
       onRename: (name) => current && name !== current.name && this.edits.act("rename", { name: current.name, new_name: name }),
       onCallSettings: (call, settings) => current && this.edits.act("configure_call", { name: current.name, call, settings }) });
@@ -350,7 +398,7 @@ export class CanvasView {
     return {
       client: this.client, ui: this.ui,
       state: () => this.state, placed: () => this.placed(), routes: () => this.routes, ports: () => this.allPorts,
-      viewRect: () => this.stageView.kernelRect(), follow: (names) => this.stageView.follow(this.state.layers, names),
+      viewRect: () => this.stageView.kernelRect(), follow: (names) => this.follow(names),
       showError: (m, at) => this.showError(m, at), hideError: () => this.toast.hide(),
       focusCanvas: () => this.root.focus({ preventScroll: true }), focusEdge: (key) => this.focusEdge(key),
     };
@@ -364,6 +412,7 @@ export class CanvasView {
       view: () => this.view, local: (ev) => this.pointer.local(ev), pointer: () => this.pointer,
       cancelGesture: () => this.pointer.cancel("escape"), closeMenu: () => this.menu.hide(), hideError: () => this.toast.hide(),
       glideTo: (view) => this.stageView.glideTo(view),
+      showError: (m, at) => this.showError(m, at), toggleInner: (path) => this.toggleInner(path),
       quickAdd: (at: Point, into?: EdgeState) => this.adding.open(at, null, into), find: () => this.openFind(),
       rename: () => (this.inspector.querySelector('[aria-label="layer name"]') as HTMLInputElement | null)?.focus(),
       copied: (count) => this.notice(`Copied ${count} layer(s)`), fit: () => this.fit(),
@@ -404,6 +453,8 @@ export class CanvasView {
   /** A hit of Find; inside a folded run, typing shows the run's box and Enter unfolds it and
    * goes to the layer. */
   private showHit(name: string, next: boolean): void {
+    if (this.teacher.revealNode(name)) return; // the node view shown: its node found there
+    if (splitPath(name)) { this.showInner(name); return; }
     const fold = hiddenLayers(this.state.layers).get(name);
     if (fold !== undefined && next) this.edits.act("fold", { name: fold, folded: false }).then((done) => done && this.showFound(name));
     else this.showFound(fold ?? name);
@@ -415,6 +466,39 @@ export class CanvasView {
     if (!hit) return;
     this.ui.selectBoxes([name]);
     this.stageView.centre(hit);
+  }
+
+  /** A found inner layer ("outer/inner"): its nested model expanded (and the run that holds it
+   * unfolded) where needed, then selected and centred at a readable scale. */
+  private showInner(path: string): void {
+    const [outer, inner] = splitPath(path)!;
+    const layer = this.state.layers.find((l) => l.name === outer);
+    if (!layer?.inner) return;
+    const go = () => {
+      const now = this.state.layers.find((l) => l.name === outer);
+      const run = now?.inner ? innerRunOf(now.inner, inner) : null;
+      if (run !== null && innerBox(now!, inner)?.hidden) this.ui.openInnerRun(innerPath(outer, run), true);
+      this.ui.selectBoxes([path]);
+      const box = this.state.layers.find((l) => l.name === outer);
+      const b = box && innerBox(box, inner);
+      if (!box || !b) return;
+      const r = this.stageSize();
+      const k = Math.max(this.view.k, 0.8);
+      this.stageView.glideTo({ k, x: r.width / 2 - (box.x + b.x + b.w / 2) * k, y: r.height / 2 - (box.y + b.y + b.h / 2) * k });
+    };
+    if (layer.expanded) go();
+    else this.edits.act("expand", { name: outer, open: true }).then((done) => { if (done) go(); });
+  }
+
+  /** The view follows the work (edits.ts); a nested model just expanded shows the top of its
+   * inside at a readable scale (camera.ts showTop), never all of a tall inside made tiny. */
+  private follow(names: Iterable<string>): void {
+    const list = [...names];
+    const one = list.length === 1 ? this.state.layers.find((l) => l.name === list[0]) : undefined;
+    const stage = this.stageSize();
+    if (one?.expanded && one.inner && stage.width) {
+      this.stageView.glideTo(showTop(this.view, { x: one.x, y: one.y, w: one.w, h: one.h }, stage));
+    } else this.stageView.follow(this.state.layers, list);
   }
 
   /** The teaching views (teacher.ts): the player beside the drawing, outputs, node view. */
@@ -469,6 +553,8 @@ export class CanvasView {
       closeQuickAdd: () => { this.quick.close(); this.menu.hide(); },
       wireFrom: (port) => this.adding.askHints(port),
       toggle: (name) => this.edits.toggle(name),
+      pressInner: (path) => { this.ui.selectBoxes([path]); this.render(); },
+      toggleInner: (path) => this.toggleInner(path),
       inspectEdge: (index) => { this.edits.inspectEdge(index); },
       pressBox: (selection) => this.ui.selectBoxes(selection),
       pressBlank: () => this.ui.clearEdge(),

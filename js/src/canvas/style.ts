@@ -20,7 +20,7 @@ export const CSS = `
 .kc-muted { color: var(--jp-ui-font-color2, #777); }
 .kc-error { color: var(--jp-error-color1, #c00); white-space: pre-wrap; margin: 4px 0; }
 .kc-main { flex: 1; min-width: 0; display: flex; flex-direction: column; }
-.kc-toolbar { display: flex; gap: 2px; margin-bottom: 4px; flex-wrap: wrap; align-items: center;
+.kc-toolbar { position: relative; display: flex; gap: 2px; margin-bottom: 4px; flex-wrap: nowrap; align-items: center; white-space: nowrap;
   min-height: var(--jp-private-toolbar-height, 28px); padding: 0 4px;
   background: var(--jp-toolbar-background, var(--jp-layout-color1, #fff));
   border-bottom: var(--jp-border-width, 1px) solid var(--jp-toolbar-border-color, var(--jp-border-color1, #ccc)); }
@@ -29,7 +29,18 @@ export const CSS = `
 .kc-button:hover { background: var(--jp-layout-color2, #eee); }
 .kc-button:active { background: var(--jp-layout-color3, #ddd); }
 .kc-button:focus-visible { outline: 1px solid var(--jp-brand-color1, #1976d2); }
-.kc-toolbar-gap { width: 1px; height: 16px; margin: 0 4px; background: var(--jp-border-color2, #ddd); }
+.kc-toolbar-group { display: inline-flex; gap: 2px; align-items: center; padding-right: 4px; margin-right: 2px;
+  border-right: 1px solid var(--jp-border-color2, #ddd); }
+.kc-toolbar-menu { position: absolute; right: 4px; top: 100%; z-index: 20; display: flex; flex-direction: column; gap: 2px;
+  padding: 4px; background: var(--jp-layout-color1, #fff); border: 1px solid var(--jp-border-color1, #ccc);
+  box-shadow: var(--jp-elevation-z4, 0 2px 6px rgba(0,0,0,.2)); }
+.kc-toolbar-menu[hidden] { display: none; }
+.kc-toolbar-menu .kc-toolbar-group { flex-direction: column; align-items: stretch; border-right: none; padding: 2px 0;
+  border-bottom: 1px solid var(--jp-border-color2, #ddd); }
+.kc-toolbar-menu .kc-toolbar-group:last-child { border-bottom: none; }
+.kc-toolbar-menu .kc-button { text-align: left; }
+.kc-toolbar-more { margin-left: auto; }
+.kc-toolbar-more[hidden] { display: none !important; }
 .kc-stage { position: relative; overflow: hidden; border: 1px solid var(--jp-border-color1, #ccc);
   background: var(--jp-layout-color0, #fafafa); }
 .kc-svg { width: 100%; height: 100%; display: block; touch-action: none; user-select: none;
@@ -90,6 +101,8 @@ export const CSS = `
 .kc-problems { margin: 2px 0 0; padding-left: 16px; color: var(--jp-error-color1, #c00); font-size: 11px; max-height: 120px; overflow: auto; }
 .kc-problem-line[role=button] { cursor: pointer; } .kc-problem-line:hover, .kc-problem-line:focus { text-decoration: underline; }
 .kc-status { margin-top: 4px; color: var(--jp-ui-font-color2, #555); }
+.kc-notes { margin-top: 2px; font-size: 11px; color: var(--jp-ui-font-color2, #555); }
+.kc-notes:empty { display: none; }
 .kc-minimap { position: absolute; right: 6px; bottom: 6px; width: 140px; height: 100px;
   background: var(--jp-layout-color1, #fff); border: 1px solid var(--jp-border-color1, #ccc); opacity: 0.9; }
 .kc-mini-box { fill: var(--jp-layout-color3, #aaa); }

@@ -7,6 +7,21 @@ import { type ContextMenu, type MenuAction, type MenuEntry, blankMenu, boxMenu, 
 import { edgeKey } from "../scene/scene";
 import type { UiStore } from "./ui";
 import type { EdgeState, GraphState, LayerState } from "../mirror/types";
+import { innerBox, innerPath, innerRunOf, splitPath } from "../mirror/folds";
+
+/** Why an edit of a layer inside a nested model ("outer/inner") is refused: the inside is read-only. */
+export function innerRefusal(path: string): string {
+  const outer = splitPath(path)?.[0] ?? path;
+  return `a layer inside nested model '${outer}' is read-only: edit the nested model in Python`;
+}
+
+/** Where a refusal about inner layer `path` shows: its box's top right corner (world), if drawn. */
+export function innerAnchor(layers: LayerState[], path: string): Point | undefined {
+  const parts = splitPath(path);
+  const outer = parts && layers.find((l) => l.name === parts[0]);
+  const b = outer && parts ? innerBox(outer, parts[1]) : null;
+  return outer && b ? { x: outer.x + b.x + b.w, y: outer.y + b.y } : undefined;
+}
 
 export interface MenusHost {
   readonly ui: UiStore;
@@ -25,6 +40,8 @@ export interface MenusHost {
   focusBox(name: string): void;
   focusEdge(key: string): void;
   focusCanvas(): void;
+  showError?(message: string, at?: Point): void;  // a refusal, next to `at` (world)
+  toggleInner?(path: string): void;      // a folded run inside a nested model unfolds (or folds again)
 }
 
 export class CanvasMenus {
@@ -39,6 +56,8 @@ export class CanvasMenus {
       const e = host.state().edges[Number(edgeEl.getAttribute("data-edge"))];
       if (e) { this.openEdge(e, p); return; }
     }
+    const inner = (ev.target as Element).closest?.("[data-inner-path]")?.getAttribute("data-inner-path");
+    if (inner) { this.openInner(inner, p); return; }
     const box = boxAt(host.placed(), toWorld(host.view(), p));
     if (box) { this.openBox(box, p); return; }
     this.openBlank(p);
@@ -62,6 +81,29 @@ export class CanvasMenus {
       delete: () => edits.remove([name], false, anchor),
       "delete-bridged": () => edits.remove([name], true, anchor),
     }, () => host.focusBox(name));
+  }
+
+  /** An inner layer's menu (a layer inside an expanded nested model, "outer/inner"): unfold the
+   * folded run it stands for, or fold again the run it is part of; Delete is refused with the
+   * reason (the inside is read-only) and changes nothing. */
+  openInner(path: string, at: Point): void {
+    const { host } = this;
+    const parts = splitPath(path);
+    const outer = parts && host.state().layers.find((l) => l.name === parts[0]);
+    if (!parts || !outer?.inner) return;
+    host.ui.selectBoxes([path]);
+    const b = innerBox(outer, parts[1]);
+    const head = innerRunOf(outer.inner, parts[1]);
+    const entries: MenuEntry[] = [];
+    if (b?.fold) entries.push({ label: `Unfold (show its ${b.fold.members} layers)`, action: "unfold" });
+    else if (head !== null && host.ui.state.innerOpen.has(innerPath(parts[0], head))) entries.push({ label: "Fold repeated blocks into one box", action: "fold" });
+    entries.push({ label: "Delete", action: "delete" });
+    const anchor = innerAnchor(host.placed(), path);
+    this.show(at, entries, {
+      unfold: () => host.toggleInner?.(path),
+      fold: () => host.toggleInner?.(path),
+      delete: () => host.showError?.(innerRefusal(path), anchor),
+    }, () => host.focusCanvas());
   }
 
   /** An edge's menu: delete it, insert a layer into it, show its tensor. */

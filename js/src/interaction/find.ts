@@ -4,14 +4,19 @@
 import { el } from "../base/dom";
 import { matchRank } from "./quickadd";
 
+/** What Find searches: a layer of the drawing, or one inside a nested model (`name` its path
+ * "outer/inner", `label` its own name, matched as a top-level layer's name is). */
+export interface Findable { name: string; class_name: string; label?: string }
+
 /** Layers whose name (or else class name) matches `query`, best first: by the name's rank
  * (matchRank: exact, prefix, word start, substring, letters in order), a class-name-only match
- * after every name match; equal ranks keep drawing order. Nothing for a blank query. */
-export function findLayers<T extends { name: string; class_name: string }>(layers: T[], query: string): T[] {
+ * after every name match; equal ranks keep drawing order (the drawing's layers before those inside
+ * nested models, mirror/folds.ts innerLayers). Nothing for a blank query. */
+export function findLayers<T extends Findable>(layers: T[], query: string): T[] {
   if (query.trim() === "") return [];
   const hits: { l: T; r: number }[] = [];
   for (const l of layers) {
-    const r = matchRank(l.name, query) ?? (matchRank(l.class_name, query) === null ? null : 5);
+    const r = matchRank(l.label ?? l.name, query) ?? (matchRank(l.class_name, query) === null ? null : 5);
     if (r !== null) hits.push({ l, r });
   }
   return hits.sort((a, b) => a.r - b.r).map((h) => h.l); // a stable sort: ties in drawing order
@@ -39,7 +44,7 @@ export class FindBar {
 
   /** `show(name, next)`: the layer to select and centre (`next`: Enter asked for it); `done()`: the
    * bar closed (keys go back to the canvas). */
-  constructor(private layers: () => { name: string; class_name: string }[], private show: (name: string, next: boolean) => void,
+  constructor(private layers: () => Findable[], private show: (name: string, next: boolean) => void,
     private done: () => void, signal: AbortSignal) {
     this.root = el("div", { class: "kc-find", role: "search" });
     this.input = el("input", { type: "search", class: "kc-field", placeholder: "Find a layer", "aria-label": "find layer" });

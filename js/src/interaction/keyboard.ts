@@ -4,7 +4,7 @@
 // document; Enter edits a cell, A, B, Z, C, V and D act on cells) must not act on them too. Esc
 // ends the canvas's own modes first, one a press; only when none is left does it go to the host.
 import { type Point, type Port, type View, toScreen } from "../mirror/geometry";
-import type { CanvasMenus } from "./contextmenus";
+import { type CanvasMenus, innerAnchor, innerRefusal } from "./contextmenus";
 import type { Edits } from "./edits";
 import { type KeyCommand, type KeyPress, hostKey, keyCommand } from "./keys";
 import type { UiStore } from "./ui";
@@ -30,6 +30,7 @@ export interface KeyboardHost {
   copied(count: number): void;
   focusBox(name: string): void;
   focusPort(key: string): void;
+  showError?(message: string, at?: Point): void;  // a refusal, next to `at` (world)
 }
 
 const FIELDS = ["INPUT", "SELECT", "BUTTON", "TEXTAREA"];
@@ -96,6 +97,9 @@ export class Keyboard {
       case "find": host.find(); break;
       case "edit": {
         const intent = command.intent;
+        // a layer inside a nested model is read-only: Delete says so and changes nothing
+        const inner = intent.kind === "remove" ? intent.names.find((n) => n.includes("/")) : undefined;
+        if (inner !== undefined) { host.showError?.(innerRefusal(inner), innerAnchor(host.placed(), inner)); break; }
         if (intent.kind === "disconnect") { const e = edits.selectedEdge(); if (e) edits.removeEdge(e); } // it also clears the selection
         else if (intent.kind === "remove") edits.remove(intent.names, intent.bridge ?? false);
         else edits.perform(intent);
@@ -106,7 +110,7 @@ export class Keyboard {
       case "select-all": ui.selectBoxes(host.state().layers.map((l) => l.name)); break;
       case "quick-add": host.quickAdd(host.pointer().last); break;
       case "rename": host.rename(); break;
-      case "nudge": edits.nudge(command.dx, command.dy); break;
+      case "nudge": if ([...ui.state.selected].some((n) => n.includes("/"))) break; edits.nudge(command.dx, command.dy); break;
       case "pan": { const v = host.view(); host.glideTo({ ...v, x: v.x + command.dx, y: v.y + command.dy }); break; }
       case "escape": return this.escape();
     }

@@ -89,6 +89,8 @@ export interface PointerHost {
   closeQuickAdd(): void;                // and the context menu
   wireFrom(port: Port): void;           // a wire leaves this port: ask which slots take it
   toggle(name: string): void;
+  pressInner(path: string): void;       // an inner layer of a nested model ("outer/inner") selected
+  toggleInner(path: string): void;      // a folded run inside a nested model unfolds (or folds again)
   inspectEdge(index: number): void;
   pressBox(selection: Set<string>): void;  // selected (the edge selection and old refusals cleared)
   pressBlank(): void;                   // the selected edge, if any, is no longer
@@ -280,6 +282,16 @@ export class Pointer {
     const edgeEl = target.closest?.("[data-edge]") ?? null;
     const edge = edgeEl ? pickEdge(host.routes(), w, host.view().k, Number(edgeEl.getAttribute("data-edge"))) : null;
     const box = boxAt(host.layers(), w);
+    // a box inside an expanded nested model: that inner layer, selected on its own (read-only)
+    const inner = port || toggle !== null ? null : target.closest?.("[data-inner-path]")?.getAttribute("data-inner-path") ?? null;
+    if (inner !== null) {
+      const now = performance.now();
+      const again = doublePress(this.lastPress, inner, now);
+      this.lastPress = again ? null : { name: inner, at: now };
+      if (again) host.toggleInner(inner); else host.pressInner(inner);
+      host.focusCanvas();
+      return;
+    }
     const press = classifyPress({ port, toggle, edge, box }, host.edges(), ev.shiftKey);
     switch (press.kind) {
       case "wire":

@@ -23,6 +23,7 @@ export interface UiState {
   gesture: Gesture;
   inspectorError: string | null;    // the kernel's refusal of the last configure / rename
   refusals: number;                 // counts them: each one shows the kernel's values in the inspector again
+  innerOpen: ReadonlySet<string>;   // the runs unfolded inside nested models ("outer/head"; mirror/folds.ts openInner)
 }
 
 type Listener = (state: UiState, before: UiState) => void;
@@ -35,7 +36,7 @@ export class UiStore {
 
   constructor(view: View = { x: 20, y: 20, k: 1 }) {
     this.current = { selected: new Set(), edge: null, explanation: null, highlighted: null, armed: null, hints: null, clipboard: [],
-      view, gesture: IDLE, inspectorError: null, refusals: 0 };
+      view, gesture: IDLE, inspectorError: null, refusals: 0, innerOpen: new Set() };
   }
 
   get state(): UiState { return this.current; }
@@ -116,6 +117,15 @@ export class UiStore {
 
   highlight(name: string | null): void {
     this.set({ highlighted: name });
+  }
+
+  /** A run inside a nested model ("outer/head") unfolded (open) or folded again: a view choice
+   * of the browser's alone, the inside being read-only. */
+  openInnerRun(path: string, open: boolean): void {
+    if (this.current.innerOpen.has(path) === open) return;
+    const next = new Set(this.current.innerOpen);
+    if (open) next.add(path); else next.delete(path);
+    this.set({ innerOpen: next });
   }
 
   // ----- wires -----------------------------------------------------------------------------

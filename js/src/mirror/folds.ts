@@ -4,7 +4,7 @@
 // in, what is drawn out) plus the box's SVG, so the canvas and the scene only call in here.
 import { svg } from "../base/dom";
 import { boxHeight, boxWidth, fitText } from "./geometry";
-import type { EdgeState, LayerState, Target, Triple } from "./types";
+import type { EdgeState, InnerBox, InnerView, LayerState, Link, Target, Triple } from "./types";
 
 /** An edge as drawn: one drawn to or from a folded run's box says which edge it stands for. */
 export interface DrawnEdge extends EdgeState { real?: { src: Triple; dst: Target } }
@@ -141,4 +141,106 @@ export function drawFolded(g: SVGGElement, layer: LayerState, detail: boolean): 
     "aria-expanded": "false", "data-toggle": layer.name, "aria-label": `unfold ${layer.name}` });
   open.append(svg("rect", { width: 16, height: 16, rx: 3 }), svg("text", { x: 8, y: 12, "text-anchor": "middle" }, "+"));
   g.append(open, svg("title", {}, `${t.title}: ${t.copies} (${t.classes}). Double-click or press + to unfold.`));
+}
+
+// ----- inside a nested model (kerascanvas/io/inner.py) ---------------------------------------
+// An inner layer is named by a path, "outer/inner" (Keras names cannot hold "/"). Its runs of
+// repeated blocks come folded; unfolding one is the browser's own choice (the inside is
+// read-only), kept as the set of open runs' paths, and applied to the state here (openInner):
+// the run's layers go where the kernel said relative to its box, the boxes below it inside, and
+// the boxes below the nested model's box outside, move down by what it needs.
+
+export const INNER_SEP = "/";
+
+export function innerPath(outer: string, inner: string): string {
+  return `${outer}${INNER_SEP}${inner}`;
+}
+
+/** [outer, inner] of an inner layer's path; null for a plain layer name. */
+export function splitPath(path: string): [string, string] | null {
+  const i = path.indexOf(INNER_SEP);
+  return i < 0 ? null : [path.slice(0, i), path.slice(i + 1)];
+}
+
+/** Every layer inside the nested models of `layers` (expanded or not), as Find lists them:
+ * `name` the path, `label` the inner name, `class_name` its class. */
+export function innerLayers(layers: LayerState[]): { name: string; label: string; class_name: string }[] {
+  const out: { name: string; label: string; class_name: string }[] = [];
+  for (const l of layers) {
+    if (!l.inner) continue;
+    for (const b of l.inner.layers) out.push({ name: innerPath(l.name, b.name), label: b.name, class_name: b.class_name });
+  }
+  return out;
+}
+
+/** The inner box `inner` of `layer` as shown (null: not there); `hidden`: the folded run's box that holds it. */
+export function innerBox(layer: LayerState, inner: string): InnerBox | null {
+  return layer.inner?.layers.find((b) => b.name === inner) ?? null;
+}
+
+/** The inner run (its first layer) that `inner` is part of, or null. */
+export function innerRunOf(view: InnerView, inner: string): string | null {
+  for (const r of view.runs ?? []) if (r.members.includes(inner)) return r.head;
+  return null;
+}
+
+/** `view` with the runs whose first layer is in `open` unfolded: their layers placed, the boxes
+ * below each moved down by what it grows, the edges drawn again; and how much it grew. */
+export function unfoldInner(view: InnerView, open: ReadonlySet<string>): { view: InnerView; grow: number } {
+  const runs = (view.runs ?? []).filter((r) => open.has(r.head));
+  if (!runs.length) return { view, grow: 0 };
+  const at = new Map(view.layers.map((b) => [b.name, b]));
+  const opened = runs.map((r) => ({ r, head: at.get(r.head)! })).filter((o) => o.head).sort((a, b) => a.head.y - b.head.y);
+  const shiftAt = (y: number) => opened.reduce((s, o) => s + (y > o.head.y ? o.r.grow : 0), 0);
+  const plain = view.layers.find((b) => !b.fold) ?? { w: 150, h: 36 };
+  const place = new Map<string, InnerBox>();
+  for (const b of view.layers) place.set(b.name, { ...b, y: b.y + shiftAt(b.y) });
+  for (const { r, head } of opened) {
+    const hy = head.y + shiftAt(head.y);
+    r.members.forEach((m, i) => {
+      const b = at.get(m);
+      if (!b) return;
+      const [dx, dy] = r.offsets[i] ?? [0, 0];
+      place.set(m, { ...b, x: head.x + dx, y: hy + dy, w: plain.w, h: plain.h, hidden: null, fold: null });
+    });
+  }
+  const layers = view.layers.map((b) => place.get(b.name)!);
+  const hidden = new Map<string, string>();
+  for (const b of layers) if (b.hidden) hidden.set(b.name, b.hidden);
+  const seen = new Set<string>();
+  const edges: Link[] = [];
+  for (const [s, d] of view.links ?? view.edges) {
+    const a = hidden.get(s) ?? s, b = hidden.get(d) ?? d;
+    if (a === b || seen.has(`${a}>${b}`)) continue;
+    seen.add(`${a}>${b}`);
+    edges.push([a, b]);
+  }
+  const grow = opened.reduce((s, o) => s + o.r.grow, 0);
+  const width = Math.max(view.width, ...layers.map((b) => b.x + b.w + 12));
+  return { view: { ...view, layers, edges, width, height: view.height + grow }, grow };
+}
+
+/** The layers with the open inner runs (paths, "outer/head") unfolded: a nested model's box
+ * grows by what its inside grew, its output ports move down with its bottom, and the boxes below
+ * it move down as far. The same array when no open run is shown. */
+export function openInner(layers: LayerState[], open: ReadonlySet<string>): LayerState[] {
+  if (!open.size) return layers;
+  let out: LayerState[] | null = null;
+  for (const l of layers) {
+    if (!l.expanded || !l.inner?.runs?.length) continue;
+    const mine = new Set(l.inner.runs.map((r) => r.head).filter((h) => open.has(innerPath(l.name, h))));
+    if (!mine.size) continue;
+    const { view, grow } = unfoldInner(l.inner, mine);
+    const current: LayerState[] = out ?? layers;
+    const box = current.find((q) => q.name === l.name)!;
+    const bottom = box.y + box.h;
+    out = current.map((q) => {
+      if (q.name === l.name) {
+        const outs = q.ports.out.map(([n, t, x, y]) => [n, t, x, y >= q.h - 1 ? y + grow : y] as typeof q.ports.out[number]);
+        return { ...q, inner: view, h: q.h + grow, w: Math.max(q.w, view.width), ports: { ...q.ports, out: outs } };
+      }
+      return q.y >= bottom - 1 ? { ...q, y: q.y + grow } : q;
+    });
+  }
+  return out ?? layers;
 }

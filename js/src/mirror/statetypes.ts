@@ -7,9 +7,11 @@ export type SlotKind = "single" | "list" | "args" | "none";
 export type MadeFrom = "config" | "arguments";
 export interface Slots { kind: SlotKind; names: string[]; min: number; max: number | null; }
 export interface Call { index: number; built: boolean; output_shapes: ((number | null)[])[] | null; missing: string | null; settings: Record<string, unknown>; }
-export interface InnerBox { name: string; class_name: string; x: number; y: number; w: number; h: number; nested: boolean; output: boolean; shape: (number | null)[] | null; }
+export interface InnerBox { name: string; class_name: string; x: number; y: number; w: number; h: number; nested: boolean; output: boolean; shape: (number | null)[] | null; hidden?: string | null; fold?: FoldInfo | null; }
 export type Link = [src: string, dst: string];
-export interface InnerView { layers: InnerBox[]; edges: Link[]; width: number; height: number; }
+export interface InnerView { layers: InnerBox[]; edges: Link[]; width: number; height: number; runs?: InnerRun[]; links?: Link[]; }
+export interface InnerRun { head: string; members: string[]; offsets: Offset[]; grow: number; }
+export type Offset = [dx: number, dy: number];
 export interface FoldInfo { copies: number; layers: number; last: string; classes: string; members: number; stack: number; }
 export type InPort = [call: number, slot: number, x: number, y: number];
 export type OutPort = [node_index: number, tensor_index: number, x: number, y: number];
@@ -34,8 +36,10 @@ export interface EdgeState { src: Triple; dst: Target; shape: (number | null)[] 
 /** Drawing-wide values: a diff sends each one that changed, whole. box: how the kernel lays out
  * boxes (kerascanvas/boxes.py): the size of a new layer's box (w, h: the front end makes room for
  * one before the kernel has placed it) and where a box's rows are (the header's height, then one
- * row per call). 'empty' is each one's value in a drawing with no layers. */
-export interface Drawing { name: string; problems: Problem[]; model: ModelSummary | null; can_undo: boolean; can_redo: boolean; history_dropped: number; box: BoxLayout; }
+ * row per call). 'empty' is each one's value in a drawing with no layers. notes: what the import
+ * says about the drawing that is not a problem (a subclass of Functional drawn as its graph), shown
+ * muted under the drawing. */
+export interface Drawing { name: string; problems: Problem[]; model: ModelSummary | null; can_undo: boolean; can_redo: boolean; history_dropped: number; box: BoxLayout; notes: string[]; }
 /** The full state: the shape's version, the revision it describes (absent from Graph.state()), every
  * layer (entry and view fields) in creation order, every edge, the drawing-wide values; too_big:
  * true on the stub sent instead of a state too big to send (no layers, no edges, one problem saying

@@ -1,10 +1,15 @@
-// The side panel for what is selected: the selected layer's config form and its Keras nodes, or a
-// selected edge's tensor. The form is made again only when the selection, that layer's name,
-// class or config, or the refusal shown with it changes: a redraw of the drawing leaves it (and
-// what is being typed into it) alone.
+// The side panel for what is selected: the selected layer's config form and its Keras nodes, a
+// layer inside a nested model (by its path "outer/inner", read-only), or a selected edge's tensor.
+// The form's fields are the kernel's (the `inspect` intent: every key of the live layer's
+// get_config()), asked once per layer and config. The form is made again only when the selection,
+// that layer's name, class or config, or the refusal shown with it changes: a redraw of the
+// drawing leaves it (and what is being typed into it) alone.
 import { renderCallSettings, settingsKey } from "./callsettings";
 import type { Client } from "../mirror/protocol";
-import { type Explanation, onError, renderExplanation, renderInspector, renderNodes } from "./panels";
+import {
+  type Explanation, type Inspected, configFields, onError, renderExplanation, renderFields, renderInnerInspector,
+  renderInspector, renderNodes,
+} from "./panels";
 import type { LayerState, PaletteEntry } from "../mirror/types";
 
 export interface Shown {
@@ -17,7 +22,12 @@ export interface Shown {
   onChange: (config: Record<string, unknown>) => void;
   onRename: (name: string) => void;
   onCallSettings?: (call: number, settings: Record<string, unknown>) => void; // configure_call
+  path?: string | null;                      // a layer inside a nested model ("outer/inner"), shown read-only (layer null)
 }
+
+/** What `showPath` shows besides the inner layer: nothing else is selected. */
+const NOTHING: Shown = { layer: null, entry: undefined, error: null, edge: null, edgeCount: 0,
+  onChange: () => undefined, onRename: () => undefined };
 
 export class Inspector {
   readonly root: HTMLElement;
@@ -25,6 +35,7 @@ export class Inspector {
   private nodesKey: string | null = null;    // the nodes drawn under the form
   private explained: { key: string; nodes: Explanation[]; layer?: Explanation } | null = null;
   private current: Shown | null = null;
+  private inspected: { key: string; fields: Inspected | null; error?: string } | null = null; // the kernel's fields, by layer and config
   /** How many times the form was made (tests read it). */
   builds = 0;
 
@@ -47,17 +58,28 @@ export class Inspector {
   show(s: Shown): void {
     this.current = s;
     const { layer, edge } = s;
+    const path = !layer && !(edge && !layer) && s.path ? s.path : null;
     const key = edge && !layer ? `edge ${edge.key}` : layer
-      ? JSON.stringify([layer.name, layer.class_name, layer.config, s.error, s.refusals ?? 0, s.entry !== undefined, settingsKey(layer.calls)]) : "none";
+      ? JSON.stringify([layer.name, layer.class_name, layer.config, s.error, s.refusals ?? 0, s.entry !== undefined, settingsKey(layer.calls)])
+      : path ? `path ${path}` : "none";
     if (key !== this.formKey || (edge && !layer)) {
       if (edge && !layer) {
         if (key !== this.formKey || this.edgeShown !== edge.explanation) renderExplanation(this.root, edge.explanation);
         this.edgeShown = edge.explanation;
+      } else if (path) {
+        const fieldsKey = `path ${path}`;
+        const known = this.inspected?.key === fieldsKey ? this.inspected : null;
+        renderInnerInspector(this.root, path, known?.fields ?? null, known?.error);
+        if (!known) void this.inspect(fieldsKey, path, null);
+        this.builds++;
       } else {
-        renderInspector(this.root, layer, s.entry, s.error, s.onChange, s.onRename);
+        const fieldsKey = layer ? JSON.stringify([layer.name, layer.class_name, layer.config]) : "";
+        const known = layer && this.inspected?.key === fieldsKey ? this.inspected : null;
+        renderInspector(this.root, layer, s.entry, s.error, s.onChange, s.onRename, known?.fields ?? null);
         if (layer && !layer.is_input && s.onCallSettings) {
           renderCallSettings(this.root, layer.calls, s.onCallSettings, (message) => onError(this.root, message));
         }
+        if (layer && !known) void this.inspect(fieldsKey, layer.name, s);
         this.builds++;
       }
       this.formKey = key;
@@ -65,6 +87,31 @@ export class Inspector {
     }
     if (layer) this.explain(layer, s.edgeCount);
     this.after?.(this.root, layer?.name ?? null);
+  }
+
+  /** Show a layer inside a nested model by its path "outer/inner/..." (any depth): its fields
+   * as the kernel reads them off the live inner layer, read-only with the reason. */
+  showPath(path: string): void {
+    this.show({ ...NOTHING, edgeCount: this.current?.edgeCount ?? 0, path });
+  }
+
+  /** Ask the kernel for the fields of a layer (or a path), then fill the form still showing it. */
+  private async inspect(key: string, name: string, s: Shown | null): Promise<void> {
+    this.inspected = { key, fields: null };
+    const reply = await this.client.send("inspect", { name });
+    if (this.inspected?.key !== key) return; // another layer or config was asked for since
+    const layer = s?.layer ?? null;
+    if (reply.ok) this.inspected.fields = reply.result as Inspected;
+    else if (layer) this.inspected.fields = configFields(layer, `not read from the kernel: ${reply.error ?? "no answer"}`);
+    else this.inspected.error = reply.error ?? "no answer";
+    const now = this.current;
+    if (!now) return;
+    if (layer && now.layer?.name === layer.name && JSON.stringify([now.layer.name, now.layer.class_name, now.layer.config]) === key) {
+      renderFields(this.root, this.inspected.fields as Inspected, now.onChange);
+    } else if (!layer && !now.layer && now.path === name) {
+      renderInnerInspector(this.root, name, this.inspected.fields, this.inspected.error);
+      this.after?.(this.root, null);
+    }
   }
 
   private edgeShown: Explanation | null = null;

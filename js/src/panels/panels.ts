@@ -1,6 +1,7 @@
-// The palette (searchable, grouped) and the inspector (a typed form from the catalog schema).
+// The palette (searchable, grouped) and the inspector (a form of the fields the kernel reads off the
+// live layer: every key of its get_config(), read-only where the kernel cannot check an edit).
 import { clear, el } from "../base/dom";
-import { fieldText, grouped, parseField, search } from "../mirror/mirror";
+import { fieldText, grouped, search } from "../mirror/mirror";
 import type { LayerState, PaletteEntry } from "../mirror/types";
 
 /** Input boxes the palette offers, by their palette name: the shape each starts with. */
@@ -43,11 +44,35 @@ export function renderPalette(
   draw();
 }
 
+/** One field of the inspector, as the kernel's `inspect` intent gives it (kerascanvas/mirror/fields.py):
+ * one per key of the live layer's get_config(), its value exactly as Keras gives it. */
+export interface InspectField {
+  name: string;
+  value: unknown;
+  text: string;                          // the value as short text (a serialized function by its name)
+  kind: "bool" | "int" | "float" | "text" | "choice" | "list" | "shape" | "object";
+  editable: boolean;                     // whether the kernel can check an edit (g.configure)
+  reason: string | null;                 // why not, when it cannot
+  choices?: unknown[];                   // a choice's values: the current one always among them
+  omitted?: boolean;                     // summed up, not sent (a nested model's layers)
+  source?: string;                       // "box": an operation's constant, kept with the box
+}
+
+/** The `inspect` intent's answer for a layer, or for a layer inside a nested model by its path. */
+export interface Inspected {
+  name: string; path: string; class_name: string; inside: string | null; is_input: boolean;
+  fields: InspectField[];
+  problem?: string | null;               // why the live layer's config could not be read (fields from the drawing)
+}
+
+/** The form of a layer: its name, the kernel's refusal, and a place (.kc-fields) for its fields,
+ * filled now when `fields` is given and later by `renderFields` when the kernel answers. */
 export function renderInspector(
   host: HTMLElement, layer: LayerState | null, entry: PaletteEntry | undefined,
   error: string | null, onChange: (config: Record<string, unknown>) => void,
-  onRename: (name: string) => void,
+  onRename: (name: string) => void, fields?: Inspected | null,
 ): void {
+  void entry; // (the kernel's fields are refined by the palette's schema already)
   clear(host);
   if (!layer) {
     host.append(el("div", { class: "kc-muted" }, "Select a layer to edit its config."));
@@ -58,45 +83,145 @@ export function renderInspector(
   name.addEventListener("change", () => onRename(name.value));
   host.append(row("name", name));
   if (error) host.append(el("div", { class: "kc-error", role: "alert" }, error));
-  if (layer.is_input) {
-    const shape = (layer.config.batch_shape as (number | null)[] | undefined)?.slice(1) ?? [];
-    const field = el("input", { value: shape.map((d) => (d === null ? "None" : d)).join(", "), "aria-label": "shape", class: "kc-field" });
-    field.addEventListener("change", () => {
-      try { onChange({ shape: field.value.split(",").map((s) => s.trim()).filter(Boolean).map((s) => (s === "None" ? null : parseInt(s, 10))) }); }
-      catch (e) { onError(host, String(e)); }
-    });
-    host.append(row("shape", field));
-    return;
-  }
-  for (const f of entry?.schema ?? []) {
-    if (f.type === "layer" || f.type === "any" || !(f.name in layer.config)) continue;
-    const value = layer.config[f.name];
-    let input: HTMLInputElement | HTMLSelectElement;
-    if (f.type === "bool") {
-      input = el("input", { type: "checkbox", "aria-label": f.name });
-      (input as HTMLInputElement).checked = Boolean(value);
-      input.addEventListener("change", () => onChange({ [f.name]: (input as HTMLInputElement).checked }));
-    } else if (f.type === "choice" && f.choices) {
-      input = el("select", { "aria-label": f.name, class: "kc-field" });
-      for (const c of f.choices) {
-        const opt = el("option", { value: JSON.stringify(c) }, c === null ? "None" : String(c));
-        if (JSON.stringify(c) === JSON.stringify(value)) opt.selected = true;
-        input.append(opt);
-      }
-      input.addEventListener("change", () => onChange({ [f.name]: JSON.parse((input as HTMLSelectElement).value) }));
-    } else if (value !== null && typeof value === "object" && !Array.isArray(value)) {
-      // serialized Keras objects (initializers, regularizers): shown, edited from Python
-      const v = value as { class_name?: string };
-      input = el("input", { value: v.class_name ?? JSON.stringify(value), "aria-label": f.name, class: "kc-field", disabled: "" });
-    } else {
-      input = el("input", { value: fieldText(value), "aria-label": f.name, class: "kc-field" });
-      input.addEventListener("change", () => {
-        try { onChange({ [f.name]: parseField(f.type, (input as HTMLInputElement).value) }); }
-        catch (e) { onError(host, (e as Error).message); }
-      });
+  const box = el("div", { class: "kc-fields" });
+  host.append(box);
+  if (fields) renderFields(host, fields, onChange);
+  else box.append(el("div", { class: "kc-muted" }, "Reading the layer's config…"));
+}
+
+/** A layer inside a nested model (read-only): its title, where it is, and its fields. */
+export function renderInnerInspector(host: HTMLElement, path: string, fields: Inspected | null, error?: string): void {
+  clear(host);
+  const parts = path.split("/");
+  host.append(el("div", { class: "kc-title" }, `${parts[parts.length - 1]} · ${fields?.class_name ?? "…"}`));
+  host.append(el("div", { class: "kc-muted", "aria-label": "inside" }, `inside nested model ${parts.slice(0, -1).join("/")}`));
+  const box = el("div", { class: "kc-fields" });
+  host.append(box);
+  if (error) box.append(el("div", { class: "kc-error", role: "alert" }, error));
+  else if (fields) renderFields(host, fields, () => undefined);
+  else box.append(el("div", { class: "kc-muted" }, "Reading the layer's config…"));
+}
+
+/** Fill the form's .kc-fields with one row per field; read-only ones disabled with their reason
+ * as the title and as a hint (once for all, when every field has the same reason). */
+export function renderFields(host: HTMLElement, inspected: Inspected, onChange: (config: Record<string, unknown>) => void): void {
+  const box = host.querySelector(".kc-fields") as HTMLElement | null;
+  if (!box) return;
+  clear(box);
+  const shown = inspected.fields.filter((f) => !(f.name === "name" && !inspected.inside)); // the name row renames
+  const reasons = new Set(shown.map((f) => (f.editable ? null : f.reason)));
+  const common = reasons.size === 1 && shown.length > 1 ? [...reasons][0] : null;
+  if (inspected.problem) box.append(el("div", { class: "kc-muted kc-hint" }, inspected.problem));
+  if (common && common !== inspected.problem) box.append(el("div", { class: "kc-muted kc-hint" }, common));
+  for (const f of shown) {
+    if (inspected.is_input && f.name === "batch_shape") {
+      box.append(...fieldRow("shape", shapeInput(host, f, onChange), f, common));
+      continue;
     }
-    host.append(row(f.name, input));
+    box.append(...fieldRow(f.name, fieldInput(host, f, onChange), f, common));
   }
+}
+
+function fieldRow(label: string, input: HTMLElement, f: InspectField, common: string | null): HTMLElement[] {
+  const r = row(label, input);
+  if (f.editable || !f.reason) return [r];
+  r.setAttribute("title", f.reason);
+  input.setAttribute("title", f.reason);
+  return f.reason === common ? [r] : [r, el("div", { class: "kc-muted kc-hint", style: "font-size: 11px; margin: 0 0 4px 94px" }, f.reason)];
+}
+
+/** An Input's shape without its batch size (the kernel's batch_shape), sent as `shape`. */
+function shapeInput(host: HTMLElement, f: InspectField, onChange: (config: Record<string, unknown>) => void): HTMLElement {
+  const shape = Array.isArray(f.value) ? (f.value as (number | null)[]).slice(1) : [];
+  const input = el("input", { value: shape.map((d) => (d === null ? "None" : d)).join(", "), "aria-label": "shape", class: "kc-field" });
+  if (!f.editable) input.setAttribute("disabled", "");
+  input.addEventListener("change", () => {
+    try { onChange({ shape: parseFieldValue("shape", input.value) }); }
+    catch (e) { onError(host, (e as Error).message); }
+  });
+  return input;
+}
+
+function fieldInput(host: HTMLElement, f: InspectField, onChange: (config: Record<string, unknown>) => void): HTMLElement {
+  let input: HTMLInputElement | HTMLSelectElement;
+  if (f.kind === "bool" && typeof f.value === "boolean") {
+    input = el("input", { type: "checkbox", "aria-label": f.name });
+    (input as HTMLInputElement).checked = f.value;
+    input.addEventListener("change", () => onChange({ [f.name]: (input as HTMLInputElement).checked }));
+  } else if (f.kind === "choice" && f.choices) {
+    input = el("select", { "aria-label": f.name, class: "kc-field" });
+    const current = JSON.stringify(f.value);
+    for (const c of f.choices) {
+      const same = JSON.stringify(c) === current;
+      const opt = el("option", { value: JSON.stringify(c) }, same ? f.text : choiceText(c));
+      if (same) opt.selected = true;
+      input.append(opt);
+    }
+    input.addEventListener("change", () => onChange({ [f.name]: JSON.parse((input as HTMLSelectElement).value) }));
+  } else {
+    const text = f.kind === "object" && f.editable ? (f.value === null ? "None" : JSON.stringify(f.value)) : f.text;
+    input = el("input", { value: text, "aria-label": f.name, class: "kc-field" });
+    input.addEventListener("change", () => {
+      try { onChange({ [f.name]: parseFieldValue(f.kind, (input as HTMLInputElement).value) }); }
+      catch (e) { onError(host, `${f.name}: ${(e as Error).message}`); }
+    });
+  }
+  if (!f.editable) input.setAttribute("disabled", "");
+  return input;
+}
+
+function choiceText(c: unknown): string {
+  if (c === null) return "None";
+  if (typeof c === "object") {
+    const o = c as { class_name?: unknown; config?: unknown };
+    return typeof o.config === "string" ? o.config : typeof o.class_name === "string" ? o.class_name : JSON.stringify(c);
+  }
+  return String(c);
+}
+
+/** What a field's typed text means for its kind: None is null (but in a text field); a list is
+ * comma-separated; an object is JSON, or else a name. Throws saying what was expected. */
+export function parseFieldValue(kind: InspectField["kind"], text: string): unknown {
+  const t = text.trim();
+  if (kind === "text") return text;
+  if (t === "None" || t === "null") return null;
+  if (kind === "int") {
+    if (!/^-?\d+$/.test(t)) throw new Error(`expected a whole number, got "${text}"`);
+    return parseInt(t, 10);
+  }
+  if (kind === "float") {
+    const v = Number(t);
+    if (t === "" || !Number.isFinite(v)) throw new Error(`expected a number, got "${text}"`);
+    return v;
+  }
+  if (kind === "bool") {
+    if (/^(true|false)$/i.test(t)) return t.toLowerCase() === "true";
+    throw new Error(`expected True or False, got "${text}"`);
+  }
+  if (kind === "list" || kind === "shape") {
+    const parts = t.replace(/^[[(]|[\])]$/g, "").split(",").map((p) => p.trim()).filter((p) => p !== "");
+    return parts.map((p) => {
+      if (p === "None" || p === "null") return null;
+      if (kind === "shape") {
+        if (!/^-?\d+$/.test(p)) throw new Error(`expected sizes like 4, 8 (None for any), got "${text}"`);
+        return parseInt(p, 10);
+      }
+      const n = Number(p);
+      return p !== "" && Number.isFinite(n) ? n : p.replace(/^(['"])(.*)\1$/, "$2");
+    });
+  }
+  try { return JSON.parse(t); }
+  catch { return t; } // a name Keras knows ("l2", "glorot_uniform"): the kernel checks it
+}
+
+/** The fields the mirrored config gives, every one read-only with `reason`: what the inspector
+ * shows when the kernel cannot answer (the standalone view). */
+export function configFields(layer: LayerState, reason: string): Inspected {
+  const fields: InspectField[] = Object.entries(layer.config).map(([name, value]) => ({
+    name, value, text: value !== null && typeof value === "object" && !Array.isArray(value) ? choiceText(value) : fieldText(value),
+    kind: typeof value === "boolean" ? "bool" : "text", editable: false, reason,
+  }));
+  return { name: layer.name, path: layer.name, class_name: layer.class_name, inside: null, is_input: layer.is_input, fields };
 }
 
 function row(label: string, input: HTMLElement): HTMLElement {

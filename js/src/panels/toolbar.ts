@@ -1,5 +1,8 @@
-// The canvas's toolbar, in JupyterLab's own button style. Which buttons there are, in which
-// groups, is pure (toolbarButtons, tested); the canvas says what each does.
+// The canvas's toolbar, in JupyterLab's own button style, in named groups (edit, view, file,
+// teach, export). In a narrow notebook the groups that do not fit go, last first, into a "More"
+// menu instead of wrapping onto a second line; each button is one element wherever it is, with
+// its accessible name. Which buttons, which groups and how many fit are pure (tested); the
+// canvas says what each does.
 import { el } from "../base/dom";
 
 export type ToolAction =
@@ -7,41 +10,89 @@ export type ToolAction =
   | "depth-steps" | "forward-pass" | "outputs" | "node-view" | "export-svg" | "export-png" | "export-html";
 
 export interface ToolButton { label: string; title: string; action: ToolAction }
+export interface ToolGroup { name: string; buttons: ToolButton[] }
 
-/** The buttons in groups (a gap between groups); Save and Load only for a canvas with a file. */
-export function toolbarButtons(hasFile: boolean): ToolButton[][] {
-  const groups: ToolButton[][] = [
-    [{ label: "Undo", title: "Undo (Ctrl+Z)", action: "undo" },
-      { label: "Redo", title: "Redo (Ctrl+Shift+Z)", action: "redo" }],
-    [{ label: "Add layer", title: "Search the layers at the pointer (Tab or Shift+A)", action: "add-layer" },
-      { label: "Find", title: "Find a layer by name (Ctrl+F)", action: "find" },
+/** The buttons in named groups; Save and Load only for a canvas with a file. */
+export function toolbarButtons(hasFile: boolean): ToolGroup[] {
+  const groups: ToolGroup[] = [
+    { name: "Edit", buttons: [{ label: "Undo", title: "Undo (Ctrl+Z)", action: "undo" },
+      { label: "Redo", title: "Redo (Ctrl+Shift+Z)", action: "redo" },
+      { label: "Add layer", title: "Search the layers at the pointer (Tab or Shift+A)", action: "add-layer" }] },
+    { name: "View", buttons: [{ label: "Find", title: "Find a layer by name (Ctrl+F)", action: "find" },
       { label: "Arrange", title: "Lay the drawing out again from its depth map", action: "arrange" },
-      { label: "Fit", title: "Show the drawing (from its inputs when it is too big to read whole)", action: "fit" }],
+      { label: "Fit", title: "Show the drawing (from its inputs when it is too big to read whole)", action: "fit" }] },
   ];
   if (hasFile) {
-    groups.push([{ label: "Save", title: "Save drawing and weights", action: "save" },
-      { label: "Load", title: "Load the saved drawing", action: "load" }]);
+    groups.push({ name: "File", buttons: [{ label: "Save", title: "Save drawing and weights", action: "save" },
+      { label: "Load", title: "Load the saved drawing", action: "load" }] });
   }
   groups.push(
-    [{ label: "Keras's walk", title: "Step through how keras.Model walks from the outputs and finds each node's depth", action: "depth-steps" },
+    { name: "Teach", buttons: [{ label: "Keras's walk", title: "Step through how keras.Model walks from the outputs and finds each node's depth", action: "depth-steps" },
       { label: "Forward pass", title: "Run one sample through, node by node: the value on every edge", action: "forward-pass" },
       { label: "Outputs", title: "Mark, unmark and order the model's outputs (the walk starts from them)", action: "outputs" },
-      { label: "Node view", title: "One box per call (per Keras Node); edges as KerasTensors", action: "node-view" }],
-    [{ label: "Export SVG", title: "Save the drawing as SVG", action: "export-svg" },
+      { label: "Node view", title: "One box per call (per Keras Node); edges as KerasTensors", action: "node-view" }] },
+    { name: "Export", buttons: [{ label: "Export SVG", title: "Save the drawing as SVG", action: "export-svg" },
       { label: "Export PNG", title: "Save the drawing as PNG", action: "export-png" },
-      { label: "Export HTML", title: "Save a read-only interactive view as one HTML file (opens without Jupyter)", action: "export-html" }]);
+      { label: "Export HTML", title: "Save a read-only interactive view as one HTML file (opens without Jupyter)", action: "export-html" }] });
   return groups;
 }
 
+/** How many groups, from the first, stay on the bar: all when all fit in `room` px; else as many
+ * as fit beside the "More" button (`more` px), at least one. */
+export function groupsThatFit(widths: number[], room: number, more: number): number {
+  const total = widths.reduce((a, b) => a + b, 0);
+  if (total <= room) return widths.length;
+  let used = more, n = 0;
+  while (n < widths.length && used + widths[n] <= room) used += widths[n++];
+  return Math.max(1, n);
+}
+
 export function toolbar(hasFile: boolean, run: Record<ToolAction, () => void>, signal: AbortSignal): HTMLElement {
-  const bar = el("div", { class: "kc-toolbar", role: "toolbar" });
-  toolbarButtons(hasFile).forEach((group, i) => {
-    if (i) bar.append(el("span", { class: "kc-toolbar-gap" }));
-    for (const { label, title, action } of group) {
+  const bar = el("div", { class: "kc-toolbar", role: "toolbar", "aria-label": "Canvas tools" });
+  const menu = el("div", { class: "kc-toolbar-menu", role: "menu", "aria-label": "Tools that do not fit", hidden: "" });
+  const more = el("button", { class: "kc-button jp-ToolbarButtonComponent kc-toolbar-more", "aria-label": "More tools",
+    title: "The tools that do not fit here", "aria-haspopup": "menu", "aria-expanded": "false", hidden: "" }, "More ▾");
+  const close = () => { menu.hidden = true; more.setAttribute("aria-expanded", "false"); };
+  const groups = toolbarButtons(hasFile).map(({ name, buttons }) => {
+    const group = el("span", { class: "kc-toolbar-group", role: "group", "aria-label": name });
+    for (const { label, title, action } of buttons) {
       const b = el("button", { class: "kc-button jp-ToolbarButtonComponent", "aria-label": label, title, "data-action": action }, label);
-      b.addEventListener("click", () => run[action](), { signal });
-      bar.append(b);
+      b.addEventListener("click", () => { close(); run[action](); }, { signal });
+      group.append(b);
     }
+    return group;
   });
+  bar.append(...groups, more, menu);
+  more.addEventListener("click", () => {
+    menu.hidden = !menu.hidden;
+    more.setAttribute("aria-expanded", String(!menu.hidden));
+    if (!menu.hidden) (menu.querySelector("button") as HTMLButtonElement | null)?.focus();
+  }, { signal });
+  menu.addEventListener("keydown", (ev) => { if (ev.key === "Escape") { ev.stopPropagation(); close(); more.focus(); } }, { signal });
+  document.addEventListener("pointerdown", (ev) => { if (!bar.contains(ev.target as Node)) close(); }, { signal });
+  // the groups that fit stay on the bar; the others go into the menu, last first
+  const arrange = () => {
+    more.hidden = true;
+    bar.insertBefore(groupsFragment(groups), more);
+    const widths = groups.map((g) => g.getBoundingClientRect().width + 6);
+    const room = bar.clientWidth - 8;
+    if (room <= 0) return; // not laid out (hidden): arranged when it is
+    const kept = groupsThatFit(widths, room, more.getBoundingClientRect().width || 70);
+    if (kept < groups.length) {
+      more.hidden = false;
+      menu.append(...groups.slice(kept));
+    } else close();
+  };
+  if (typeof ResizeObserver !== "undefined") {
+    const watch = new ResizeObserver(() => arrange());
+    watch.observe(bar);
+    signal.addEventListener("abort", () => watch.disconnect());
+  }
   return bar;
+}
+
+function groupsFragment(groups: HTMLElement[]): DocumentFragment {
+  const f = document.createDocumentFragment();
+  f.append(...groups);
+  return f;
 }

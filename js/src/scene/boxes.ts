@@ -1,17 +1,19 @@
 // A layer's box as SVG: pure (state in, elements out), so the canvas only decides where and when.
 import { svg } from "../base/dom";
 import { boxHeight, boxRows, boxWidth, fitText } from "../mirror/geometry";
-import { callText, paramsText, shapeText } from "../mirror/mirror";
-import type { InnerView, LayerState } from "../mirror/types";
+import { callText, paramsText } from "../mirror/mirror";
+import type { LayerState } from "../mirror/types";
 import { activationText, family } from "./families";
 import { drawFolded } from "../mirror/folds";
+import { drawInside } from "./inner";
+import { fitParts } from "./labelplace";
 
 /** One line of a box: user text as an SVG text node, squeezed or cut to the box's width. */
-function boxText(x: number, y: number, cls: string, text: string, charWidth: number, width: number): SVGTextElement {
+function boxText(x: number, y: number, cls: string, text: string, charWidth: number, width: number, whole?: string | null): SVGTextElement {
   const fit = fitText(text, charWidth, width);
   const node = svg("text", { x, y, class: cls }, fit.text);
   if (fit.squeeze) { node.setAttribute("textLength", String(width)); node.setAttribute("lengthAdjust", "spacingAndGlyphs"); }
-  if (fit.cut) node.append(svg("title", {}, text));
+  if (fit.cut || whole) node.append(svg("title", {}, whole ?? text));
   return node;
 }
 
@@ -40,11 +42,16 @@ export function boxShape(layer: LayerState, look: BoxLook): SVGGElement {
   const nested = layer.inner_layers !== null;
   const room = w - 16 - (layer.problems.length ? 16 : 0) - (nested ? 20 : 0);
   g.append(boxText(8, 19, "kc-name", layer.name, 7.2, room));
-  const params = (layer.params === null ? "" : ` · ${paramsText(layer.params)} params`)
-    + (layer.depth === null ? "" : ` · depth ${layer.depth}`);
-  const holds = nested ? ` · ${layer.inner_layers} layers` : "";
-  const act = activationText(layer.config);
-  g.append(boxText(8, 34, "kc-class", `${layer.class_name}${act ? ` · ${act}` : ""}${holds}${params}`, 5.6, w - 16));
+  // the subtitle: what fits of class · activation · inner layers · params · depth, the least
+  // telling left out first (depth, then params, ...), the whole on hover
+  const sub = fitParts([
+    { text: layer.class_name, drop: 0 },
+    { text: activationText(layer.config) ?? "", drop: 2 },
+    { text: nested ? `${layer.inner_layers} layers` : "", drop: 1 },
+    { text: layer.params === null ? "" : `${paramsText(layer.params)} params`, drop: 3 },
+    { text: layer.depth === null ? "" : `depth ${layer.depth}`, drop: 4 },
+  ], 5.6, w - 16);
+  g.append(boxText(8, 34, "kc-class", sub.text, 5.6, w - 16, sub.full));
   if (layer.expanded && layer.inner) drawInside(g, layer.inner, layer.name);
   else layer.calls.forEach((call, k) => {
     const rows = boxRows(); // the kernel's: a header, then one row per call
@@ -66,23 +73,4 @@ export function boxShape(layer: LayerState, look: BoxLook): SVGGElement {
     g.append(badge, svg("title", {}, layer.problems.join("\n")));
   }
   return g;
-}
-
-/** An expanded nested model's own graph, inside its box: read-only boxes and edges. */
-function drawInside(g: SVGGElement, inner: InnerView, outer: string): void {
-  const at = new Map(inner.layers.map((b) => [b.name, b]));
-  for (const [src, dst] of inner.edges) {
-    const a = at.get(src), b = at.get(dst);
-    if (!a || !b) continue;
-    const p = { x: a.x + a.w / 2, y: a.y + a.h }, q = { x: b.x + b.w / 2, y: b.y }, dy = (q.y - p.y) / 2;
-    g.append(svg("path", { class: "kc-inner-edge", d: `M${p.x},${p.y} C${p.x},${p.y + dy} ${q.x},${q.y - dy} ${q.x},${q.y}` }));
-  }
-  for (const b of inner.layers) {
-    const box = svg("g", { class: `kc-inner${b.output ? " kc-inner-output" : ""}`, transform: `translate(${b.x},${b.y})`,
-      "aria-label": `${b.name} (${b.class_name}) in ${outer}`, "data-inner": b.name });
-    box.append(svg("rect", { width: b.w, height: b.h, rx: 4 }),
-      boxText(6, 14, "kc-inner-name", b.name, 6.2, b.w - 12),
-      boxText(6, 28, "kc-class", b.class_name + (b.nested ? " (model)" : "") + (b.shape ? ` → ${shapeText(b.shape)}` : ""), 5.6, b.w - 12));
-    g.append(box);
-  }
 }

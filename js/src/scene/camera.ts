@@ -36,6 +36,26 @@ export function keepInView(view: View, r: Rect, stage: { width: number; height: 
   return dx === 0 && dy === 0 ? view : { k, x: view.x + dx, y: view.y + dy };
 }
 
+/** The scale a nested model's inside is shown at when it opens: readable text (11 px names), as
+ * Find shows a layer; a view zoomed in further keeps its scale. */
+export const OPEN_SCALE = 0.8;
+
+/** The view that shows the top of `r` (an expanded nested model's box: its header, its inputs
+ * and first boxes) at a readable scale: never zoomed out to show all of a tall inside. The whole
+ * of `r` when it fits at that scale (the least pan, as keepInView); else its top `margin` px
+ * below the stage's top, centred across when it fits across, its left side in view when not. */
+export function showTop(view: View, r: Rect, stage: { width: number; height: number }, margin = 40): View {
+  const k = Math.max(view.k, OPEN_SCALE);
+  const at = { ...view, k };
+  if (k !== view.k) { // keep the point of r nearest the stage's centre where it was seen
+    at.x = stage.width / 2 - (r.x + r.w / 2) * k;
+    at.y = margin - r.y * k;
+  }
+  if (r.h * k <= stage.height - 2 * margin && r.w * k <= stage.width - 2 * margin) return keepInView(at, r, stage, margin);
+  const x = r.w * k <= stage.width - 2 * margin ? stage.width / 2 - (r.x + r.w / 2) * k : margin - r.x * k;
+  return { k, x, y: margin - r.y * k };
+}
+
 /** The view at `t` (0..1, eased) of the way from `a` to `b`. Scale is interpolated in log space
  * so a zoom feels even. */
 export function cameraAt(a: View, b: View, t: number): View {

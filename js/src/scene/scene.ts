@@ -391,7 +391,12 @@ export class Scene {
     entry.labelRects = [];
     if (!written) return;
     for (const t of portLabels(l, found, at)) {
-      entry.labels.append(svg("text", { x: t.x, y: t.y, "text-anchor": t.anchor, class: "kc-port-label" }, t.text));
+      const text = svg("text", { x: t.x, y: t.y, "text-anchor": t.anchor, class: "kc-port-label" }, t.text);
+      if (t.full) { // cut to fit: the whole name on hover
+        text.append(svg("title", {}, t.full));
+        text.style.pointerEvents = "auto";
+      }
+      entry.labels.append(text);
       entry.labelRects.push(t.rect); // edge labels keep clear of it
     }
   }

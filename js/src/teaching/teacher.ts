@@ -132,6 +132,15 @@ export class Teacher {
     if (on) this.refresh(); else this.host.render();
   }
 
+  /** Find while the node view is shown: the layer's first node brought to the centre and
+   * selected; false when the node view is not shown or the layer has no node. */
+  revealNode(layer: string): boolean {
+    if (!this.nodeViewOn || !this.nodeView.reveal(layer)) return false;
+    this.host.select(layer);
+    this.drawNodeView();
+    return true;
+  }
+
   private pickNode(layer: string, node: number): void {
     this.host.select(layer);
     this.internals.showNode(layer, node);

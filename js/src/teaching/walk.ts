@@ -13,7 +13,7 @@ export type DepthStep =
   | { kind: "nodes_by_depth" | "layers_by_depth"; map: Record<string, unknown[]> };
 
 export interface TensorValue { tensor_index: number; shape: (number | null)[]; mean: number; std: number; min: number; max: number; picture: number[][] | null }
-export interface ForwardStep { node: NodeKey; depth: number; outputs: TensorValue[]; is_input?: boolean; inputs?: Triple[] }
+export interface ForwardStep { node: NodeKey; depth: number; outputs: TensorValue[]; is_input?: boolean; inputs?: Triple[]; fed?: string }
 
 export type NodeStatus = "progress" | "finished" | "cycle";
 
@@ -85,7 +85,7 @@ export function valueText(v: TensorValue): string {
 export function forwardStepText(step: ForwardStep): string {
   const outs = step.outputs.map((o) => `${step.outputs.length > 1 ? `[${o.tensor_index}] ` : ""}${valueText(o)} `
     + `std ${o.std.toFixed(3)} min ${o.min.toFixed(3)} max ${o.max.toFixed(3)}`);
-  const what = step.is_input ? `${step.node[0]} (an Input): the sample fed in` : nodeText(step.node);
+  const what = step.is_input ? `${step.node[0]} (an Input): ${step.fed ?? "the sample fed in"}` : nodeText(step.node);
   return `depth ${step.depth}: ${what} → ${outs.join(" · ")}`;
 }
 

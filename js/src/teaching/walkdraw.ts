@@ -7,6 +7,7 @@ import { type EpochView, drawEpochActivations } from "../training/epochs";
 import { type Point, type Port, type Rect, boxHeight, boxRows, boxWidth } from "../mirror/geometry";
 import { type NodeStatus, type TensorValue, type Triple, type WalkView, nodeId, tensorId, valueText } from "./walk";
 import { type PortLabel, markerRect, portLabels } from "../scene/portlabels";
+import { placeGreedy, wireSpots } from "../scene/labelplace";
 import type { EdgeState, LayerState } from "../mirror/types";
 
 export interface TeachLook {
@@ -79,17 +80,32 @@ function label(g: SVGGElement, at: Point, text: string, cls: string, title?: str
   g.append(t);
 }
 
-function valueLabel(g: SVGGElement, at: Point, v: TensorValue, key: string, prefix = ""): void {
+const VALUE_H = 14, PICTURE = 40; // a value label's height; room a picture takes on its left
+
+/** A value label's size: its text (10 px monospace) and, for an image, the picture before it. */
+function valueSize(text: string, v: TensorValue): { w: number; h: number } {
+  return { w: text.length * 6.1 + 4 + (v.picture ? PICTURE : 0), h: v.picture ? 28 : VALUE_H };
+}
+
+/** A value label in the rectangle `r` placeGreedy chose (valueSize big). */
+function valueLabel(g: SVGGElement, r: Rect & { at?: Point }, v: TensorValue, key: string, text: string): void {
   const group = svg("g", { class: "kc-value", "data-value": key });
-  const text = prefix + valueText(v);
-  group.append(svg("rect", { x: at.x - 2, y: at.y - 11, width: text.length * 6.1 + 4, height: 14, rx: 3, class: "kc-value-bg" }));
-  label(group, at, text, "kc-value-text", `${key.replace(/:/g, ", ")}: mean ${v.mean} std ${v.std} min ${v.min} max ${v.max}`);
-  if (v.picture) {
-    group.append(svg("image", { href: pictureUrl(v.picture), x: at.x - 40, y: at.y - 16, width: 28, height: 28,
+  if (r.at) { // placed away from its wire: a thin line to the point it names
+    const x = Math.max(r.x, Math.min(r.x + r.w, r.at.x)), y = Math.max(r.y, Math.min(r.y + r.h, r.at.y));
+    if (Math.hypot(x - r.at.x, y - r.at.y) > 12) group.append(svg("line", { x1: r.at.x, y1: r.at.y, x2: x, y2: y, class: "kc-value-leader", stroke: "#8e24aa", "stroke-width": 0.8, "stroke-dasharray": "2 2" }));
+  }
+  const picture = v.picture && r.h > VALUE_H ? v.picture : null; // a spot without room for it: none
+  const x = r.x + (picture ? PICTURE : 0) + 2, y = r.y + r.h / 2 + 4;
+  group.append(svg("rect", { x: x - 2, y: y - 11, width: text.length * 6.1 + 4, height: VALUE_H, rx: 3, class: "kc-value-bg" }));
+  label(group, { x, y }, text, "kc-value-text", `${key.replace(/:/g, ", ")}: mean ${v.mean} std ${v.std} min ${v.min} max ${v.max}`);
+  if (picture) {
+    group.append(svg("image", { href: pictureUrl(picture), x: r.x, y: r.y, width: 28, height: 28,
       preserveAspectRatio: "none", class: "kc-value-picture" }));
   }
   g.append(group);
 }
+
+const boxRect = (l: LayerState): Rect => ({ x: l.x, y: l.y, w: boxWidth(l), h: boxHeight(l) });
 
 /** Everything on the teaching layer, drawn again from scratch (teaching graphs are small). */
 export function drawTeaching(g: SVGGElement, look: TeachLook): void {
@@ -118,33 +134,17 @@ export function drawTeaching(g: SVGGElement, look: TeachLook): void {
       class: "kc-walk-current" }));
   }
   if (look.activations) drawEpochActivations(g, look.layers, look.activations);
-  if (look.values) {
-    const consumed = new Set<string>();
-    look.edges.forEach((e, i) => {
-      const key = tensorId(e.src);
-      consumed.add(key);
-      const v = look.values?.get(key);
-      const pts = look.routes[i];
-      if (!v || !pts?.length) return;
-      const mid = pts[Math.floor(pts.length / 2)];
-      // edges into the slots of one call meet there: each label a line lower, by its slot
-      valueLabel(g, { x: mid.x + 6, y: mid.y + 15 * e.dst[2] }, v, key);
-    });
-    const rank = new Map<string, number>();
-    for (const p of look.ports) { // tensors no edge carries (the model's outputs): listed beside their box
-      const key = `${p.layer}:${p.call}:${p.index}`;
-      const v = look.values.get(key);
-      const l = byName.get(p.layer);
-      if (p.kind !== "out" || !v || consumed.has(key) || !l) continue;
-      const i = rank.get(p.layer) ?? 0;
-      rank.set(p.layer, i + 1);
-      valueLabel(g, { x: l.x + boxWidth(l) + 10, y: l.y + 12 + 18 * i }, v, key, `out ${p.call}.${p.index}: `);
-    }
-  }
   const outputs = new Map(look.outputs.map((t, i) => [tensorId(t), i]));
   const names = new Map<string, PortLabel[]>(); // each box's port names, where the scene writes them (world)
+  const portsBy = new Map<string, Port[]>();
+  for (const q of look.ports) { const a = portsBy.get(q.layer); if (a) a.push(q); else portsBy.set(q.layer, [q]); }
   const namesOf = (l: LayerState) => names.get(l.name)
-    ?? names.set(l.name, portLabels(l, look.ports.filter((q) => q.layer === l.name), { x: 0, y: 0 })).get(l.name)!;
+    ?? names.set(l.name, portLabels(l, portsBy.get(l.name) ?? [], { x: 0, y: 0 })).get(l.name)!;
+  // what no marker or value may cover: the boxes, the edges' shape labels, the markers placed
+  // before; no value either the port names
+  const fixed: Rect[] = [...look.edgeLabels];
+  for (const l of look.layers) fixed.push(boxRect(l));
+  if (look.values) for (const l of look.layers) for (const n of namesOf(l)) fixed.push(n.rect);
   for (const p of look.ports) {
     if (p.kind !== "out") continue;
     const i = outputs.get(`${p.layer}:${p.call}:${p.index}`);
@@ -157,7 +157,8 @@ export function drawTeaching(g: SVGGElement, look: TeachLook): void {
       "aria-label": i === undefined ? `mark ${p.layer} node ${p.call} tensor ${p.index} as an output`
         : `output ${i}: ${p.layer} node ${p.call} tensor ${p.index}${look.editOutputs ? " (click to unmark)" : ""}` });
     const l = byName.get(p.layer);
-    const r = markerRect(p.at, Math.max(14, text.length * 6 + 6), l ? namesOf(l) : [], look.edgeLabels); // clear of the port's name
+    const r = markerRect(p.at, Math.max(14, text.length * 6 + 6), l ? namesOf(l) : [], fixed); // clear of the port's name
+    fixed.push(r);
     marker.append(svg("rect", { x: r.x, y: r.y, width: r.w, height: r.h, rx: 7 }),
       svg("text", { x: r.x + r.w / 2, y: r.y + 11, "text-anchor": "middle" }, text));
     if (look.editOutputs) {
@@ -165,6 +166,46 @@ export function drawTeaching(g: SVGGElement, look: TeachLook): void {
       marker.addEventListener("click", (ev) => { ev.stopPropagation(); look.onMarker(port); });
     }
     g.append(marker);
+  }
+  if (look.values) {
+    // one label a tensor, beside one of the wires that carry it (or, for a tensor no edge
+    // carries, beside its box), where it covers nothing drawn and no label placed before it
+    const wanted: { key: string; v: TensorValue; text: string; spots: (Rect & { at?: Point })[] }[] = [];
+    const byKey = new Map<string, (typeof wanted)[number]>();
+    look.edges.forEach((e, i) => {
+      const key = tensorId(e.src);
+      const v = look.values?.get(key);
+      const pts = look.routes[i];
+      if (!v || !pts?.length) return;
+      let w = byKey.get(key);
+      if (!w) { w = { key, v, text: valueText(v), spots: [] }; byKey.set(key, w); wanted.push(w); }
+      w.spots.push(...wireSpots(pts, valueSize(w.text, v).w, valueSize(w.text, v).h));
+    });
+    // where an image's picture finds no room, its value goes without it
+    for (const w of wanted) if (w.v.picture) w.spots.push(...look.edges.flatMap((e, i) => (tensorId(e.src) === w.key && look.routes[i]
+      ? wireSpots(look.routes[i]!, w.text.length * 6.1 + 4, VALUE_H) : [])));
+    const rank = new Map<string, number>();
+    for (const p of look.ports) { // tensors no edge carries (the model's outputs): beside their box
+      const key = `${p.layer}:${p.call}:${p.index}`;
+      const v = look.values.get(key);
+      const l = byName.get(p.layer);
+      if (p.kind !== "out" || !v || byKey.has(key) || !l) continue;
+      const i = rank.get(p.layer) ?? 0;
+      rank.set(p.layer, i + 1);
+      const text = `out ${p.call}.${p.index}: ${valueText(v)}`;
+      const { w, h } = valueSize(text, v);
+      const spots: Rect[] = [];
+      for (let k = 0; k < 8; k++) {
+        const y = l.y + (h + 4) * (i + k);
+        spots.push({ x: l.x + boxWidth(l) + 10, y, w, h }, { x: l.x - 10 - w, y, w, h });
+      }
+      for (let k = 0; k < 4; k++) spots.push({ x: p.at.x - w / 2, y: p.at.y + 24 + (h + 4) * k, w, h });
+      if (v.picture) spots.push(...spots.map((r) => ({ ...r, w: text.length * 6.1 + 4, h: VALUE_H })));
+      wanted.push({ key, v, text, spots });
+    }
+    (placeGreedy(wanted, fixed) as ((Rect & { at?: Point }) | null)[]).forEach((r, i) => {
+      if (r) valueLabel(g, r, wanted[i].v, wanted[i].key, wanted[i].text);
+    });
   }
   if (look.shownPort) {
     const p = look.ports.find((q) => q.key === look.shownPort);
