@@ -131,7 +131,9 @@ def check_fields(g, path, layer):
             assert f["value"] in f["choices"], (path, key)
         if not f["editable"]:
             assert isinstance(f["reason"], str) and f["reason"], (path, key)
-        if "/" in path:
+        if "/" in path and key == "trainable":  # an inner layer freezes by path (issue 41)
+            assert f["editable"], (path, key)
+        elif "/" in path:
             assert not f["editable"] and "inside of a nested model is read-only" in f["reason"]
     assert got["class_name"] == (g.layers[path]["class_name"] if "/" not in path
                                  else type(layer).__name__)

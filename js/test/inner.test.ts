@@ -158,6 +158,25 @@ describe("an inner layer is selected on its own and is read-only", () => {
     expect(innerAnchor(layers, "base/nothing")).toBeUndefined();
     vi.unstubAllGlobals();
   });
+
+  it("its menu: a layer inside freezes and unfreezes by its path (issue 41)", () => {
+    const ui = new UiStore();
+    let entries: [string, () => void][] = [];
+    const host = {
+      ui, edits: fakeEdits(), menu: { show: (_at: unknown, e: [string, () => void][]) => { entries = e; } } as unknown as ContextMenu,
+      stage: { getBoundingClientRect: () => ({ left: 0, top: 0, right: 800, bottom: 600, width: 800, height: 600 }) } as unknown as HTMLElement,
+      state: () => state, placed: () => layers, view: () => ui.state.view, local: () => ({ x: 0, y: 0 }), quickAdd: vi.fn(), rename: vi.fn(),
+      copied: vi.fn(), fit: vi.fn(), find: vi.fn(), focusBox: vi.fn(), focusEdge: vi.fn(), focusCanvas: vi.fn(), showError: vi.fn(),
+    } satisfies MenusHost;
+    vi.stubGlobal("window", { innerWidth: 800, innerHeight: 600 });
+    new CanvasMenus(host).openInner("base/stem", { x: 10, y: 10 });
+    expect(entries.map((e) => e[0])).toEqual(["Freeze (trainable = False)", "Unfreeze (trainable = True)", "Delete"]);
+    entries[0][1]();
+    expect(host.edits.act).toHaveBeenCalledWith("set_trainable", { name: "base/stem", trainable: false }, expect.anything());
+    entries[1][1]();
+    expect(host.edits.act).toHaveBeenCalledWith("set_trainable", { name: "base/stem", trainable: true }, expect.anything());
+    vi.unstubAllGlobals();
+  });
 });
 
 describe("expanding shows the top of the inside, readable", () => {

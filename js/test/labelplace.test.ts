@@ -17,7 +17,7 @@ function kernelLayer(slots: Slots, filled: number[]): LayerState {
   expect(box, key).toBeDefined();
   return {
     name: "l", class_name: "TransformerDecoder", group: "core", config: {}, is_input: false, slots, n_outputs: 1,
-    made_from: "config", params: null, problems: [], inner_layers: null, expanded: false, inner: null, run: null, fold: null,
+    made_from: "config", params: null, trainable: "yes", trainable_params: null, problems: [], inner_layers: null, expanded: false, inner: null, run: null, fold: null,
     calls: filled.map((_, index) => ({ index, built: true, output_shapes: null, missing: null, settings: {} })),
     x: 0, y: 0, w: box.w, h: box.h, pinned: false, depth: 0, ports: box.ports,
   } as LayerState;
@@ -104,12 +104,10 @@ describe("greedy placement", () => {
     expect(none([...got, ...boxes])).toBeNull();
   });
 
-  it("is fast: 2,000 labels with their spots in a few ms", () => {
+  it("places 2,000 labels beside 2,000 boxes, each in a spot of its own (timed in benchmarks/)", () => {
     const fixed = Array.from({ length: 2000 }, (_, i) => ({ x: (i % 40) * 220, y: Math.floor(i / 40) * 120, w: 180, h: 62 }));
     const labels = fixed.map((b) => ({ spots: wireSpots([{ x: b.x + 90, y: b.y + 62 }, { x: b.x + 90, y: b.y + 120 }], 120, 14) }));
-    const t0 = performance.now();
     const placed = placeGreedy(labels, fixed);
-    expect(performance.now() - t0).toBeLessThan(100);
     expect(placed.every((r) => r !== null)).toBe(true);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { callText, fieldText, grouped, paramsText, parseField, problemLines, search, shapeText, summary } from "../src/mirror/mirror";
+import { callText, fieldText, grouped, paramsText, parseField, problemLines, search, shapeText, summary, trainableText } from "../src/mirror/mirror";
 import { Client } from "../src/mirror/protocol";
 import { emptyState } from "../src/mirror/shape";
 import type { GraphState } from "../src/mirror/types";
@@ -10,7 +10,7 @@ const state: GraphState = {
   layers: [kernelLayer({ name: "x", class_name: "InputLayer", group: "input", config: {}, is_input: true, x: 0, y: 0, pinned: false,
     slots: { kind: "none", names: [], min: 0, max: 0 }, n_outputs: 1, calls: [{ index: 0, built: true, output_shapes: [[null, 4]], missing: null }],
     params: 0, depth: 1, problems: [], inner_layers: null, expanded: false, inner: null })],
-  model: { inputs: ["x"], outputs: [["d", 0, 0]], params: 1234 },
+  model: { inputs: ["x"], outputs: [["d", 0, 0]], params: 1234, trainable_params: 1234, non_trainable_params: 0 },
 };
 
 describe("texts", () => {
@@ -20,6 +20,10 @@ describe("texts", () => {
     expect(paramsText(25_000)).toBe("25.0k");
     expect(callText(state.layers[0], 0)).toBe("node 0 → (None, 4)");
     expect(summary(state)).toBe("1234 params · inputs: x · outputs: d[0.0]");
+    // some parameters frozen: both counts (issue 41)
+    const frozen = { ...state, model: { ...state.model!, params: 2_270_794, trainable_params: 12_810, non_trainable_params: 2_257_984 } };
+    expect(summary(frozen)).toBe("2.27M params (12.8k trainable, 2.26M non-trainable) · inputs: x · outputs: d[0.0]");
+    expect(trainableText({ trainable_params: 5, non_trainable_params: 0 })).toBe("");
     expect(summary({ ...state, model: null, problems: [{ message: "m", layer: null, call: null, slot: null }] })).toContain("1 problem");
   });
 });

@@ -4,6 +4,7 @@ import { FindCursor, findLayers } from "../src/interaction/find";
 import { blankMenu, boxMenu, edgeMenu, placeMenu, visibleArea } from "../src/interaction/menu";
 import { classifyPress, doublePress, dragged, pressSelection } from "../src/interaction/pointer";
 import { toastSpot } from "../src/panels/toast";
+import { frozenText } from "../src/scene/boxes";
 import { boxesKey, sameKey, viewportRect } from "../src/scene/minimap";
 import type { Port } from "../src/mirror/geometry";
 import type { EdgeState, LayerState } from "../src/mirror/types";
@@ -53,17 +54,33 @@ describe("context menus", () => {
   const labels = (entries: { label: string }[]) => entries.map((e) => e.label);
 
   it("a plain layer with one wire in: call again, rename, copy, delete, delete keeping the chain", () => {
-    expect(labels(boxMenu(layer({}), [edge("x", "dense")]))).toEqual(["Call again (shared weights)", "Rename", "Copy", "Delete",
-      "Delete, keep the chain joined (Shift+Del)"]);
+    expect(labels(boxMenu(layer({}), [edge("x", "dense")]))).toEqual(["Call again (shared weights)", "Freeze (trainable = False)",
+      "Freeze everything before this box", "Rename", "Copy", "Delete", "Delete, keep the chain joined (Shift+Del)"]);
   });
 
   it("an Input cannot be called again; a layer with two calls can lose its last; a nested model folds", () => {
     expect(labels(boxMenu(layer({ name: "x", is_input: true }), []))).toEqual(["Rename", "Copy", "Delete"]);
     const twice = layer({ calls: [layer({}).calls[0], { index: 1, built: false, output_shapes: null, missing: "inputs" }] });
-    expect(boxMenu(twice, [edge("x", "dense")]).map((e) => e.action)).toEqual(["call-again", "remove-call", "rename", "copy", "delete"]);
+    expect(boxMenu(twice, [edge("x", "dense")]).map((e) => e.action)).toEqual(["call-again", "remove-call", "freeze", "freeze-before", "rename", "copy", "delete"]);
     expect(labels(boxMenu(twice, []))[1]).toBe("Remove call 1");
     expect(labels(boxMenu(layer({ inner_layers: 3 }), []))).toContain("Expand (show its layers)");
     expect(labels(boxMenu(layer({ inner_layers: 3, expanded: true }), []))).toContain("Collapse");
+  });
+
+  it("freeze, unfreeze, both for a partly frozen nested model; freeze everything before a box with wires in (issue 41)", () => {
+    const actions = (l: LayerState, e = [edge("x", "dense")]) => boxMenu(l, e).map((m) => m.action);
+    expect(actions(layer({ trainable: "no" }))).toEqual(expect.arrayContaining(["unfreeze", "freeze-before"]));
+    expect(actions(layer({ trainable: "no" }))).not.toContain("freeze");
+    expect(actions(layer({ trainable: "partly", inner_layers: 3 }))).toEqual(expect.arrayContaining(["freeze", "unfreeze"]));
+    expect(actions(layer({ trainable: "yes" }), [])).not.toContain("freeze-before");
+    expect(labels(boxMenu(layer({ trainable: "no" }), []))).toContain("Unfreeze (trainable = True)");
+  });
+
+  it("a frozen box says so; a partly frozen nested model says how much trains", () => {
+    expect(frozenText(layer({}))).toBeNull();
+    expect(frozenText(layer({ trainable: "no" }))).toBe("frozen");
+    expect(frozenText(layer({ trainable: "partly", params: 2_257_984, trainable_params: 307_200 })))
+      .toBe("partly frozen (307.2k of 2.26M params trainable)");
   });
 
   it("a merge layer with two wires in is not offered the bridged delete", () => {

@@ -81,6 +81,13 @@ def index(m: Mapping, key: str, optional: bool = False) -> int | None:
     return value
 
 
+def flag(m: Mapping, key: str) -> bool:
+    value = m.get(key)
+    if not isinstance(value, bool):
+        raise IntentError(f"{key!r} must be true or false, got {value!r:.40}.")
+    return value
+
+
 def number(m: Mapping, key: str) -> float:
     value = m.get(key)
     if not in_range(value) or not math.isfinite(value):

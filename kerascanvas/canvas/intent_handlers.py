@@ -115,6 +115,17 @@ def _configure(host: Host, m: dict) -> None:
     g.configure(name, **config)
 
 
+def _set_trainable(host: Host, m: dict) -> None:
+    """Freeze or unfreeze a box, a folded run or a layer inside a nested model (by path): one
+    undo step (graph/trainable.py)."""
+    host.graph.set_trainable(check.layer_path(m), check.flag(m, "trainable"))
+
+
+def _freeze_before(host: Host, m: dict) -> None:
+    """Freeze every layer upstream of a box: one undo step."""
+    host.graph.freeze_before(check.layer_name(m))
+
+
 def _configure_call(host: Host, m: dict) -> None:
     """A call's settings edited in the inspector: one undo step."""
     g = host.graph
@@ -349,6 +360,8 @@ INTENTS: dict[str, Intent] = {
     "remove": _edit(_remove),
     "rename": _edit(lambda h, m: h.graph.rename(check.layer_name(m), check.layer_name(m, "new_name"))),
     "configure": _edit(_configure),
+    "set_trainable": _edit(_set_trainable),
+    "freeze_before": _edit(_freeze_before),
     "add_call": _edit(lambda h, m: h.graph.add_call(check.layer_name(m))),
     "remove_call": _edit(lambda h, m: h.graph.remove_call(check.layer_name(m), check.index(m, "call"))),
     "configure_call": _edit(_configure_call),

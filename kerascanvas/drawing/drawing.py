@@ -252,6 +252,12 @@ class Drawing(Logged):
         self._set("layers", spec.name, spec)
         self.touched.add((spec.name, 0))
 
+    def restate(self, spec: LayerSpec) -> None:
+        """A new config the live layer already follows (a trainable flag set on it): no call is
+        touched, so nothing is made or called again."""
+        self.spec(spec.name)
+        self._set("layers", spec.name, spec)
+
     def add_call(self, name: str) -> int:
         spec = self.spec(name)
         if spec.is_input:

@@ -29,8 +29,9 @@ from ..errors import EditError
 from ..insights import insights
 from ..network.network import Journal, Network
 from ..text import check_text
+from . import trainable as trainable_edits
 from .edits import Edits
-from .history import STRUCTURE, VIEW, WEIGHTS, History
+from .history import FLAGS, STRUCTURE, VIEW, WEIGHTS, History
 from .reads import Problem, Reads
 from .view import View
 
@@ -100,6 +101,19 @@ class Graph:
     set_outputs = _to("_edits", Edits.set_outputs)
     set_dict_inputs = _to("_edits", Edits.set_dict_inputs)
     set_structures = _to("_edits", Edits.set_structures)
+
+    def set_trainable(self, name: str, trainable: bool) -> None:
+        """Freeze (trainable=False) or unfreeze a box, a folded run (named by its first layer:
+        every layer of it) or a layer inside a nested model by path ("outer/inner", any
+        depth), as `layer.trainable = ...` does: a flag on the live layers, no rebuild, weights
+        untouched; one undo step. Unfreezing an inner layer makes the models around it
+        trainable too, their other layers kept as they were."""
+        trainable_edits.set_trainable(self, self._history, self._net, name, trainable)
+
+    def freeze_before(self, name: str) -> list[str]:
+        """Freeze every layer upstream of box `name` (the usual fine-tuning cut), in one undo
+        step; returns their names."""
+        return trainable_edits.freeze_before(self, self._history, self._net, name)
 
     # ----- the view (view.py) -----------------------------------------------------------------
 
@@ -255,6 +269,9 @@ class Graph:
             self._layers = None
         if kind == VIEW:
             self._view.forget_positions()
+        elif kind == FLAGS:  # the same layers; a new keras.Model, so a fit compiles again
+            self._structure_revision += 1
+            self._reads.forget()
         elif kind == STRUCTURE:
             old_runs = self._view.runs
             self._structure_revision += 1

@@ -24,6 +24,7 @@ from ..errors import EditError
 from ..network.network import Journal, Network
 
 STRUCTURE, VIEW, WEIGHTS = "structure", "view", "weights"  # what a step changed
+FLAGS = "flags"  # trainable flags on the live layers (and the configs that say so): no rebuild
 NamesChanged = Callable[[Journal, Mapping[str, str], set[str]], None]  # (journal, renamed, removed)
 
 
@@ -31,7 +32,8 @@ NamesChanged = Callable[[Journal, Mapping[str, str], set[str]], None]  # (journa
 class Step:
     changes: tuple  # the drawing's change log (Drawing.end)
     journal: Journal
-    kind: str = STRUCTURE  # VIEW: positions, pins, expanded boxes or folds; WEIGHTS: weights only
+    kind: str = STRUCTURE  # VIEW: positions, pins, expanded boxes or folds; WEIGHTS: weights
+    # only; FLAGS: trainable flags
     held: int = 0  # bytes only this step keeps alive: weights, configs, points (limits.HISTORY_BYTES)
 
 
@@ -61,6 +63,7 @@ class History:
         self._batch_predecessors: dict = {}
         self._batch_renamed: dict[str, str] = {}  # {name before the batch: name now}
         self._batch_view = True  # no structural edit in the batch so far
+        self._batch_live: list = []  # the batch's changes of live layers (edit's `live`)
 
     # ----- edits ------------------------------------------------------------------------------
 
@@ -75,11 +78,13 @@ class History:
 
     def edit(self, change: Callable[[Drawing], Any], network: bool = True,
              predecessors: Mapping | None = None, view: bool = False,
-             renamed: Mapping[str, str] | None = None) -> Any:
+             renamed: Mapping[str, str] | None = None,
+             live: Callable[[Journal], None] | None = None) -> Any:
         """Run `change(drawing)` as one transaction. network: rebuild Keras objects; view: the
         edit changes only the view (positions, pins, expanded boxes, folds); renamed: the
-        layers it renames, {old: new}."""
-        if network:  # moving boxes stays allowed while training: it touches no Keras object
+        layers it renames, {old: new}; live(journal): a change of the live layers themselves
+        (trainable flags) made through `journal`, with network=False: a FLAGS step."""
+        if network or live is not None:  # moving boxes stays allowed while training
             self.check_unlocked()
         if self._batch is not None:  # inside batch(): collect, rebuild once at the end
             mark = self._batch.mark()
@@ -91,7 +96,9 @@ class History:
                 raise
             self._batch_predecessors.update(predecessors or {})
             self._batch_renamed = _composed(self._batch_renamed, renamed or {})
-            self._batch_view = self._batch_view and view
+            self._batch_view = self._batch_view and view and live is None
+            if live is not None:
+                self._batch_live.append(live)
             return result
         d = self.drawing
         d.begin()
@@ -101,15 +108,18 @@ class History:
             d.rollback()
             d.end()
             raise
-        self._apply(network, predecessors, view, renamed)
+        self._apply(network, predecessors, view, renamed, () if live is None else (live,))
         return result
 
     def _apply(self, network: bool, predecessors: Mapping | None, view: bool,
-               renamed: Mapping[str, str] | None = None) -> None:
+               renamed: Mapping[str, str] | None = None, live: tuple = ()) -> None:
         """The drawing's open edit goes to Keras, then becomes an undo step."""
         journal, d = Journal(), self.drawing
-        kind, told = VIEW if view else STRUCTURE, False
+        kind = VIEW if view else FLAGS if live and not network else STRUCTURE
+        told = False
         try:
+            for change in live:
+                change(journal)
             if network:
                 self.network.rebuild(d, journal, predecessors)
             removed = {n for n in d.gone if n not in d.layers} - set(renamed or ())
@@ -136,6 +146,7 @@ class History:
             yield
             return
         self._batch, self._batch_predecessors = self.drawing.copy(), {}
+        self._batch_live = []
         self._batch_renamed = {}
         self._batch_view, self._batch_whole = True, all_or_nothing
         self._batch.cycles_later = all_or_nothing  # one check at the end, not one per edge
@@ -143,14 +154,14 @@ class History:
         try:
             yield
             copy, predecessors, view = self._batch, self._batch_predecessors, self._batch_view
-            renamed = self._batch_renamed
+            renamed, live = self._batch_renamed, tuple(self._batch_live)
             if all_or_nothing:
                 copy.check_acyclic()
         finally:
-            self._batch, self._batch_whole = None, False
+            self._batch, self._batch_whole, self._batch_live = None, False, []
         self.drawing.begin()
         self.drawing.adopt(copy)
-        self._apply(not view, predecessors, view, renamed)
+        self._apply(not view, predecessors, view, renamed, live)
 
     # ----- undo and redo ----------------------------------------------------------------------
 

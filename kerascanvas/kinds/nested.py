@@ -302,3 +302,25 @@ def with_trainable(config: dict, trainable: bool) -> dict:
         else e
         for e in config.get("layers", [])]
     return config
+
+
+def with_trainable_at(config: dict, path: list[str], trainable: bool) -> dict:
+    """A model config with the layer at `path` (names inside it, outermost first) set as
+    `layer.trainable = trainable` leaves it; unfreezing one also marks the models around it
+    trainable (else Keras counts none of its weights), their other layers kept as they were.
+    An empty path: the whole model (with_trainable)."""
+    if not path:
+        return with_trainable(config, trainable)
+    config = {**config, "trainable": True} if trainable else dict(config)
+    layers = []
+    for e in config.get("layers", []):
+        inner = e.get("config") if isinstance(e, dict) else None
+        if isinstance(inner, dict) and inner.get("name") == path[0]:
+            if e.get("class_name") in MODULES:
+                inner = with_trainable_at(inner, path[1:], trainable)
+            else:
+                inner = {**inner, "trainable": trainable}
+            e = {**e, "config": inner}
+        layers.append(e)
+    config["layers"] = layers
+    return config

@@ -180,6 +180,8 @@ def _read_only(field: dict, key: str, top: bool, is_input: bool, parts: list[str
                settable: set[str], class_name: str, kind: Any) -> str | None:
     """Why the kernel cannot check an edit of this field from the form, or None when it can."""
     value = field["value"]
+    if key == "trainable" and isinstance(value, bool) and not is_input:
+        return None  # any box, and any layer inside a nested model: g.set_trainable(path, ...)
     if not top:
         return (f"a layer inside nested model {'/'.join(parts[:-1])!r}: the inside of a nested "
                 "model is read-only")

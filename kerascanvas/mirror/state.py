@@ -10,6 +10,7 @@ big drawing costs little to describe after a small edit.
 from __future__ import annotations
 
 import json
+import math
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -140,7 +141,10 @@ def _structure(g, p: Parts, previous: Parts | None, quick: bool = False) -> None
         # weight lists (a quarter of a second at 5,000 layers)
         "model": None if not has_model else {
             "inputs": g.inputs, "outputs": [list(t) for t in g.outputs],
-            "params": sum(entry["params"] or 0 for entry in p.layers.values())},
+            "params": sum(entry["params"] or 0 for entry in p.layers.values()),
+            "trainable_params": sum(entry["trainable_params"] or 0 for entry in p.layers.values()),
+            "non_trainable_params": sum((entry["params"] or 0) - (entry["trainable_params"] or 0)
+                                        for entry in p.layers.values())},
     }
 
 
@@ -224,6 +228,10 @@ def _layer_entry(g, name, spec, layer, records, why, by_layer, run) -> dict:
         # from the arguments its __init__ accepts (kerascanvas/kinds/custom.py)
         "made_from": _made_from(spec),
         "params": _params(layer),
+        # "yes", "no" or "partly" (a nested model some of whose layers are frozen), and the
+        # parameters that train: counted once per entry, made again when its spec changes
+        "trainable": _trainable(spec, layer),
+        "trainable_params": _trainable_params(layer),
         "problems": by_layer.get(name, []),
         # a nested model: how many layers it holds, and its inside while expanded
         "inner_layers": None if inside is None else
@@ -255,6 +263,31 @@ def _params(layer) -> int | None:
     if not hasattr(layer, "count_params"):
         return 0
     return layer.count_params() if layer.built else None
+
+
+def _trainable(spec, layer) -> str:
+    if layer is None or not hasattr(layer, "trainable"):  # pending: its config says
+        return "yes" if spec.config.get("trainable", True) is not False else "no"
+    from ..network.flags import trainable_state
+
+    return trainable_state(layer)
+
+
+def _trainable_params(layer) -> int | None:
+    """Parameters that train of a built layer (as `_params`); each variable once."""
+    if layer is None:
+        return None
+    if not hasattr(layer, "count_params"):
+        return 0
+    if not layer.built:
+        return None
+    seen: set[int] = set()
+    total = 0
+    for v in layer.trainable_weights:
+        if id(v) not in seen:
+            seen.add(id(v))
+            total += math.prod(v.shape)
+    return total
 
 
 def _shown_config(spec) -> dict:

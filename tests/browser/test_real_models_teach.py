@@ -87,6 +87,8 @@ def test_gpt2_node_view_forward_pass_and_a_narrow_toolbar(lab, page):
     bar = page.locator(".kc-toolbar")
     heights = {round(r[1]) for r in rects(page, ".kc-toolbar > .kc-toolbar-group, .kc-toolbar > .kc-toolbar-more")}
     assert len(heights) == 1, heights  # one line
+    root, stage = page.locator(".kc-root").bounding_box(), page.locator(".kc-stage").bounding_box()
+    assert stage["width"] >= 0.9 * root["width"]  # the drawing takes the width; the palette goes under
     more = page.locator(".kc-toolbar-more")
     assert more.is_visible()
     more.click()

@@ -29,7 +29,17 @@ export class StageView {
     return this.size;
   }
 
-  resized(): void { this.size = null; }
+  /** The stage changed size (a narrower notebook, a side panel opened): measured again, and
+   * what was at its centre stays at its centre. */
+  resized(): void {
+    const before = this.size;
+    this.size = null;
+    if (!before) return;
+    const now = this.measure();
+    if (!now.width || (now.width === before.width && now.height === before.height)) return;
+    const v = this.view;
+    this.ui.setView({ ...v, x: v.x + (now.width - before.width) / 2, y: v.y + (now.height - before.height) / 2 });
+  }
 
   /** The world rectangle on screen, with `margin` screens of margin on every side. */
   shown(margin = 0): Rect {

@@ -1,6 +1,6 @@
 // The widget's CSS, in JupyterLab's theme variables (light and dark) with fallbacks.
 export const CSS = `
-.kc-root { display: flex; gap: 8px; font: 12px var(--jp-ui-font-family, sans-serif);
+.kc-root { display: flex; flex-wrap: wrap; gap: 8px; container-type: inline-size; font: 12px var(--jp-ui-font-family, sans-serif);
   color: var(--jp-ui-font-color1, #222); background: var(--jp-layout-color1, #fff); outline: none; }
 .kc-side { width: 210px; display: flex; flex-direction: column; gap: 8px; }
 .kc-palette { max-height: 300px; overflow: auto; border: 1px solid var(--jp-border-color1, #ccc); padding: 4px; }
@@ -20,6 +20,12 @@ export const CSS = `
 .kc-muted { color: var(--jp-ui-font-color2, #777); }
 .kc-error { color: var(--jp-error-color1, #c00); white-space: pre-wrap; margin: 4px 0; }
 .kc-main { flex: 1; min-width: 0; display: flex; flex-direction: column; }
+/* a narrow notebook: the drawing takes the whole width, palette and inspector go under it */
+@container (max-width: 720px) {
+  .kc-main { flex: 1 1 100%; }
+  .kc-side { order: 2; width: 100%; flex-direction: row; flex-wrap: wrap; }
+  .kc-side > * { flex: 1 1 220px; min-width: 0; }
+}
 .kc-toolbar { position: relative; display: flex; gap: 2px; margin-bottom: 4px; flex-wrap: nowrap; align-items: center; white-space: nowrap;
   min-height: var(--jp-private-toolbar-height, 28px); padding: 0 4px;
   background: var(--jp-toolbar-background, var(--jp-layout-color1, #fff));
@@ -121,6 +127,12 @@ export const CSS = `
 .kc-box .kc-family { fill: hsl(var(--kc-hue, 210), 62%, 52%); stroke: none; }
 .kc-box > rect { fill: hsl(var(--kc-hue, 210), 60%, 97%); }
 [data-jp-theme-light="false"] .kc-box > rect { fill: hsl(var(--kc-hue, 210), 22%, 20%); }
+/* a frozen box (trainable = False): greyed, dashed, its band muted, a "frozen" mark; partly frozen: a dashed edge */
+.kc-box.kc-frozen > rect { fill: hsl(var(--kc-hue, 210), 6%, 91%); stroke-dasharray: 5 3; }
+[data-jp-theme-light="false"] .kc-box.kc-frozen > rect { fill: hsl(var(--kc-hue, 210), 5%, 24%); }
+.kc-box.kc-frozen .kc-family { fill: hsl(var(--kc-hue, 210), 8%, 66%); }
+.kc-box.kc-partly-frozen > rect { stroke-dasharray: 5 3; }
+.kc-frozen-mark { font-size: 9px; font-weight: bold; fill: hsl(205, 55%, 40%); letter-spacing: 0.04em; }
 .kc-selected > rect { stroke: var(--jp-brand-color1, #1976d2); stroke-width: 2.5; }
 .kc-highlight > rect { fill: var(--jp-brand-color3, #bbdefb); }
 [data-jp-theme-light="false"] .kc-highlight > rect { fill: hsl(210, 45%, 30%); }

@@ -76,6 +76,9 @@ export class CanvasMenus {
       toggle: () => edits.toggle(name),
       fold: () => edits.actOn("fold", { name, folded: true }, anchor, [name]),
       unfold: () => edits.actOn("fold", { name, folded: false }, anchor, [name]),
+      freeze: () => edits.act("set_trainable", { name, trainable: false }, anchor),
+      unfreeze: () => edits.act("set_trainable", { name, trainable: true }, anchor),
+      "freeze-before": () => edits.act("freeze_before", { name }, anchor),
       rename: () => host.rename(),
       copy: () => { host.ui.copy([name]); host.copied(1); },
       delete: () => edits.remove([name], false, anchor),
@@ -84,7 +87,8 @@ export class CanvasMenus {
   }
 
   /** An inner layer's menu (a layer inside an expanded nested model, "outer/inner"): unfold the
-   * folded run it stands for, or fold again the run it is part of; Delete is refused with the
+   * folded run it stands for, or fold again the run it is part of; freeze or unfreeze it by its
+   * path; Delete is refused with the
    * reason (the inside is read-only) and changes nothing. */
   openInner(path: string, at: Point): void {
     const { host } = this;
@@ -97,11 +101,16 @@ export class CanvasMenus {
     const entries: MenuEntry[] = [];
     if (b?.fold) entries.push({ label: `Unfold (show its ${b.fold.members} layers)`, action: "unfold" });
     else if (head !== null && host.ui.state.innerOpen.has(innerPath(parts[0], head))) entries.push({ label: "Fold repeated blocks into one box", action: "fold" });
+    if (!b?.fold) { // a layer inside freezes by its path (one undo step); a folded run's box stands for several
+      entries.push({ label: "Freeze (trainable = False)", action: "freeze" }, { label: "Unfreeze (trainable = True)", action: "unfreeze" });
+    }
     entries.push({ label: "Delete", action: "delete" });
     const anchor = innerAnchor(host.placed(), path);
     this.show(at, entries, {
       unfold: () => host.toggleInner?.(path),
       fold: () => host.toggleInner?.(path),
+      freeze: () => host.edits.act("set_trainable", { name: path, trainable: false }, anchor),
+      unfreeze: () => host.edits.act("set_trainable", { name: path, trainable: true }, anchor),
       delete: () => host.showError?.(innerRefusal(path), anchor),
     }, () => host.focusCanvas());
   }

@@ -26,13 +26,14 @@ export function visibleArea(stage: { left: number; top: number; width: number; h
 
 export type MenuAction =
   | "call-again" | "remove-call" | "toggle" | "fold" | "unfold" | "rename" | "copy" | "delete"  // a box
-  | "delete-bridged"
+  | "delete-bridged" | "freeze" | "unfreeze" | "freeze-before"
   | "delete-edge" | "insert-into-edge" | "show-tensor"                                         // an edge
   | "add-here" | "paste" | "fit" | "find" | "fold-all" | "unfold-all";                         // empty space
 
 export interface MenuEntry { label: string; action: MenuAction }
 
-/** A box's menu: call it again (not an Input), remove its last call, fold a nested model, rename,
+/** A box's menu: call it again (not an Input), remove its last call, fold a nested model, freeze
+ * or unfreeze it, freeze every layer upstream of it (the fine-tuning cut), rename,
  * copy, delete; and delete keeping the chain joined where one wire comes in and one tensor goes on. */
 export function boxMenu(box: LayerState, edges: EdgeState[]): MenuEntry[] {
   const entries: MenuEntry[] = [];
@@ -41,6 +42,12 @@ export function boxMenu(box: LayerState, edges: EdgeState[]): MenuEntry[] {
   if (box.inner_layers !== null) entries.push({ label: box.expanded ? "Collapse" : "Expand (show its layers)", action: "toggle" });
   const fold = foldMenu(box); // a layer of a run of repeated blocks, or a folded run's box
   if (fold) entries.push({ label: fold.label, action: fold.folded ? "fold" : "unfold" });
+  if (!box.is_input) {
+    // a partly frozen nested model offers both: Freeze all of it, or Unfreeze all of it
+    if (box.trainable !== "no") entries.push({ label: "Freeze (trainable = False)", action: "freeze" });
+    if (box.trainable !== "yes") entries.push({ label: "Unfreeze (trainable = True)", action: "unfreeze" });
+  }
+  if (edges.some((e) => e.dst[0] === box.name)) entries.push({ label: "Freeze everything before this box", action: "freeze-before" });
   entries.push({ label: "Rename", action: "rename" }, { label: "Copy", action: "copy" }, { label: "Delete", action: "delete" });
   const into = edges.filter((e) => e.dst[0] === box.name).length;
   if (into === 1 && box.calls.length === 1 && box.n_outputs === 1) {

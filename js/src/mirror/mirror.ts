@@ -27,11 +27,18 @@ export function edgeTitle(e: DrawnEdge): string {
     + (e.real ? " (into or out of a folded run)" : "");
 }
 
+/** " (12.8k trainable, 2.26M non-trainable)" where some parameters do not train, else "". */
+export function trainableText(model: { trainable_params?: number; non_trainable_params?: number }): string {
+  const frozen = model.non_trainable_params ?? 0;
+  if (!frozen) return "";
+  return ` (${paramsText(model.trainable_params ?? 0)} trainable, ${paramsText(frozen)} non-trainable)`;
+}
+
 export function summary(state: GraphState): string {
   const params = state.layers.reduce((sum, l) => sum + (l.params ?? 0), 0);
   if (state.model) {
     const outs = state.model.outputs.map((o) => `${o[0]}[${o[1]}.${o[2]}]`).join(", ");
-    return `${paramsText(state.model.params)} params · inputs: ${state.model.inputs.join(", ")} · outputs: ${outs}`;
+    return `${paramsText(state.model.params)} params${trainableText(state.model)} · inputs: ${state.model.inputs.join(", ")} · outputs: ${outs}`;
   }
   const n = state.problems.length;
   return `${paramsText(params)} params · not a model yet: ${n} problem${n === 1 ? "" : "s"}`;

@@ -69,13 +69,14 @@ export class Inspector {
       } else if (path) {
         const fieldsKey = `path ${path}`;
         const known = this.inspected?.key === fieldsKey ? this.inspected : null;
-        renderInnerInspector(this.root, path, known?.fields ?? null, known?.error);
+        renderInnerInspector(this.root, path, known?.fields ?? null, known?.error, this.fieldChange(path, () => undefined));
         if (!known) void this.inspect(fieldsKey, path, null);
         this.builds++;
       } else {
         const fieldsKey = layer ? JSON.stringify([layer.name, layer.class_name, layer.config]) : "";
         const known = layer && this.inspected?.key === fieldsKey ? this.inspected : null;
-        renderInspector(this.root, layer, s.entry, s.error, s.onChange, s.onRename, known?.fields ?? null);
+        renderInspector(this.root, layer, s.entry, s.error, layer ? this.fieldChange(layer.name, s.onChange) : s.onChange,
+          s.onRename, known?.fields ?? null);
         if (layer && !layer.is_input && s.onCallSettings) {
           renderCallSettings(this.root, layer.calls, s.onCallSettings, (message) => onError(this.root, message));
         }
@@ -107,14 +108,31 @@ export class Inspector {
     const now = this.current;
     if (!now) return;
     if (layer && now.layer?.name === layer.name && JSON.stringify([now.layer.name, now.layer.class_name, now.layer.config]) === key) {
-      renderFields(this.root, this.inspected.fields as Inspected, now.onChange);
+      renderFields(this.root, this.inspected.fields as Inspected, this.fieldChange(layer.name, now.onChange));
     } else if (!layer && !now.layer && now.path === name) {
-      renderInnerInspector(this.root, name, this.inspected.fields, this.inspected.error);
+      renderInnerInspector(this.root, name, this.inspected.fields, this.inspected.error, this.fieldChange(name, () => undefined));
       this.after?.(this.root, null);
     }
   }
 
   private edgeShown: Explanation | null = null;
+
+  /** The form's changes for the layer at `path`: its "trainable" checkbox sends `set_trainable`
+   * (a box, or a layer inside a nested model by its path: a flag on the live layers, one undo
+   * step); every other field goes to `other` (configure). */
+  private fieldChange(path: string, other: (config: Record<string, unknown>) => void): (config: Record<string, unknown>) => void {
+    return (config) => {
+      const keys = Object.keys(config);
+      if (keys.length !== 1 || keys[0] !== "trainable" || typeof config.trainable !== "boolean") {
+        other(config);
+        return;
+      }
+      void this.client.send("set_trainable", { name: path, trainable: config.trainable }).then((reply) => {
+        if (!reply.ok) onError(this.root, reply.error ?? "no answer");
+        else if (path.includes("/") && this.inspected?.key === `path ${path}`) this.inspected = null; // asked again when shown again
+      });
+    };
+  }
 
   /** The layer's nodes under the form (asked of the kernel once per change of its calls). */
   private async explain(layer: LayerState, edgeCount: number): Promise<void> {

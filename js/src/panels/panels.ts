@@ -89,8 +89,9 @@ export function renderInspector(
   else box.append(el("div", { class: "kc-muted" }, "Reading the layer's config…"));
 }
 
-/** A layer inside a nested model (read-only): its title, where it is, and its fields. */
-export function renderInnerInspector(host: HTMLElement, path: string, fields: Inspected | null, error?: string): void {
+/** A layer inside a nested model (read-only but for its trainable flag): its title, where it is, and its fields. */
+export function renderInnerInspector(host: HTMLElement, path: string, fields: Inspected | null, error?: string,
+  onChange: (config: Record<string, unknown>) => void = () => undefined): void {
   clear(host);
   const parts = path.split("/");
   host.append(el("div", { class: "kc-title" }, `${parts[parts.length - 1]} · ${fields?.class_name ?? "…"}`));
@@ -98,7 +99,7 @@ export function renderInnerInspector(host: HTMLElement, path: string, fields: In
   const box = el("div", { class: "kc-fields" });
   host.append(box);
   if (error) box.append(el("div", { class: "kc-error", role: "alert" }, error));
-  else if (fields) renderFields(host, fields, () => undefined);
+  else if (fields) renderFields(host, fields, onChange); // only its trainable flag is editable
   else box.append(el("div", { class: "kc-muted" }, "Reading the layer's config…"));
 }
 
@@ -109,8 +110,10 @@ export function renderFields(host: HTMLElement, inspected: Inspected, onChange: 
   if (!box) return;
   clear(box);
   const shown = inspected.fields.filter((f) => !(f.name === "name" && !inspected.inside)); // the name row renames
-  const reasons = new Set(shown.map((f) => (f.editable ? null : f.reason)));
-  const common = reasons.size === 1 && shown.length > 1 ? [...reasons][0] : null;
+  // an inner layer: every field read-only for one reason but its trainable flag (said once)
+  const counted = inspected.inside ? shown.filter((f) => !f.editable) : shown;
+  const reasons = new Set(counted.map((f) => (f.editable ? null : f.reason)));
+  const common = reasons.size === 1 && counted.length > 1 ? [...reasons][0] : null;
   if (inspected.problem) box.append(el("div", { class: "kc-muted kc-hint" }, inspected.problem));
   if (common && common !== inspected.problem) box.append(el("div", { class: "kc-muted kc-hint" }, common));
   for (const f of shown) {

@@ -19,6 +19,15 @@ function boxText(x: number, y: number, cls: string, text: string, charWidth: num
 
 export interface BoxLook { selected: boolean; highlighted: boolean; detail: boolean }
 
+/** What a box says of its trainable flag: "frozen", "partly frozen (N of M params trainable)", or
+ * null for a box whose weights all train. */
+export function frozenText(layer: LayerState): string | null {
+  if (layer.trainable === "no") return "frozen";
+  if (layer.trainable !== "partly") return null;
+  if (layer.trainable_params === null || layer.params === null) return "partly frozen";
+  return `partly frozen (${paramsText(layer.trainable_params)} of ${paramsText(layer.params)} params trainable)`;
+}
+
 /** A layer's box: its name, class, calls (or, expanded, its inner graph), the fold button of a
  * nested model and the problem badge. Every user string goes in as a text node. */
 export function boxShape(layer: LayerState, look: BoxLook): SVGGElement {
@@ -30,8 +39,11 @@ export function boxShape(layer: LayerState, look: BoxLook): SVGGElement {
   if (layer.problems.length) classes.push("kc-problem");
   if (layer.calls.some((c) => !c.built)) classes.push("kc-pending");
   if (layer.expanded) classes.push("kc-expanded");
+  if (layer.trainable === "no") classes.push("kc-frozen");
+  if (layer.trainable === "partly") classes.push("kc-partly-frozen");
+  const frozen = frozenText(layer);
   const g = svg("g", { class: classes.join(" "), transform: `translate(${layer.x},${layer.y})`,
-    tabindex: 0, role: "button", "aria-label": layer.name, "data-name": layer.name });
+    tabindex: 0, role: "button", "aria-label": frozen ? `${layer.name}, ${frozen}` : layer.name, "data-name": layer.name });
   const fam = family(layer);
   if (fam) g.style.setProperty("--kc-hue", String(fam.hue));
   if (layer.fold) { g.classList.add("kc-folded"); drawFolded(g, layer, look.detail); return g; } // a folded run: folds.ts
@@ -49,6 +61,7 @@ export function boxShape(layer: LayerState, look: BoxLook): SVGGElement {
     { text: activationText(layer.config) ?? "", drop: 2 },
     { text: nested ? `${layer.inner_layers} layers` : "", drop: 1 },
     { text: layer.params === null ? "" : `${paramsText(layer.params)} params`, drop: 3 },
+    { text: layer.trainable === "partly" ? frozen ?? "" : "", drop: 2 },
     { text: layer.depth === null ? "" : `depth ${layer.depth}`, drop: 4 },
   ], 5.6, w - 16);
   g.append(boxText(8, 34, "kc-class", sub.text, 5.6, w - 16, sub.full));
@@ -65,6 +78,11 @@ export function boxShape(layer: LayerState, look: BoxLook): SVGGElement {
       "aria-label": `${open ? "collapse" : "expand"} ${layer.name}` });
     toggle.append(svg("rect", { width: 16, height: 16, rx: 3 }), svg("text", { x: 8, y: 12, "text-anchor": "middle" }, open ? "−" : "+"));
     g.append(toggle);
+  }
+  if (frozen) {
+    // "frozen" (or "partly frozen") in the box's bottom right corner
+    g.append(svg("text", { x: w - 6, y: h - 4, "text-anchor": "end", class: "kc-frozen-mark" },
+      layer.trainable === "no" ? "❄ frozen" : "❄ partly frozen"));
   }
   if (layer.problems.length) {
     // a visible mark on the box; the messages on hover and in the problem list below

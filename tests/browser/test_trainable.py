@@ -1,0 +1,49 @@
+"""Issue 41 in a real JupyterLab: a MobileNetV2 base under a head is frozen from its box's menu
+(Freeze), and from the inspector's "trainable" checkbox unfrozen again; the footer shows the
+trainable and non-trainable counts, the box looks frozen and says so to a screen reader, and the
+kernel holds the flags. Screenshots in test-artifacts/trainable-*.png."""
+
+import pytest
+
+from .conftest import box, canvas_cell, open_canvas, screenshot
+
+pytestmark = pytest.mark.browser
+
+BASED = canvas_cell("""\
+base = keras.applications.MobileNetV2(weights=None, include_top=False, input_shape=(32, 32, 3), name="base")
+inputs = keras.Input((32, 32, 3), name="image")
+x = keras.layers.GlobalAveragePooling2D(name="pool")(base(inputs))
+g = kc.Graph.from_model(keras.Model(inputs, keras.layers.Dense(10, name="head")(x)))""",
+                    head="import keras, kerascanvas as kc")
+
+
+def test_freeze_the_base_from_its_menu_and_unfreeze_it_from_the_inspector(lab, page):
+    kernel = open_canvas(page, lab, "trainable.ipynb", BASED, "base", timeout=120_000)
+    status = page.locator(".kc-status")
+    assert "non-trainable" in status.text_content()  # BatchNormalization statistics
+    box(page, "base").click(button="right")
+    page.locator(".kc-menu.kc-show .kc-menu-item", has_text="Freeze (trainable = False)").click()
+    page.wait_for_function("() => document.querySelector('.kc-status').textContent"
+                           ".includes('12.8k trainable, 2.26M non-trainable')", timeout=30_000)
+    assert kernel.value("canvas.graph.keras_layer('base').trainable") is False
+    assert kernel.value("canvas.graph.param_counts()") == {
+        "total": 2_270_794, "trainable": 12_810, "non_trainable": 2_257_984}
+    base = box(page, "base")
+    page.wait_for_function("() => document.querySelector('.kc-svg [data-name=\"base\"]')"
+                           ".classList.contains('kc-frozen')", timeout=10_000)
+    assert base.get_attribute("aria-label") == "base, frozen"
+    assert "frozen" in base.text_content()
+    screenshot(page, "trainable-frozen")
+
+    # the inspector's trainable checkbox: one click unfreezes it again
+    base.click()
+    checkbox = page.locator('.kc-inspector input[aria-label="trainable"]')
+    checkbox.wait_for(timeout=20_000)
+    assert not checkbox.is_checked()
+    checkbox.click()
+    page.wait_for_function("() => !document.querySelector('.kc-status').textContent"
+                           ".includes('12.8k trainable')", timeout=30_000)
+    assert kernel.value("canvas.graph.keras_layer('base').trainable") is True
+    assert kernel.value("canvas.graph.param_counts()['trainable']") == 2_236_682
+    assert box(page, "base").get_attribute("aria-label") == "base"
+    screenshot(page, "trainable-unfrozen")
