@@ -345,6 +345,14 @@ def canvas_cell(build: str, head: str = "import kerascanvas as kc", canvas: str 
     return "\n".join(part for part in (head, build, f"canvas = {canvas}", then, "canvas") if part)
 
 
+def tool(page, label):
+    """Click the toolbar's button `label`; in a narrow canvas it may be in the More menu."""
+    button = page.locator(f'.kc-toolbar [aria-label="{label}"]')
+    if not button.is_visible() and page.locator(".kc-toolbar-more").is_visible():
+        page.locator(".kc-toolbar-more").click()
+    button.click()
+
+
 def box(page, name):
     """The box of layer `name` on the canvas."""
     return page.locator(f'.kc-svg [data-name="{name}"]')

@@ -15,6 +15,7 @@ from .conftest import (
     open_notebook,
     port,
     screenshot,
+    tool,
     wait_edges,
 )
 
@@ -143,11 +144,11 @@ def test_inspector_shows_the_second_node_of_a_shared_layer(lab, page):
     assert "node 1 → (None, 3)" in box(page, "shared").text_content()
     screenshot(page, "canvas-shared-node")
     with page.expect_download() as svg_download:
-        page.locator('.kc-toolbar [aria-label="Export SVG"]').click()
+        tool(page, "Export SVG")
     picture = Path(svg_download.value.path()).read_text(encoding="utf-8")
     assert picture.startswith("<svg") and ">shared<" in picture and "node 1 → (None, 3)" in picture
     with page.expect_download() as png_download:
-        page.locator('.kc-toolbar [aria-label="Export PNG"]').click()
+        tool(page, "Export PNG")
     assert Path(png_download.value.path()).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     kernel.close()
 
@@ -242,7 +243,7 @@ def test_selection_copy_paste_delete_shared_call_and_problems(lab, page):
     assert page.locator(".jp-Notebook .jp-Cell").count() == 1  # the notebook's own keys stayed off
 
     # a third call of the shared layer, from its context menu: pending until fed
-    page.locator('.kc-toolbar [aria-label="Fit"]').click()  # the view had followed the focus
+    tool(page, "Fit")  # the view had followed the focus
     box(page, "shared").click(button="right")
     page.get_by_role("menuitem", name="Call again (shared weights)").click()
     page.wait_for_function("() => document.querySelector('.kc-svg [data-name=\"shared\"]')"

@@ -14,6 +14,7 @@ from .conftest import (
     open_notebook,
     port,
     screenshot,
+    tool,
     wait_edges,
 )
 
@@ -217,7 +218,7 @@ def test_arrange_animates_then_fits_the_view(lab, page):
     page.wait_for_timeout(200)
     zoomed = page.evaluate(VIEW)
     old = box(page, "hidden").get_attribute("transform")
-    page.locator('.kc-toolbar [aria-label="Arrange"]').click()
+    tool(page, "Arrange")
     frames = page.evaluate(TRACK, 1500)
     positions = kernel.value("{n: list(p) for n, p in canvas.graph.positions.items()}")
     final = f"translate({positions['hidden'][0]:g},{positions['hidden'][1]:g})"

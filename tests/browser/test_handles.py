@@ -20,6 +20,7 @@ from .conftest import (
     port,
     screenshot,
     stage_box,
+    tool,
     wait_edges,
     wait_still,
 )
@@ -117,7 +118,7 @@ def test_a_wire_dropped_in_empty_space_opens_the_filtered_search(lab, page):
     kernel.run("g.add_layer('Dense', units=3, name='spare'); g.add_layer('Conv2D', filters=2, kernel_size=3, name='conv_spare')")
     box(page, "conv_spare").wait_for(timeout=20_000)
     page.wait_for_timeout(400)  # the boxes glide to the new layout
-    page.locator('.kc-toolbar [aria-label="Fit"]').click()
+    tool(page, "Fit")
     x, y = centre(port(page, "flatten out 0.0"))
     page.mouse.move(x, y)
     page.mouse.down()

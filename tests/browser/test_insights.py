@@ -5,7 +5,7 @@ import math
 
 import pytest
 
-from .conftest import box, canvas_cell, open_canvas, screenshot
+from .conftest import box, canvas_cell, open_canvas, screenshot, tool
 
 pytestmark = pytest.mark.browser
 
@@ -111,7 +111,7 @@ def words(a):
 def test_the_forward_pass_shows_each_box_output_recorded_at_a_chosen_epoch(lab, page):
     kernel = open_canvas(page, lab, "epochs.ipynb", TRAINED, "hidden")
     assert kernel.value("sorted(canvas.insights)") == ["flatten", "head", "hidden"]
-    page.locator('.kc-toolbar [aria-label="Forward pass"]').click()
+    tool(page, "Forward pass")
     picker = page.locator(".kc-teach-side .kc-epoch-picker")
     picker.wait_for(timeout=30_000)
     slider = picker.locator('[aria-label="epoch"]')
@@ -150,7 +150,7 @@ def test_the_insights_panel_and_the_forward_pass_show_one_chosen_epoch(lab, page
                            timeout=20_000)
     record = panel.locator('[aria-label="record"]')
     assert record.get_attribute("max") == "2"
-    page.locator('.kc-toolbar [aria-label="Forward pass"]').click()
+    tool(page, "Forward pass")
     picker = page.locator(".kc-teach-side .kc-epoch-picker")
     page.locator('.kc-teach .kc-epoch-act[data-layer="hidden"]').wait_for(timeout=30_000)
     assert "epoch 3 (3 of 3)" in panel.text_content()

@@ -8,7 +8,7 @@ allowed) and no box's own text leaves its box. Screenshots in test-artifacts/ (l
 
 import pytest
 
-from .conftest import box, canvas_cell, dark_theme, open_canvas, screenshot
+from .conftest import box, canvas_cell, dark_theme, open_canvas, screenshot, tool
 
 pytestmark = pytest.mark.browser
 
@@ -78,7 +78,7 @@ MEASURE = """() => {
 
 
 def fit(page):
-    page.locator('.kc-toolbar [aria-label="Fit"]').click()
+    tool(page, "Fit")
     page.wait_for_timeout(700)  # the view glides there
 
 
@@ -132,7 +132,7 @@ def test_gpt2_backbone_slot_names_values_and_badges_keep_apart(lab, page):
         screenshot(page, "labels-gpt2-decoder-dark")
     # the forward pass: a value by each wire, none over another, a badge or a box
     fit(page)
-    page.locator('.kc-toolbar [aria-label="Forward pass"]').click()
+    tool(page, "Forward pass")
     player = page.locator(".kc-teach-side .kc-player")
     player.wait_for(timeout=60_000)
     player.focus()

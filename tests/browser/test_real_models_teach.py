@@ -5,7 +5,7 @@ the forward pass says what it fed (token ids within the vocabulary, a padding ma
 
 import pytest
 
-from .conftest import box, canvas_cell, open_canvas, screenshot
+from .conftest import box, canvas_cell, open_canvas, screenshot, tool
 
 pytestmark = pytest.mark.browser
 
@@ -36,7 +36,7 @@ def test_gpt2_node_view_forward_pass_and_a_narrow_toolbar(lab, page):
 
     assert page.locator(".kc-toolbar-more").is_hidden()  # all tools fit at this width
     # the forward pass feeds token ids within the vocabulary and a mask of ones, and says so
-    page.locator('.kc-toolbar [aria-label="Forward pass"]').click()
+    tool(page, "Forward pass")
     step = page.locator(".kc-teach-side .kc-player .kc-step")
     step.wait_for(timeout=30_000)
     said = step.text_content()
@@ -53,7 +53,7 @@ def test_gpt2_node_view_forward_pass_and_a_narrow_toolbar(lab, page):
     page.keyboard.press("Escape")
 
     # the node view opens at a readable scale, zooms with the wheel, keeps edge labels apart
-    page.locator('.kc-toolbar [aria-label="Node view"]').click()
+    tool(page, "Node view")
     view = page.locator(".kc-nodeview")
     view.locator(".kc-nv-node").first.wait_for(timeout=20_000)
     name = view.locator(".kc-nv-node .kc-name").first
@@ -68,7 +68,7 @@ def test_gpt2_node_view_forward_pass_and_a_narrow_toolbar(lab, page):
     assert name.bounding_box()["height"] > before * 1.3
     screenshot(page, "gpt2-node-view")
     # Find in the node view brings the layer's node to the middle of it, selected
-    page.locator('.kc-toolbar [aria-label="Find"]').click()
+    tool(page, "Find")
     page.locator('[aria-label="find layer"]').fill("layer_norm")
     page.wait_for_function("""() => {
         const v = document.querySelector('.kc-nodeview').getBoundingClientRect();
@@ -79,7 +79,7 @@ def test_gpt2_node_view_forward_pass_and_a_narrow_toolbar(lab, page):
             && r.left >= v.left && r.right <= v.right;
     }""", timeout=10_000)
     page.keyboard.press("Escape")
-    page.locator('.kc-toolbar [aria-label="Node view"]').click()
+    tool(page, "Node view")
 
     # a narrow notebook: the toolbar keeps one line; the tools that do not fit are in More
     page.set_viewport_size({"width": 700, "height": 1000})

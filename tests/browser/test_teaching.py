@@ -5,7 +5,7 @@ inspector's Keras-internals tab; what they show is checked against the kernel's 
 import pytest
 from support import shared_lstm_states, shared_then_chain
 
-from .conftest import box, canvas_cell, centre, graph_cell, open_canvas, screenshot
+from .conftest import box, canvas_cell, centre, graph_cell, open_canvas, screenshot, tool
 
 pytestmark = pytest.mark.browser
 
@@ -20,7 +20,7 @@ def player(page):
 
 def test_keras_walk_beside_the_canvas_steps_with_the_keyboard(lab, page):
     kernel = open_canvas(page, lab, "walk.ipynb", SHARED_CHAIN, "C")
-    page.locator('.kc-toolbar [aria-label="Keras\'s walk"]').click()
+    tool(page, "Keras's walk")
     p = player(page)
     p.wait_for(timeout=20_000)
     assert p.locator(".kc-player-title").text_content() == "How keras.Model finds each node's depth"
@@ -75,7 +75,7 @@ def test_keras_walk_beside_the_canvas_steps_with_the_keyboard(lab, page):
 
 def test_forward_pass_shows_every_tensor_on_its_edge(lab, page):
     kernel = open_canvas(page, lab, "forward.ipynb", SHARED_LSTM, "add")
-    page.locator('.kc-toolbar [aria-label="Forward pass"]').click()
+    tool(page, "Forward pass")
     p = player(page)
     p.wait_for(timeout=30_000)
     p.focus()
@@ -106,7 +106,7 @@ g.connect("flat", "head")""")
 
 def test_forward_pass_draws_image_tensors_as_small_pictures(lab, page):
     kernel = open_canvas(page, lab, "pictures.ipynb", IMAGES, "head")
-    page.locator('.kc-toolbar [aria-label="Forward pass"]').click()
+    tool(page, "Forward pass")
     p = player(page)
     p.wait_for(timeout=30_000)
     assert "image (an Input): an image 8x8x1: a bright disc on a ramp → (1, 8, 8, 1)" in p.locator(".kc-step").text_content()
@@ -138,7 +138,7 @@ BADGES_OVER_NAMES = """() => {
 
 def test_outputs_marked_and_reordered_on_the_canvas_start_the_walk(lab, page):
     kernel = open_canvas(page, lab, "outputs.ipynb", SHARED_CHAIN, "C")
-    page.locator('.kc-toolbar [aria-label="Outputs"]').click()
+    tool(page, "Outputs")
     panel = page.locator(".kc-teach-side .kc-outputs")
     panel.wait_for(timeout=20_000)
     items = panel.locator(".kc-output-item")
@@ -172,7 +172,7 @@ def test_outputs_marked_and_reordered_on_the_canvas_start_the_walk(lab, page):
     step.wait_for(timeout=20_000)
     assert step.text_content() == "Start from output 0: B node 0, tensor 0"
     player(page).locator('[aria-label="Close player"]').click()
-    page.locator('.kc-toolbar [aria-label="Undo"]').click()  # one undo step per change
+    tool(page, "Undo")  # one undo step per change
     page.wait_for_function("() => document.querySelectorAll('.kc-output-item').length === 3", timeout=20_000)
     assert kernel.value("canvas.graph.outputs") == [["A", 1, 0], ["B", 0, 0], ["C", 0, 0]]
     kernel.close()
@@ -180,7 +180,7 @@ def test_outputs_marked_and_reordered_on_the_canvas_start_the_walk(lab, page):
 
 def test_node_view_and_keras_internals_are_linked(lab, page):
     kernel = open_canvas(page, lab, "nodes.ipynb", SHARED_LSTM, "add")
-    page.locator('.kc-toolbar [aria-label="Node view"]').click()
+    tool(page, "Node view")
     view = page.locator(".kc-nodeview")
     view.locator('[data-node="lstm:1"]').wait_for(timeout=20_000)
     keras_nodes = kernel.value("sorted(f'{l.name}:{k}' for l in canvas.graph.model.layers "
@@ -207,7 +207,7 @@ def test_node_view_and_keras_internals_are_linked(lab, page):
     assert view.locator('.kc-nv-edge.kc-nv-shown[data-tensor="lstm:0:2"]').count() == 1
     screenshot(page, "teaching-internals")
     # Keras's walk, drawn on the nodes it walks: each call finished, each with its depth
-    page.locator('.kc-toolbar [aria-label="Keras\'s walk"]').click()
+    tool(page, "Keras's walk")
     player(page).wait_for(timeout=20_000)
     player(page).focus()
     page.keyboard.press("ArrowRight")
@@ -220,7 +220,7 @@ def test_node_view_and_keras_internals_are_linked(lab, page):
                                   "for d, ns in canvas.graph.model._nodes_by_depth.items() for n in ns}")
     screenshot(page, "teaching-node-view-walk")
     page.keyboard.press("Escape")
-    page.locator('.kc-toolbar [aria-label="Node view"]').click()  # back to the layer view
+    tool(page, "Node view")  # back to the layer view
     assert page.locator(".kc-svg").is_visible()
     page.locator('.kc-teach circle.kc-port-shown[data-shown="out:lstm:0:2"]').wait_for(timeout=5_000)
     assert box(page, "lstm").get_attribute("class").find("kc-selected") >= 0
