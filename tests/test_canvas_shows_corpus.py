@@ -98,6 +98,9 @@ def test_every_corpus_model_shows_on_the_canvas_without_a_word_printed(make, cap
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error")
+            # (a DeprecationWarning from library code is not shown in a notebook: NumPy's about
+            # torch tensors' __array__ under the torch backend)
+            warnings.simplefilter("ignore", DeprecationWarning)
             g = kc.Graph.from_model(model, trust_custom=True)
             show(g)
     finally:  # each model as in a session of its own (KerasHub has a TransformerEncoder too)
