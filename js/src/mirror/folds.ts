@@ -111,7 +111,8 @@ export function foldAllMenu(layers: LayerState[]): { label: string; folded: bool
   return out;
 }
 
-function line(x: number, y: number, cls: string, text: string, charWidth: number, width: number): SVGTextElement {
+/** One line of text fitted to `width` (squeezed a little, or cut with the whole on hover). */
+export function line(x: number, y: number, cls: string, text: string, charWidth: number, width: number): SVGTextElement {
   const fit = fitText(text, charWidth, width);
   const node = svg("text", { x, y, class: cls }, fit.text);
   if (fit.squeeze) { node.setAttribute("textLength", String(width)); node.setAttribute("lengthAdjust", "spacingAndGlyphs"); }

@@ -3,18 +3,9 @@
 // them; the browser unfolds them, mirror/folds.ts openInner). Each inner box carries its path
 // ("outer/inner") in data-inner-path, for the pointer, the menus, Find and the selection mark.
 import { svg } from "../base/dom";
-import { fitText } from "../mirror/geometry";
 import { shapeText } from "../mirror/mirror";
-import { innerPath } from "../mirror/folds";
+import { innerPath, line } from "../mirror/folds";
 import type { InnerBox, InnerView } from "../mirror/types";
-
-function line(x: number, y: number, cls: string, text: string, charWidth: number, width: number): SVGTextElement {
-  const fit = fitText(text, charWidth, width);
-  const node = svg("text", { x, y, class: cls }, fit.text);
-  if (fit.squeeze) { node.setAttribute("textLength", String(width)); node.setAttribute("lengthAdjust", "spacingAndGlyphs"); }
-  if (fit.cut) node.append(svg("title", {}, text));
-  return node;
-}
 
 /** An expanded nested model's own graph, into its box's <g>: edges, then boxes (layers a folded
  * run hides are not drawn; the run's first layer is drawn as the run). */
