@@ -402,6 +402,25 @@ def config_bytes(value: Any, depth: int = 0) -> int:
     return size
 
 
+def config_bytes_beyond(old: Any, new: Any, depth: int = 0) -> int:
+    """Bytes of config `old` that config `new` does not share (the same objects): what an undo
+    step alone keeps of a config it replaced. An edit that copies only the path it changes (a
+    nested model's trainable flag) then weighs a few bytes, without walking the whole config."""
+    if old is new:
+        return 0
+    if depth > 50:
+        return sys.getsizeof(old)
+    if isinstance(old, dict) and isinstance(new, dict):
+        return sys.getsizeof(old) + sum(
+            config_bytes_beyond(v, new[k], depth + 1) if k in new
+            else config_bytes(k, depth + 1) + config_bytes(v, depth + 1)
+            for k, v in old.items())
+    if isinstance(old, (list, tuple)) and isinstance(new, (list, tuple)) and len(old) == len(new):
+        return sys.getsizeof(old) + sum(config_bytes_beyond(a, b, depth + 1)
+                                        for a, b in zip(old, new))
+    return config_bytes(old, depth)
+
+
 def itemsize(dtype: Any) -> int:
     digits = "".join(c for c in str(dtype) if c.isdigit())
     return max(1, int(digits) // 8) if digits else 4

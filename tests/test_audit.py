@@ -331,6 +331,22 @@ def test_undo_history_counts_replaced_configs():
     assert undo_all(g) == 1  # the removal alone is kept: its step held the config
 
 
+
+def test_a_config_replaced_by_one_that_shares_its_parts_weighs_only_what_it_alone_holds():
+    padding = [f"word{i}" for i in range(2_000)]
+    old = {"name": "lookup", "vocabulary": padding, "trainable": True}
+    assert limits.config_bytes_beyond(old, {**old, "trainable": False}) < 1_000  # shared list
+    assert limits.config_bytes_beyond(old, old) == 0
+    assert limits.config_bytes_beyond(old, None) == limits.config_bytes(old)
+    copied = {**old, "vocabulary": list(padding)}  # a new list holds the same strings: its own
+    assert limits.config_bytes_beyond(old, copied) > sys.getsizeof(padding)
+    g = kc.Graph()  # a configure that replaces the vocabulary still counts the old one
+    g.add_input((4,), name="x")
+    with limits.allow(history_bytes=limits.config_bytes(padding) // 2):
+        g.add_layer("StringLookup", vocabulary=padding, name="lookup")
+        with pytest.warns(RuntimeWarning, match="the oldest"):
+            g.configure("lookup", vocabulary=["a", "b"])
+
 # ----- 5. an interrupt at any step of fit never leaves the canvas locked -----------------------
 
 def _trainer():

@@ -275,8 +275,9 @@ def changes_bytes(changes: tuple) -> int:
     # every step weighs its entries
     total = limits.STEP_BYTES + _TUPLE_BYTES * len(changes) + _ITEM_BYTES * sum(map(len, changes))
     for field, old, new in replaced(changes):
-        if isinstance(old, LayerSpec):
-            total += limits.config_bytes(old.config) + 512  # the spec and its slots
+        if isinstance(old, LayerSpec):  # the spec, its slots, and what its config alone holds
+            shared = new.config if isinstance(new, LayerSpec) else None
+            total += limits.config_bytes_beyond(old.config, shared) + 512
         elif isinstance(old, tuple) and field == "pinned":
             total += sys.getsizeof(old) + 2 * 24  # the point and its two floats
         elif isinstance(old, (dict, list)):  # a container replaced whole (rename, arrange, ...)
