@@ -251,3 +251,16 @@ def test_a_get_config_that_raises_is_shown_not_raised():
     got = inspect_layer(g, "d")
     assert "boom" in got["problem"] and [f["name"] for f in got["fields"]] == list(g.layers["d"]["config"])
     assert not any(f["editable"] for f in got["fields"]) and "boom" in got["fields"][0]["reason"]
+
+
+def test_lora_rank_is_set_by_enable_lora_not_by_the_form():
+    """configure(lora_rank=...) would make the layer again, its trained weights lost: the
+    field says where LoRA is switched on instead."""
+    g = kc.Graph()
+    g.add_input((4,), name="x")
+    g.add_layer("Dense", units=3, name="d")
+    g.connect("x", "d")
+    g.enable_lora("d", 2)
+    fields = {f["name"]: f for f in inspect_layer(g, "d")["fields"]}
+    assert fields["lora_rank"]["value"] == 2 and not fields["lora_rank"]["editable"]
+    assert "enable_lora" in fields["lora_rank"]["reason"]

@@ -144,7 +144,7 @@ def test_a_box_as_configure_does_and_configure_still_works():
     assert g.keras_layer("b") is layer and not layer.trainable
     assert same_counts(g)["non_trainable"] == 12
     assert g.layers["b"]["config"]["trainable"] is False
-    assert "trainable=False" in g.to_code()
+    assert "b.trainable = False" in g.to_code()  # set after construction, as people do
     g.undo()
     assert layer.trainable and g.layers["b"]["config"]["trainable"] is True
     g.configure("c", trainable=False)  # the old way keeps working

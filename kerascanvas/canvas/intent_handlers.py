@@ -126,6 +126,12 @@ def _freeze_before(host: Host, m: dict) -> None:
     host.graph.freeze_before(check.layer_name(m))
 
 
+def _enable_lora(host: Host, m: dict) -> None:
+    """LoRA on a box or a layer inside a nested model (by path), at a rank the graph checks:
+    one undo step (graph/lora.py)."""
+    host.graph.enable_lora(check.layer_path(m), m["rank"])
+
+
 def _configure_call(host: Host, m: dict) -> None:
     """A call's settings edited in the inspector: one undo step."""
     g = host.graph
@@ -362,6 +368,7 @@ INTENTS: dict[str, Intent] = {
     "configure": _edit(_configure),
     "set_trainable": _edit(_set_trainable),
     "freeze_before": _edit(_freeze_before),
+    "enable_lora": _edit(_enable_lora),
     "add_call": _edit(lambda h, m: h.graph.add_call(check.layer_name(m))),
     "remove_call": _edit(lambda h, m: h.graph.remove_call(check.layer_name(m), check.index(m, "call"))),
     "configure_call": _edit(_configure_call),

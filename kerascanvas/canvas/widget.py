@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import anywidget
+import numpy as np
 import traitlets
 
 from .. import limits
@@ -43,6 +44,8 @@ from .picture_output import PictureOutput, plain_text
 _log = logging.getLogger(__name__)
 
 CURVE_SENT = 500  # points of the training curve a panel update carries
+RUNS_SHOWN = 8  # earlier runs (not undone) the training panel draws beside the current one
+RUN_POINTS = 100  # points of an earlier run's curve sent: it no longer changes, a sketch will do
 
 
 def curve_sent(curve: list) -> list:
@@ -120,6 +123,12 @@ class Canvas(anywidget.AnyWidget):
         self._oversize: str | None = None  # why the last state push was too big to send
         self._picture = PictureOutput(self._picture_bundle)  # its picture in a notebook
         self._answering = False  # an intent from the browser is being applied
+        # The training runs seen, by id ({"previous", "number", "curve", "history", ...}), and
+        # the last run not undone as last seen: a new run follows it (fine-tuning's second stage
+        # is drawn after the first). Undo and redo move that head (insights journals it).
+        self._runs_seen: dict[int, dict] = {}
+        self._run_head: int | None = None
+        self._fit_asked: dict = {}  # canvas.fit's settings while it starts a run
         self.graph = graph if graph is not None else Graph()
         self.on_msg(lambda _widget, content, _buffers=None: self.receive(content))
         custom.observe(self._offer_changed)  # held weakly: a closed canvas is not kept
@@ -186,6 +195,7 @@ class Canvas(anywidget.AnyWidget):
             stop_old()
         finally:
             self._check_waits = False  # a _check_model is waiting (later.when_drawn)
+            self._run_head = insights.of(graph).run  # its runs, not the last drawing's
             self.snapshot = snapshot
             self._picture.changed()
             self._show_insights()  # a loaded file's records
@@ -229,9 +239,77 @@ class Canvas(anywidget.AnyWidget):
         status = snapshot.get("status")
         if isinstance(status, dict) and isinstance(status.get("message"), str):  # shown on the canvas
             snapshot = {**snapshot, "status": {**status, "message": canvas_words(status["message"])}}
-        self.training = {**snapshot, "curve": curve_sent(self._trainer.curve),
-                         **self._run_shown()}
+        curve = curve_sent(self._trainer.curve)
+        self._note_run(self._trainer.run, snapshot, curve)
+        self.training = {**snapshot, "curve": curve, **self._run_shown(), **self._runs_view()}
         self._show_insights()
+
+    def _note_run(self, run: int | None, snapshot: dict, curve: list) -> None:
+        """Keep what the panel draws of run `run` once later runs follow it (training thread)."""
+        if run is None:
+            return
+        seen = self._runs_seen.get(run)
+        if seen is None:  # its first update (fit starts it): it follows the head
+            previous = self._runs_seen.get(self._run_head)
+            kept = {r: self._runs_seen[r] for r in self._chain(self._run_head)[-RUNS_SHOWN:]}
+            seen = {"previous": self._run_head,
+                    "number": previous["number"] + 1 if previous else 1,
+                    "first_epoch": previous["first_epoch"] + _epochs_drawn(previous)
+                    if previous else 0, **self._run_settings()}
+            # runs undone before this one began cannot come back (redo is gone): forgotten
+            self._runs_seen = {**kept, run: seen}
+        status = snapshot.get("status") or {}
+        seen.update(curve=curve, history=snapshot.get("history") or {})
+        if status.get("state") != "running":
+            self._run_head = insights.of(self.graph).run
+
+    def _run_settings(self) -> dict:
+        """The learning rate and optimizer of the run starting: as canvas.fit was asked, else
+        the compiled optimizer's (a fit called on the trainer itself)."""
+        asked = self._fit_asked
+        optimizer = asked.get("optimizer")
+        rate = asked.get("learning_rate")
+        compiled = getattr(self.graph.model, "optimizer", None)
+        if rate is None and compiled is not None:
+            try:
+                rate = float(f"{float(np.asarray(compiled.learning_rate)):.7g}")  # (float32)
+            except (TypeError, ValueError, AttributeError):
+                rate = None
+        if not isinstance(optimizer, str):
+            optimizer = type(compiled).__name__.lower() if compiled is not None else None
+        rate = float(rate) if isinstance(rate, (int, float)) and math.isfinite(rate) else None
+        return {"learning_rate": rate, "optimizer": optimizer}
+
+    def _chain(self, run: int | None) -> list[int]:
+        """Run `run` and the runs it followed that are still known, oldest first."""
+        chain: list[int] = []
+        while run in self._runs_seen and run not in chain:
+            chain.append(run)
+            run = self._runs_seen[run]["previous"]
+        return chain[::-1]
+
+    def _runs_view(self) -> dict:
+        """The runs the panel draws: the one it shows ("this_run") and the earlier ones on this
+        drawing not undone ("runs", oldest first, at most RUNS_SHOWN), each with its number, its
+        first epoch (epochs count on across runs, as Keras's initial_epoch would), learning rate
+        and optimizer; earlier runs carry their curve (thinned) and validation history."""
+        run = self._trainer.run if self._trainer is not None else None
+        if run not in self._runs_seen:
+            return {"runs": [], "this_run": None}
+        head = insights.of(self.graph).run
+        earlier = self._chain(head)[:-1] if head == run else self._chain(head)
+
+        def describe(r: int) -> dict:
+            seen = self._runs_seen[r]
+            return {"run": r, **{k: seen[k] for k in ("number", "first_epoch", "learning_rate",
+                                                       "optimizer")}}
+
+        return {"runs": [{**describe(r),
+                          "curve": insights.evenly(self._runs_seen[r]["curve"], RUN_POINTS),
+                          "history": {k: v for k, v in self._runs_seen[r]["history"].items()
+                                      if k.startswith("val_")}}
+                         for r in earlier[-RUNS_SHOWN:]],
+                "this_run": describe(run)}
 
     # ----- training insights (insights.py keeps them; recording.py makes them) ---------------
 
@@ -301,7 +379,8 @@ class Canvas(anywidget.AnyWidget):
         """After an edit (an undo or redo of a run among them): the panel and strips follow."""
         if self._trainer is None or self._trainer.running:
             return
-        shown = self._run_shown()
+        self._run_head = insights.of(self.graph).run
+        shown = {**self._run_shown(), **self._runs_view()}
         if self.training and any(self.training.get(k) != v for k, v in shown.items()):
             self.training = {**self.training, **shown}
         self._show_insights()
@@ -319,7 +398,11 @@ class Canvas(anywidget.AnyWidget):
 
     def fit(self, block: bool = True, **fit_kwargs):
         """What the Train button does; returns the History (block=False returns at once)."""
-        return self.trainer.fit(block=block, **fit_kwargs)
+        self._fit_asked = fit_kwargs  # (the run's label: its learning rate as asked)
+        try:
+            return self.trainer.fit(block=block, **fit_kwargs)
+        finally:
+            self._fit_asked = {}
 
     def stop(self) -> None:
         """Stop training after the current batch; the weights trained so far stay."""
@@ -471,6 +554,13 @@ class Canvas(anywidget.AnyWidget):
         """Apply one intent (a dict from the browser) for this canvas; returns its result
         (intent_handlers.py holds what each kind does)."""
         return intent_handlers.dispatch(self, message)
+
+
+def _epochs_drawn(seen: dict) -> int:
+    """How far a run's curve reaches, in whole epochs: the next run is drawn from there."""
+    curve = seen.get("curve") or []
+    last = curve[-1].get("epoch") if curve else None
+    return math.ceil(last) if isinstance(last, (int, float)) and math.isfinite(last) else 0
 
 
 def _whole(value: Any, low: int, high: int) -> bool:

@@ -80,6 +80,9 @@ class Graph:
                           self._reads.live_layer)
         self._edits = Edits(self._history, self._net)
         self._layers: _Layers | None = None  # `layers`, made again after a change
+        # The compile and fit settings of the last training run, set by the trainer as a run
+        # starts (training_code.run_settings), written by to_code(training=True); or None.
+        self.last_training: dict | None = None
 
     # ----- building (edits.py) -----------------------------------------------------------------
 
@@ -114,6 +117,15 @@ class Graph:
         """Freeze every layer upstream of box `name` (the usual fine-tuning cut), in one undo
         step; returns their names."""
         return trainable_edits.freeze_before(self, self._history, self._net, name)
+
+    def enable_lora(self, name: str, rank: int) -> None:
+        """`layer.enable_lora(rank)` on a box or a layer inside a nested model by path
+        ("outer/inner"): a Dense, EinsumDense or Embedding, as Keras does it (its kernel stops
+        training; two small matrices of that rank train). Its config says `lora_rank`, so files
+        and code keep it; one undo step (undo puts the layer without LoRA back)."""
+        from . import lora  # (graph/lora.py)
+
+        lora.enable_lora(self, self._history, self._net, name, rank)
 
     # ----- the view (view.py) -----------------------------------------------------------------
 
@@ -460,13 +472,18 @@ class Graph:
 
     # ----- code, import, files (codegen.py, importer.py, storage.py) -------------------------
 
-    def to_code(self, op_names: bool = False) -> str:
-        """Python source (keras functional API) that rebuilds the same model. Operations are
-        written as `x + 3.0`, `keras.ops.mean(x, axis=1)` (Keras names them itself, so their box
-        names change on import); op_names=True keeps them; see codegen.to_code."""
-        from ..io.codegen import to_code
+    def to_code(self, op_names: bool = False, training: bool = False) -> str:
+        """Python source (keras functional API) that rebuilds the same model, trainable flags
+        and LoRA set after construction as a person sets them. Operations are written as
+        `x + 3.0`, `keras.ops.mean(x, axis=1)` (Keras names them itself, so their box names
+        change on import); op_names=True keeps them; see codegen.to_code. training=True adds
+        the `compile(...)` and `fit(...)` of the last training run (`last_training`), its data
+        named `x_train, y_train`."""
+        from ..io import codegen, training_code
 
-        return to_code(self, op_names)
+        if training:
+            return training_code.to_code(self, op_names)
+        return codegen.to_code(self, op_names)
 
     @classmethod
     def from_model(cls, model: keras.Model, trust_custom: bool = False) -> Graph:

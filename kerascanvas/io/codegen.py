@@ -22,6 +22,7 @@ from types import SimpleNamespace
 from typing import Any, NamedTuple
 
 import keras
+import numpy as np
 
 from ..errors import EditError
 from ..kinds import calls, kinds, nested, ops
@@ -34,7 +35,7 @@ named `float` beside an inf constant would shadow the `float("inf")` the code wr
 names the code's own imports bind are added per export."""
 
 
-def to_code(g, op_names: bool = False) -> str:
+def to_code(g, op_names: bool = False, reserved: frozenset[str] = frozenset()) -> str:
     """Python source that builds `g.model` again (same config, same parameter count).
 
     Operation boxes are written in the natural form (`x + 3.0`, `keras.ops.expand_dims(x,
@@ -42,13 +43,17 @@ def to_code(g, op_names: bool = False) -> str:
     importing the code's model gives them other box names. op_names=True keeps the box names:
     each operation is made under its box's name and then called, as layers are
     (`add_3 = keras.src.ops.numpy.Add(name="add_3")`, `x_1 = add_3(x, 3.0)`), at the cost of
-    naming Keras's internal classes."""
+    naming Keras's internal classes.
+
+    Trainable flags and LoRA are set after the model is made, as a person writes them
+    (`base.trainable = False`, `dense.enable_lora(4)`). `reserved`: names no identifier may
+    take (code written after this code uses them: training_code.py)."""
     model = g.model
     if model is None:
         raise EditError("The drawing is not a model yet: " + "; ".join(map(str, g.problems)))
     specs = g.specs
     header = _header(specs.values(), g)
-    names = _identifiers(g, _bound_by(header))
+    names = _identifiers(g, _bound_by(header) | reserved)
     lines = []
     for name, spec in specs.items():  # models used as layers: built first, each a block
         if spec.class_name in nested.MODULES:
@@ -70,21 +75,22 @@ def to_code(g, op_names: bool = False) -> str:
         if name not in built and spec.class_name not in nested.MODULES:
             lines += _assign(names[name], _constructor(spec.class_name), _arguments(spec))
         built.add(name)  # each layer built once, called once per node
-        filled = {slot: _Raw(names[s]) for slot, s in g.call_slots(name, k).items()}
+        filled = {slot: Raw(names[s]) for slot, s in g.call_slots(name, k).items()}
         lines += _call(names[name], calls.arrange(spec.slots, filled, calls.of(spec, k),
                                                   nested.input_keys(spec.class_name, spec.config)),
                        results, _unpacking(spec.class_name, spec.config, g.keras_layer(name)))
     lines.append("")
-    ins = [_Raw(names[(n, 0, 0)]) for n in g.inputs]
+    ins = [Raw(names[(n, 0, 0)]) for n in g.inputs]
     if g.dict_inputs and g.input_structure is None:
         ins = [dict(zip(g.inputs, ins))]
-    outs = [_Raw(names[t]) for t in g.outputs]
+    outs = [Raw(names[t]) for t in g.outputs]
     if g.output_keys and g.output_structure is None:
         outs = [dict(zip(g.output_keys, outs))]
     ins, outs = _structured(g, ins, outs)
     lines += _assign("model", "keras.Model", {"inputs": ins[0] if len(ins) == 1 else ins,
                                               "outputs": outs[0] if len(outs) == 1 else outs,
                                               "name": g.name})
+    lines += _done_after(g, names)
     if not any(_USES_LAYERS.search(line) for line in lines):  # only operations: no import
         header.remove("from keras import layers")  # left unused (ruff's F401)
     return "\n".join(header + lines) + "\n"
@@ -107,7 +113,17 @@ def _header(specs, g) -> list[str]:
                 classes |= {class_name(op) for op in w.layers}
                 todo += [op for op in w.layers if isinstance(op, keras.Model)]
     extra = sorted({line for c in classes for line in _imports_of(c)})
-    return ["import keras", "from keras import layers", *extra, ""]
+    numpy = ["import numpy as np"] if any(_holds_array(s.config) for s in specs) else []
+    return [*numpy, "import keras", "from keras import layers", *extra, ""]
+
+
+def _holds_array(value: Any) -> bool:
+    """Whether a config holds an array constant (ops.py's {"__array__": ...}): written np.array."""
+    if isinstance(value, dict):
+        return "__array__" in value or any(_holds_array(v) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return any(_holds_array(v) for v in value)
+    return False
 
 
 def _imports_of(class_name: str) -> list[str]:
@@ -125,9 +141,7 @@ def _imports_of(class_name: str) -> list[str]:
 def _lambda_arguments(kind, spec) -> dict:
     """A trusted Lambda's constructor arguments: its function (and output_shape, mask) by name,
     its arguments, and the box's own settings."""
-    args = {k: _Raw(v.__name__) if callable(v) else v for k, v in kind.code()[0].items()}
-    if spec.config.get("trainable") is False:
-        args["trainable"] = False
+    args = {k: Raw(v.__name__) if callable(v) else v for k, v in kind.code()[0].items()}
     return {**args, "name": spec.name}
 
 
@@ -154,20 +168,20 @@ def _op_call(kind, config, sources: list, results: list, op: str | None = None,
     if op is not None:
         lines = [] if make is None else _assign(
             op, f"{kind.cls.__module__}.{kind.cls.__name__}", {**kind.settings(config), "name": make})
-        arguments = kind.call_arguments(config, [_Raw(t) for t in sources])
+        arguments = kind.call_arguments(config, [Raw(t) for t in sources])
         if kind.class_name == "get_item":  # its key as Python writes it
             from ..kinds.slicing import literal
 
-            arguments = [arguments[0], _Raw(literal(config["key"]))]
-        return lines + _exploded(target, _Call(op, tuple(("", v) for v in arguments)), 0, "")
-    function, positional, keywords = kind.code(config, [_Raw(t) for t in sources])
+            arguments = [arguments[0], Raw(literal(config["key"]))]
+        return lines + _exploded(target, Call(op, tuple(("", v) for v in arguments)), 0, "")
+    function, positional, keywords = kind.code(config, [Raw(t) for t in sources])
     if function == "-" and len(positional) == 1:
         return [f"{target}-{_literal(positional[0])}"]
     if function == "[]":  # slicing: x[:, 0]
         return [f"{target}{positional[0]}"]
     if len(function) <= 2 and len(positional) == 2:  # an operator
         return [f"{target}{_literal(positional[0])} {function} {_literal(positional[1])}"]
-    call = _Call(function, tuple(("", v) for v in positional) + tuple(keywords.items()))
+    call = Call(function, tuple(("", v) for v in positional) + tuple(keywords.items()))
     return _exploded(target, call, 0, "")
 
 
@@ -198,7 +212,7 @@ def _ordered(by_depth: list, predecessors, done: set) -> list:
     return order
 
 
-class _Raw(str):
+class Raw(str):
     """Source text placed as it is (generated identifiers only)."""
 
 
@@ -210,7 +224,9 @@ class _Names(dict):
         self.taken = set(RESERVED)
 
     def fresh(self, base: str) -> str:
-        base = base if _safe(base) else "layer"
+        if not _safe(base):  # "mobilenetv2_0.35_32" -> mobilenetv2_0_35_32, else "layer"
+            plain = re.sub(r"[^a-z0-9_]", "_", base.lower())
+            base = plain if _safe(plain) else "layer"
         candidate, i = base, 1
         while candidate in self.taken:
             candidate, i = f"{base}_{i}", i + 1
@@ -290,15 +306,13 @@ def _model_block(model, target: str, fresh) -> list[str]:
         own[(layer.name, 0, 0)] = fresh(layer.name)
         lines += _assign(own[(layer.name, 0, 0)], "keras.Input", _input_args(layer.get_config()))
     tail = {"name": model.name}
-    if not model.trainable:
-        tail["trainable"] = False
     by_name = {op.name: op for op in w.layers}
     if class_name(model) == "Sequential":
         for op in w.layers:
             if class_name(op) not in nested.MODULES:
                 lines += _assign(own[op.name], _constructor(class_name(op)), _layer_args(op))
-        items = [_Raw(own[(layer.name, 0, 0)]) for layer in w.inputs]
-        items += [_Raw(own[op.name]) for op in w.layers]
+        items = [Raw(own[(layer.name, 0, 0)]) for layer in w.inputs]
+        items += [Raw(own[op.name]) for op in w.layers]
         return lines + _assign(target, "keras.Sequential", {"": items, **tail})
     built = set()
     order = _ordered(w.by_depth, lambda c: [s[:2] for s in w.calls[c[0]][c[1]]]
@@ -319,13 +333,13 @@ def _model_block(model, target: str, fresh) -> list[str]:
         config = op.get_config() if cls == "Bidirectional" else {}
         results = [own.setdefault((name, k, t), fresh("x")) for t in range(w.widths[(name, k)])]
         # (each call's tensors are new keys: fresh() runs once for each)
-        filled = {slot: _Raw(own[s]) for slot, s in w.filled(name, k).items()}
+        filled = {slot: Raw(own[s]) for slot, s in w.filled(name, k).items()}
         keys = nested.input_keys(cls, w.configs[name])
         lines += _call(own[name], calls.arrange(w.slots[name], filled, w.call_args[name][k], keys),
                        results, _unpacking(cls, config, op))
     structure = keras.tree.pack_sequence_as
-    inputs = structure(w.model._inputs_struct, [_Raw(own[(n.name, 0, 0)]) for n in w.inputs])
-    outputs = structure(w.model._outputs_struct, [_Raw(own[t]) for t in w.outputs])
+    inputs = structure(w.model._inputs_struct, [Raw(own[(n.name, 0, 0)]) for n in w.inputs])
+    outputs = structure(w.model._outputs_struct, [Raw(own[t]) for t in w.outputs])
     return lines + _assign(target, "keras.Model", {"inputs": inputs, "outputs": outputs, **tail})
 
 
@@ -360,50 +374,62 @@ def _unpacking(class_name: str, config, layer) -> str:
 def _call(layer: str, arguments: tuple, results: list, unpacking: str) -> list[str]:
     """`results = layer(args..., name=value...)` from calls.arrange's (args, kwargs)."""
     args, kwargs = arguments
-    call = _Call(layer, tuple(("", a) for a in args)
+    call = Call(layer, tuple(("", a) for a in args)
                  + tuple((k, calls.plain(v)) for k, v in kwargs.items()))
     if unpacking == "flatten":
-        call = _Call("keras.tree.flatten", (("", call),))
+        call = Call("keras.tree.flatten", (("", call),))
     target = ", ".join(results)
     if unpacking and len(results) == 1:
         target = f"({target},)"  # a list of one tensor
     return _exploded(target + " = ", call, 0, "")
 
 
-def _arguments(spec) -> dict:
-    """The layer's config minus what equals the class default (name always kept)."""
+# Set after construction (_done_after), except on a layer wrapped inside another's arguments
+AFTER = ("trainable", "lora_rank", "lora_alpha")
+
+
+def _arguments(spec, inside_another: bool = False) -> dict:
+    """The layer's config minus what equals the class default (name always kept), and minus
+    the flags written after construction unless the layer is `inside_another`'s argument."""
     from ..kinds import custom
 
     kind = custom.get(spec.class_name)
     if isinstance(kind, custom.TrustedLambda):
         return _lambda_arguments(kind, spec)
-    if isinstance(kind, custom.TrustedObject):
-        raise EditError(f"Layer {spec.name!r} is the {kind.cls.__name__} object {kind.source.name!r} "
-                        "kept as it is (its config cannot make it again), which code cannot "
-                        "write: give its class a get_config() that returns its __init__'s "
-                        "arguments.", layer=spec.name)
+    if isinstance(kind, custom.TrustedObject):  # the arguments it was made with, if Keras
+        # recorded them (Operation.__new__ keeps plain ones: numbers, strings, None)
+        made_with = getattr(getattr(kind.source, "_auto_config", None), "config", None)
+        if made_with is None:
+            raise EditError(f"Layer {spec.name!r} is the {kind.cls.__name__} object "
+                            f"{kind.source.name!r} kept as it is (its config cannot make it "
+                            "again), and Keras did not record the arguments it was made with "
+                            "(one of them is not a number, string or None), so code cannot "
+                            "write it: give its class a get_config() that returns its "
+                            "__init__'s arguments.", layer=spec.name)
+        return {**{k: _object(v) for k, v in made_with.items()}, "name": spec.name}
     if isinstance(kind, custom.CustomKind) and kind.made_from == "arguments":
         accepted = custom.init_arguments(kind.cls)  # as published: its own arguments only
         return {k: _object(v) for k, v in spec.config.items() if k in accepted}
 
     config = json.loads(json.dumps(dict(spec.config)))  # tuples as lists, as in the defaults
+    skipped = ("name", "trainable", "dtype") + (() if inside_another else AFTER)
     required = _required(spec.class_name, config)
     defaults = _defaults(spec.class_name, json.dumps(required, sort_keys=True))
     args = {k: _inner(spec.config[k]) if k in WRAPPED else _object(spec.config[k])
             for k, v in config.items()  # written as Keras gave them
-            if k not in ("name", "trainable", "dtype")
+            if k not in skipped
             and (k in required or k not in defaults or defaults[k] != v)}
     # A default may follow another argument (MaxPooling2D's strides follow pool_size): keep
     # what the shortened call would not give back.
     for _ in range(3):
         again = _built_config(spec.class_name, json.dumps({k: config[k] for k in args}, sort_keys=True))
-        missed = [k for k, v in config.items() if k not in ("name", "trainable", "dtype")
-                  and k not in args and again.get(k) != v]
+        missed = [k for k, v in config.items()
+                  if k not in skipped and k not in args and again.get(k) != v]
         if not missed:
             break
         args.update({k: _inner(spec.config[k]) if k in WRAPPED else _object(spec.config[k])
                      for k in missed})
-    if config.get("trainable") is False:
+    if inside_another and config.get("trainable") is False:
         args["trainable"] = False
     if config.get("dtype") not in (None, defaults.get("dtype")):
         args["dtype"] = config["dtype"]
@@ -447,17 +473,18 @@ def _inner(value: Any) -> Any:
             and isinstance(value.get("config"), dict)):
         return value
     if value["class_name"] in ("Functional", "Sequential"):  # a wrapped model: from its config
-        return _Call("keras.saving.deserialize_keras_object", (("", value),))
+        return Call("keras.saving.deserialize_keras_object", (("", value),))
     config = value["config"]
     inner = SimpleNamespace(class_name=value["class_name"], config=config,
                             name=config.get("name", value["class_name"].lower()))
-    return _Call(f"layers.{inner.class_name}", tuple(_arguments(inner).items()))
+    return Call(f"layers.{inner.class_name}",
+                tuple(_arguments(inner, inside_another=True).items()))
 
 
 def _object(value: Any) -> Any:
     """A serialized initializer, regularizer or constraint as a constructor call."""
     if isinstance(value, dict) and value.get("module") == "keras.quantizers":  # an int8 config:
-        return _Call("keras.saving.deserialize_keras_object", (("", value),))  # (init takes objects)
+        return Call("keras.saving.deserialize_keras_object", (("", value),))  # (init takes objects)
     if not (isinstance(value, dict) and value.get("module") in _OBJECT_MODULES
             and isinstance(value.get("class_name"), str) and isinstance(value.get("config"), dict)):
         return value
@@ -474,21 +501,104 @@ def _object(value: Any) -> Any:
     args = {k: v for k, v in value["config"].items() if default.get(k, object()) != v}
     if not all(k.isidentifier() and not keyword.iskeyword(k) for k in args):
         return value  # not keyword arguments: the serialized form, which Keras takes too
-    return _Call(f"keras.{family}.{name}", tuple(args.items()))
+    return Call(f"keras.{family}.{name}", tuple(args.items()))
 
 
 _OBJECT_MODULES = {"keras.initializers": "initializers", "keras.regularizers": "regularizers",
                    "keras.constraints": "constraints"}
 
 
+# ----- what was done to built layers: trainable flags and LoRA ---------------------------------
+
+def _done_after(g, names) -> list[str]:
+    """Statements that set what a person sets on made layers, after the model: trainable flags
+    (a model's before its layers', since setting a model's flag sets its layers'), then LoRA
+    (`enable_lora` wants a built layer; after the flags, which would set its kernel trainable
+    again)."""
+    lines = []
+    for name, spec in g.specs.items():
+        if spec.is_input or isinstance(kinds.get(spec.class_name), ops.OpKind):
+            continue
+        layer = g.keras_layer(name)
+        lines += _flag_lines(layer, names[name], True, {})
+        for inner, path in _inside(layer, names[name]):
+            lines += _lora_lines(inner, path, *_lora_of(inner, spec.config if inner is layer
+                                                       else {}))
+    return [""] + lines if lines else []
+
+
+def _lora_of(layer, config: dict) -> tuple:
+    """(rank, alpha) of a layer with LoRA: its box's config says them (lora_rank, lora_alpha);
+    a layer inside a nested model, its live layer; (None, None) without LoRA."""
+    if config.get("lora_rank"):
+        return config["lora_rank"], config.get("lora_alpha")
+    if getattr(layer, "lora_enabled", False):
+        return layer.lora_rank, layer.lora_alpha
+    return None, None
+
+
+def _inside(layer, path: str):
+    """`layer` and the layers of the models in it, each with the code that reaches it
+    (`base.get_layer("block_1").get_layer("conv")`), a model before its layers."""
+    todo = [(layer, path)]
+    while todo:
+        layer, path = todo.pop()
+        yield layer, path
+        if isinstance(layer, keras.Model):
+            todo += reversed([(x, f"{path}.get_layer({_string(x.name)})") for x in layer.layers])
+
+
+def _flag_lines(layer, path: str, set_from_above: bool, memo: dict) -> list[str]:
+    """The fewest `.trainable = ...` statements that give `layer` and the layers inside its
+    models their flags, the flag its model set on it being `set_from_above`. A model's own
+    flag is the one its layers mostly need (`base.trainable = False`, then the few unfrozen):
+    Keras trains the weights whose layers are trainable. Layers without weights are left."""
+    key = (id(layer), set_from_above)
+    if key in memo:
+        return memo[key]
+    if not isinstance(layer, keras.Model):
+        wanted = bool(layer.trainable)
+        found = [f"{path}.trainable = {wanted}"] if layer.weights and wanted != set_from_above \
+            else []
+    else:
+        found = None
+        for flag in (bool(layer.trainable), not layer.trainable):  # ties: its own flag
+            lines = [f"{path}.trainable = {flag}"] if flag != set_from_above else []
+            for x in layer.layers:
+                lines += _flag_lines(x, f"{path}.get_layer({_string(x.name)})", flag, memo)
+            if found is None or len(lines) < len(found):
+                found = lines
+    memo[key] = found
+    return found
+
+
+def _lora_lines(layer, path: str, rank, alpha) -> list[str]:
+    """`path.enable_lora(rank)`; where the layer was frozen and unfrozen after LoRA, that too:
+    Keras's setter then made every weight trainable again, the kernel LoRA froze included
+    (setting the flag it already has does nothing)."""
+    if not rank:
+        return []
+    args = (("", rank),) if alpha in (None, rank) else (("", rank), ("lora_alpha", alpha))
+    lines = _exploded("", Call(f"{path}.enable_lora", args), 0, "")
+    if layer.trainable and all(v.trainable for v in layer.weights):
+        lines += [f"{path}.trainable = False  # and unfrozen: its kernel trains again",
+                  f"{path}.trainable = True"]
+    return lines
+
+
 # ----- layout, the way ruff format writes it ----------------------------------------------------
+
+def statement(prefix: str, value: Any) -> list[str]:
+    """`prefix value` laid out as ruff format lays it out (Call and Raw for calls and names)."""
+    return _exploded(prefix, value, 0, "")
+
 
 def _assign(target: str, function: str, args: dict) -> list[str]:
     """`target = function(k=v, ...)`; the key "" marks a positional argument."""
-    return _exploded(f"{target} = ", _Call(function, tuple(args.items())), 0, "")
+    return _exploded(f"{target} = ", Call(function, tuple(args.items())), 0, "")
 
 
-class _Call(NamedTuple):
+class Call(NamedTuple):
     """A call in the code: `function(key=value, ...)`, key "" for a positional argument."""
 
     function: str
@@ -501,10 +611,10 @@ def _exploded(prefix: str, value: Any, level: int, end: str) -> list[str]:
     the same way, with trailing commas."""
     pad = "    " * level
     one = f"{pad}{prefix}{_literal(value)}{end}"
-    if len(one) <= WIDTH or not isinstance(value, (dict, list, tuple, _Call)) or not (
-            value.args if isinstance(value, _Call) else value):
+    if len(one) <= WIDTH or not isinstance(value, (dict, list, tuple, Call)) or not (
+            value.args if isinstance(value, Call) else value):
         return [one]
-    if isinstance(value, _Call):
+    if isinstance(value, Call):
         opening, closing = value.function + "(", ")"
         items = [(f"{k}=" if k else "", v) for k, v in value.args]
     elif isinstance(value, dict):
@@ -534,9 +644,9 @@ def _structured(g, ins: list, outs: list) -> tuple[list, list]:
 
 
 def _literal(value: Any) -> str:
-    if isinstance(value, _Raw):
+    if isinstance(value, Raw):
         return str(value)
-    if isinstance(value, _Call):
+    if isinstance(value, Call):
         args = ", ".join(f"{k}={_literal(v)}" if k else _literal(v) for k, v in value.args)
         return f"{value.function}({args})"
     if isinstance(value, str):
@@ -553,6 +663,10 @@ def _literal(value: Any) -> str:
         return "[" + ", ".join(_literal(v) for v in value) + "]"
     if isinstance(value, dict):
         return "{" + ", ".join(f"{_literal(k)}: {_literal(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, np.generic):  # a NumPy scalar: the Python number it holds
+        return _literal(value.item())
+    if isinstance(value, np.ndarray):  # an array constant (its header imports numpy)
+        return f"np.array({_literal(value.tolist())}, dtype={_string(str(value.dtype))})"
     raise EditError(f"A config value of type {type(value).__name__} cannot be written as code.")
 
 

@@ -324,3 +324,19 @@ def with_trainable_at(config: dict, path: list[str], trainable: bool) -> dict:
         layers.append(e)
     config["layers"] = layers
     return config
+
+
+def with_lora_at(config: dict, path: list[str], rank: int, alpha: float) -> dict:
+    """A model config with the layer at `path` inside it (names, one per depth) as Keras's
+    get_config writes a layer after `enable_lora(rank)`: `lora_rank` and `lora_alpha` set."""
+    layers = []
+    for e in config.get("layers", []):
+        inner = e.get("config") if isinstance(e, dict) else None
+        if isinstance(inner, dict) and inner.get("name") == path[0]:
+            if len(path) > 1:
+                inner = with_lora_at(inner, path[1:], rank, alpha)
+            else:
+                inner = {**inner, "lora_rank": rank, "lora_alpha": alpha}
+            e = {**e, "config": inner}
+        layers.append(e)
+    return {**config, "layers": layers}

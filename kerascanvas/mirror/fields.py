@@ -187,6 +187,8 @@ def _read_only(field: dict, key: str, top: bool, is_input: bool, parts: list[str
                 "model is read-only")
     if key == "name":
         return "name: use rename (the name field, or Rename in the box's menu)"
+    if key in ("lora_rank", "lora_alpha"):  # configure would make the layer again, untrained
+        return "LoRA: switch it on with LoRA… in the box's menu (g.enable_lora(name, rank))"
     if is_input:
         return None if key in INPUT_SETS else "an Input box sets only its shape and dtype"
     if key == "dtype" and isinstance(value, dict):

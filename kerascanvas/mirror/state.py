@@ -232,6 +232,10 @@ def _layer_entry(g, name, spec, layer, records, why, by_layer, run) -> dict:
         # parameters that train: counted once per entry, made again when its spec changes
         "trainable": _trainable(spec, layer),
         "trainable_params": _trainable_params(layer),
+        # LoRA's rank on its layer (a nested model: the largest among its layers), and whether
+        # its layer can take LoRA now (the box menu's "LoRA..."): graph/lora.py
+        "lora_rank": _lora_rank(spec, layer),
+        "lora_ready": _lora_ready(spec, layer),
         "problems": by_layer.get(name, []),
         # a nested model: how many layers it holds, and its inside while expanded
         "inner_layers": None if inside is None else
@@ -271,6 +275,25 @@ def _trainable(spec, layer) -> str:
     from ..network.flags import trainable_state
 
     return trainable_state(layer)
+
+
+def _lora_rank(spec, layer) -> int | None:
+    if layer is None or not hasattr(layer, "trainable"):  # pending: its config says
+        rank = spec.config.get("lora_rank")
+        return rank if type(rank) is int else None
+    from ..network.flags import lora_rank
+
+    return lora_rank(layer)
+
+
+def _lora_ready(spec, layer) -> bool:
+    if spec.is_input or spec.class_name in MODELS:  # a model: LoRA by an inner layer's path
+        return False
+    if layer is None or not hasattr(layer, "trainable"):
+        return False
+    from ..network.flags import takes_lora
+
+    return takes_lora(layer)
 
 
 def _trainable_params(layer) -> int | None:

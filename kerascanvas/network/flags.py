@@ -43,3 +43,34 @@ def trainable_state(layer: Any) -> str:
     if getattr(layer, "weights", None) and not layer.trainable_weights:
         return "no"
     return "partly"
+
+
+def inner_layer(layer: Any, path: list[str]) -> Any:
+    """The layer at `path` (names, one per depth) inside a nested model; `layer` itself for []."""
+    for part in path:
+        layer = {getattr(x, "name", None): x for x in getattr(layer, "layers", ())}[part]
+    return layer
+
+
+def takes_lora(layer: Any) -> bool:
+    """Whether Keras can enable LoRA on this layer now (Dense, EinsumDense, Embedding: built or
+    not, without it yet and without a kernel constraint)."""
+    return (callable(getattr(layer, "enable_lora", None)) and hasattr(layer, "lora_enabled")
+            and not layer.lora_enabled and getattr(layer, "kernel_constraint", None) is None)
+
+
+def lora_targets(layer: Any) -> list[str]:
+    """Paths ("inner", "inner/deeper") of the layers inside a nested model that can take LoRA."""
+    found = []
+    for x in getattr(layer, "layers", None) or ():
+        name = getattr(x, "name", "")
+        if takes_lora(x):
+            found.append(name)
+        found += [f"{name}/{p}" for p in lora_targets(x)]
+    return found
+
+
+def lora_rank(layer: Any) -> int | None:
+    """The LoRA rank of a layer, or the largest one among the layers inside it; None: no LoRA."""
+    ranks = [x.lora_rank for x in sublayers(layer) if getattr(x, "lora_enabled", False)]
+    return max(ranks) if ranks else None

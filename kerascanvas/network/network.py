@@ -200,16 +200,19 @@ class Network:
         self.created = 0  # layers made from config so far (tests use it to check reuse)
         self.prepared: dict[str, tuple[Mapping, Any]] = {}  # name -> (config, unbuilt layer made
         # while checking that config), used once instead of making the layer a second time
+        self.prepared_built: Any = None  # the one prepared layer built with its weights
         self.parked: dict[str, SavedWeights] = {}  # pending boxes' weights from a loaded file
         self.param_counts: dict[str, int] = {}  # name -> scalars in its live layer's variables
         self.params_total = 0  # their sum, kept as layers come and go (limits.TOTAL_PARAMS)
 
     # ----- what the graph gives and reads -------------------------------------------------------
 
-    def prepare(self, name: str, config: Mapping, layer: Any) -> None:
+    def prepare(self, name: str, config: Mapping, layer: Any, built: bool = False) -> None:
         """A layer made from `config` while checking it: the network calls it instead of making
-        the layer a second time (once: a later config makes its own)."""
+        the layer a second time (once: a later config makes its own). built: it is built and
+        holds its weights (the live layer's copy with LoRA on, graph/lora.py)."""
         self.prepared[name] = (config, layer)
+        self.prepared_built = layer if built else self.prepared_built
 
     def park(self, name: str, arrays: list) -> None:
         """A file's weights for a pending box: its first call's layer takes them if they fit."""
@@ -363,7 +366,7 @@ class Network:
         # its constructor, but never called.
         if (config is spec.config and not layer._inbound_nodes
                 and (not getattr(layer, "built", False) or isinstance(layer, keras.Model)
-                     or not layer.weights)):
+                     or not layer.weights or layer is self.prepared_built)):
             return layer
         try:
             if spec.is_input:

@@ -27,6 +27,7 @@ import keras
 from ..errors import DataError, TrainingError
 from ..graph.graph import Graph
 from ..insights import insights as insight_store
+from ..io.training_code import run_settings
 from ..network.detached import detachable_values, weights_now
 from ..quiet import quiet_own_retracing
 from . import run_gate
@@ -224,6 +225,10 @@ class Trainer(Reporting, Ending, Given):
                         f"{engine.replicas} devices.")
         fitting = self._compile(model, engine, optimizer, learning_rate, (loss, loss_key),
                                 metrics)
+        self.graph.last_training = run_settings(  # what to_code(training=True) writes
+            fitting.optimizer, loss, metrics, arguments, batches.is_dataset,
+            None if validation_data is None else
+            "arrays" if isinstance(validation_data, (tuple, list)) else "dataset")
 
         self._stop_requested.clear()
         self._error = None

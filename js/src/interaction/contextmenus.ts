@@ -1,6 +1,7 @@
 // The canvas's context menus at work: a right click (or the Menu key) on a box, an edge or empty
 // space opens that thing's menu (entries from menu.ts) and the picked entry runs through the
 // edits (edits.ts) and the store's actions. The canvas supplies what they read (MenusHost).
+import { el } from "../base/dom";
 import { type Point, type View, boxAt, boxWidth, toWorld } from "../mirror/geometry";
 import type { Edits } from "./edits";
 import { type ContextMenu, type MenuAction, type MenuEntry, blankMenu, boxMenu, edgeMenu, visibleArea } from "./menu";
@@ -21,6 +22,27 @@ export function innerAnchor(layers: LayerState[], path: string): Point | undefin
   const outer = parts && layers.find((l) => l.name === parts[0]);
   const b = outer && parts ? innerBox(outer, parts[1]) : null;
   return outer && b ? { x: outer.x + b.x + b.w, y: outer.y + b.y } : undefined;
+}
+
+/** The box menu's LoRA entry: shown only on a box whose layer can take LoRA now (the kernel says
+ * so: lora_ready); it opens a rank field. */
+export const LORA_LABEL = "LoRA…";
+export const MAX_LORA_RANK = 4096; // the kernel's bound too (kerascanvas/graph/lora.py)
+
+/** The rank typed in the LoRA field, or null when it is not a whole number from 1 to MAX_LORA_RANK. */
+export function loraRank(text: string): number | null {
+  const t = text.trim();
+  if (!/^[0-9]{1,5}$/.test(t)) return null;
+  const rank = Number(t);
+  return rank >= 1 && rank <= MAX_LORA_RANK ? rank : null;
+}
+
+/** A box menu's entries with "LoRA…" after its freezing entries, for a box that can take LoRA. */
+export function withLora(box: LayerState, entries: [string, () => void][], actions: MenuAction[], lora: () => void): [string, () => void][] {
+  if (!box.lora_ready) return entries;
+  const after = Math.max(...actions.map((a, i) => (a === "freeze" || a === "unfreeze" || a === "freeze-before" ? i : -1)));
+  const at = after < 0 ? Math.max(0, entries.length - 1) : after + 1;
+  return [...entries.slice(0, at), [LORA_LABEL, lora], ...entries.slice(at)];
 }
 
 export interface MenusHost {
@@ -70,7 +92,8 @@ export class CanvasMenus {
     host.ui.selectBoxes([box.name]);
     const anchor = { x: box.x + boxWidth(box), y: box.y }; // where a refusal shows
     const name = box.name;
-    this.show(at, boxMenu(box, host.state().edges), {
+    const entries = boxMenu(box, host.state().edges);
+    this.show(at, entries, {
       "call-again": () => edits.act("add_call", { name }, anchor),
       "remove-call": () => edits.act("remove_call", { name, call: box.calls.length - 1 }, anchor),
       toggle: () => edits.toggle(name),
@@ -83,7 +106,35 @@ export class CanvasMenus {
       copy: () => { host.ui.copy([name]); host.copied(1); },
       delete: () => edits.remove([name], false, anchor),
       "delete-bridged": () => edits.remove([name], true, anchor),
-    }, () => host.focusBox(name));
+    }, () => host.focusBox(name), (items) => withLora(box, items, entries.map((e) => e.action),
+      () => this.openLoraForm(name, at, anchor)));
+  }
+
+  /** "LoRA…": a rank field (4 to start) where the menu was; Enter or its button enables LoRA on
+   * the box (one undo step), Esc closes it and the box gets the focus back. */
+  openLoraForm(name: string, at: Point, anchor: Point): HTMLFormElement {
+    const { host } = this;
+    const form = el("form", { class: "kc-menu kc-show kc-lora-form", "aria-label": `LoRA on ${name}` });
+    form.style.left = `${at.x}px`;
+    form.style.top = `${at.y}px`;
+    const input = el("input", { type: "number", min: "1", max: String(MAX_LORA_RANK), step: "1", value: "4", name: "rank" });
+    const label = el("label", {}, "LoRA rank ");
+    label.append(input);
+    const why = el("div", { class: "kc-lora-why", role: "alert" });
+    form.append(label, el("button", { type: "submit", class: "kc-menu-item" }, "Enable LoRA"), why);
+    const close = () => { form.remove(); host.focusBox(name); };
+    form.addEventListener("submit", (ev) => {
+      ev.preventDefault();
+      const rank = loraRank(input.value);
+      if (rank === null) { why.textContent = `a whole number from 1 to ${MAX_LORA_RANK}`; return; }
+      close();
+      host.edits.act("enable_lora", { name, rank }, anchor);
+    });
+    form.addEventListener("keydown", (ev) => { if (ev.key === "Escape") { ev.stopPropagation(); close(); } });
+    host.stage.append(form);
+    input.focus({ preventScroll: true });
+    input.select();
+    return form;
   }
 
   /** An inner layer's menu (a layer inside an expanded nested model, "outer/inner"): unfold the
@@ -142,8 +193,9 @@ export class CanvasMenus {
 
   /** Shows a menu's entries, each run here, kept inside the visible stage; `back` gets the focus
    * back to what it was opened on when Esc closes it. */
-  private show(at: Point, entries: MenuEntry[], run: Partial<Record<MenuAction, () => void>>, back: () => void): void {
+  private show(at: Point, entries: MenuEntry[], run: Partial<Record<MenuAction, () => void>>, back: () => void,
+    more: (items: [string, () => void][]) => [string, () => void][] = (items) => items): void {
     const area = visibleArea(this.host.stage.getBoundingClientRect(), { width: window.innerWidth, height: window.innerHeight });
-    this.host.menu.show(at, entries.map((e) => [e.label, () => run[e.action]?.()]), back, area);
+    this.host.menu.show(at, more(entries.map((e) => [e.label, () => run[e.action]?.()])), back, area);
   }
 }

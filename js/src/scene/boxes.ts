@@ -28,6 +28,11 @@ export function frozenText(layer: LayerState): string | null {
   return `partly frozen (${paramsText(layer.trainable_params)} of ${paramsText(layer.params)} params trainable)`;
 }
 
+/** What a box says of LoRA on its layer (or on layers inside it): "LoRA r=4", or null. */
+export function loraText(layer: LayerState): string | null {
+  return layer.lora_rank === null || layer.lora_rank === undefined ? null : `LoRA r=${layer.lora_rank}`;
+}
+
 /** A layer's box: its name, class, calls (or, expanded, its inner graph), the fold button of a
  * nested model and the problem badge. Every user string goes in as a text node. */
 export function boxShape(layer: LayerState, look: BoxLook): SVGGElement {
@@ -42,8 +47,10 @@ export function boxShape(layer: LayerState, look: BoxLook): SVGGElement {
   if (layer.trainable === "no") classes.push("kc-frozen");
   if (layer.trainable === "partly") classes.push("kc-partly-frozen");
   const frozen = frozenText(layer);
+  const lora = loraText(layer);
+  const said = [layer.name, frozen, lora].filter((t) => t).join(", ");
   const g = svg("g", { class: classes.join(" "), transform: `translate(${layer.x},${layer.y})`,
-    tabindex: 0, role: "button", "aria-label": frozen ? `${layer.name}, ${frozen}` : layer.name, "data-name": layer.name });
+    tabindex: 0, role: "button", "aria-label": said, "data-name": layer.name });
   const fam = family(layer);
   if (fam) g.style.setProperty("--kc-hue", String(fam.hue));
   if (layer.fold) { g.classList.add("kc-folded"); drawFolded(g, layer, look.detail); return g; } // a folded run: folds.ts
@@ -62,6 +69,7 @@ export function boxShape(layer: LayerState, look: BoxLook): SVGGElement {
     { text: nested ? `${layer.inner_layers} layers` : "", drop: 1 },
     { text: layer.params === null ? "" : `${paramsText(layer.params)} params`, drop: 3 },
     { text: layer.trainable === "partly" ? frozen ?? "" : "", drop: 2 },
+    { text: lora ?? "", drop: 1 },
     { text: layer.depth === null ? "" : `depth ${layer.depth}`, drop: 4 },
   ], 5.6, w - 16);
   g.append(boxText(8, 34, "kc-class", sub.text, 5.6, w - 16, sub.full));

@@ -4,6 +4,9 @@ import uPlot from "uplot";
 import { clear, el } from "../base/dom";
 import type { Client, Model } from "../mirror/protocol";
 import { type InsightDetail, type InsightSummary, InsightPanel, decorate, readStrips } from "./insights";
+import { type RunMark, type RunView, type SeriesInfo, chartData, lastValue, legendValue, markRows } from "./runs";
+
+export { chartData } from "./runs";
 
 export interface TrainingView {
   status?: { state: string; epoch: number; epochs: number; batch: number; batches: number | null;
@@ -12,6 +15,8 @@ export interface TrainingView {
   curve?: Record<string, number | null>[];
   run?: number | null;
   undone?: boolean;                 // the run shown was undone (Ctrl+Z): its weights are gone
+  runs?: RunView[];                 // earlier runs on this drawing not undone, oldest first
+  this_run?: RunView | null;        // the run shown: its number, first epoch, learning rate
 }
 
 export const UNDONE = "Undone (Ctrl+Z): the weights from before this run are back, and its records are gone. Redo (Ctrl+Shift+Z) brings them back.";
@@ -26,23 +31,6 @@ export function messageText(view: TrainingView): string {
 
 /** Where a box's decorations go and how big the box is (scene.decor); null when not drawn. */
 export type Decor = (name: string) => { g: SVGGElement; width: number; height: number } | null;
-
-/** Chart data: x = progress in epochs; running training values and per-epoch validation values. */
-export function chartData(view: TrainingView): { labels: string[]; data: (number | null)[][] } {
-  const curve = view.curve ?? [];
-  const history = view.history ?? {};
-  const trainKeys = [...new Set(curve.flatMap((p) => Object.keys(p)))].filter((k) => k !== "epoch");
-  const valKeys = Object.keys(history).filter((k) => k.startsWith("val_"));
-  const xs = new Set<number>(curve.map((p) => p.epoch as number));
-  const epochs = valKeys.length ? history[valKeys[0]].length : 0;
-  for (let e = 1; e <= epochs; e++) xs.add(e);
-  const x = [...xs].sort((a, b) => a - b);
-  const at = new Map(x.map((v, i) => [v, i]));
-  const series = [...trainKeys, ...valKeys].map(() => new Array<number | null>(x.length).fill(null));
-  for (const p of curve) trainKeys.forEach((k, i) => { series[i][at.get(p.epoch as number)!] = p[k] ?? null; });
-  valKeys.forEach((k, j) => history[k].forEach((v, e) => { series[trainKeys.length + j][at.get(e + 1)!] = v; }));
-  return { labels: [...trainKeys, ...valKeys], data: [x, ...series] };
-}
 
 /** "Keras backend: jax · device: GPU: NVIDIA H100" (either part left out when unknown). */
 export function deviceText(backend: string, device: string | null): string {
@@ -74,6 +62,22 @@ export function axisSize(values: readonly (string | null)[] | null | undefined):
 }
 
 const COLORS = ["#1976d2", "#e65100", "#2e7d32", "#6a1b9a", "#c62828", "#00838f", "#5d4037", "#ad1457"];
+
+/** A series' look: one colour per metric across runs; earlier runs fainter, thinner and dotted;
+ * validation dashed; the current run's legend value, while no point is hovered, its last one. */
+export function seriesOptions(s: SeriesInfo, all: SeriesInfo[], metric: (label: string) => boolean, grey = false): uPlot.Series {
+  const keys = [...new Set(all.map((x) => x.key))];
+  const colour = grey && !s.earlier ? "#9e9e9e" : COLORS[keys.indexOf(s.key) % COLORS.length];
+  const val = s.key.startsWith("val_");
+  return {
+    label: s.label, scale: metric(s.key) ? "metric" : "loss", spanGaps: true,
+    stroke: s.earlier ? `${colour}80` : colour,
+    width: s.earlier ? 1 : val ? 2 : 1.5,
+    dash: val ? [6, 3] : s.earlier ? [2, 2] : undefined,
+    value: (u: uPlot, v: number | null, sidx: number, idx: number | null) =>
+      legendValue(idx === null ? lastValue((u.data[sidx] ?? []) as (number | null)[]) : v),
+  };
+}
 
 export class TrainingPanel {
   readonly root: HTMLElement;
@@ -212,10 +216,18 @@ export class TrainingPanel {
 
   private theme = "";
 
+  private marks: RunMark[] = [];
+  private markLayer: HTMLElement | null = null;
+
   private draw(view: TrainingView): void {
-    const { labels, data } = chartData(view);
+    const { labels, data, series, marks } = chartData(view);
     if (!labels.length || data[0].length < 1) return;
-    const key = labels.join(",");
+    this.marks = marks;
+    // an undone run greys alone when earlier runs stay (they still hold): its series go grey
+    const greyCurrent = !!view.undone && marks.length > 0;
+    this.chartHost.style.filter = greyCurrent ? "none" : "";
+    this.chartHost.style.opacity = greyCurrent ? "1" : "";
+    const key = `${labels.join(",")}|${greyCurrent}`;
     const ink = themeInk(this.root);
     if (!this.chart || key !== this.labels || ink.text + ink.grid !== this.theme) {
       this.chart?.destroy();
@@ -228,18 +240,47 @@ export class TrainingPanel {
         values: (_u: uPlot, splits: number[], _axis: number, _space: number, step: number) => tickLabels(splits, step), ...extra });
       const hasMetric = labels.some(metric);
       this.chart = new uPlot({
-        width: 420, height: 220, scales: { x: { time: false }, loss: {}, metric: {} },
-        series: [{ label: "epoch" }, ...labels.map((label, i) => ({ label, scale: metric(label) ? "metric" : "loss",
-          stroke: COLORS[i % COLORS.length], spanGaps: true, width: label.startsWith("val_") ? 2 : 1.5,
-          dash: label.startsWith("val_") ? [6, 3] : undefined }))],
+        width: 420, height: 220, scales: { x: { time: false, range: (_u, min, max) => [Math.min(0, min), max] }, loss: {}, metric: {} },
+        series: [{ label: "epoch" }, ...series.map((s) => seriesOptions(s, series, metric, greyCurrent))],
         axes: [axis({ label: "epoch" }), axis({ scale: "loss", label: "loss", size: (_u: uPlot, values: string[]) => axisSize(values) }),
           ...(hasMetric ? [axis({ scale: "metric", side: 1, label: "metric", grid: { show: false }, size: (_u: uPlot, values: string[]) => axisSize(values) })] : [])],
+        hooks: { draw: [(u) => this.placeMarks(u)] },
       }, data as uPlot.AlignedData, this.chartHost);
+      // the legend names the current run's series; earlier runs are named on the chart itself
+      const rows = this.chart.root.querySelectorAll<HTMLElement>(".u-legend .u-series");
+      series.forEach((s, i) => { if (s.earlier && rows[i + 1]) rows[i + 1].style.display = "none"; });
+      this.markLayer = null;
+      this.placeMarks(this.chart);
     } else {
       this.chart.setData(data as uPlot.AlignedData);
     }
   }
 
+  /** Each run's name where it begins ("run 2 · lr 1e-4"), with a dashed line there; names that
+   * would overlap go down a row. */
+  private placeMarks(u: uPlot): void {
+    if (!this.markLayer || !this.markLayer.isConnected) {
+      this.markLayer = el("div", { class: "kc-run-marks" });
+      Object.assign(this.markLayer.style, { position: "absolute", inset: "0", pointerEvents: "none" });
+      u.over.append(this.markLayer);
+    }
+    const layer = this.markLayer;
+    clear(layer);
+    const lefts = this.marks.map((m) => Math.max(0, u.valToPos(m.at, "x")));
+    const names = this.marks.map((m, i) => {
+      const name = el("span", { class: "kc-run-mark" }, m.label);
+      Object.assign(name.style, { position: "absolute", left: `${lefts[i] + 3}px`, whiteSpace: "nowrap", fontSize: "10px",
+        lineHeight: "12px", padding: "0 2px", background: "var(--jp-layout-color1, #fff)", color: "var(--jp-ui-font-color1, #222)",
+        opacity: m.current ? "1" : "0.75" });
+      const line = el("div", { class: "kc-run-line" });
+      Object.assign(line.style, { position: "absolute", left: `${lefts[i]}px`, top: "0", bottom: "0",
+        borderLeft: "1px dashed var(--jp-ui-font-color2, #888)" });
+      layer.append(line, name);
+      return name;
+    });
+    const rows = markRows(lefts.map((l) => l + 3), names.map((n) => n.offsetWidth || n.textContent!.length * 6));
+    names.forEach((n, i) => { n.style.top = `${2 + 13 * rows[i]}px`; });
+  }
   /** Redraw the chart in the current theme's colours (JupyterLab switched theme). */
   retheme(): void {
     if (this.lastView) this.draw(this.lastView);
