@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import keras
+import numpy as np
 from keras.src.models.functional import Functional
 
 from ..drawing import structures
@@ -421,12 +422,28 @@ def _box_config(op, nodes) -> dict:
                             f"its get_config() raised {type(e).__name__}: {e}", layer=op.name) from e
         if isinstance(kind, custom.CustomKind) and kind.made_from == "arguments":
             config = {**config, "name": op.name, "trainable": op.trainable}
-        return config
+        return _plain_numbers(config)
     constants = [ops.node_arguments(op, node)[1] for node in nodes]
     if any(c != constants[0] for c in constants[1:]):
         raise EditError(f"Operation {op.name!r} is called with different constants in its calls, "
                         "which one box cannot hold.", layer=op.name)
     return ops.config_of(op, constants[0] if constants else {})
+
+
+def _plain_numbers(value):
+    """A config with NumPy scalars as the Python numbers they hold (Dropout(np.float64(0.1))):
+    what the file, the state and the code write; anything else as it is (no copy when none)."""
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, dict):
+        found = {k: _plain_numbers(v) for k, v in value.items()}
+        return value if all(found[k] is value[k] for k in value) else found
+    if isinstance(value, (list, tuple)):
+        found = [_plain_numbers(v) for v in value]
+        if all(a is b for a, b in zip(found, value)):
+            return value
+        return type(value)(found) if isinstance(value, list) or type(value) is tuple else value
+    return value
 
 
 def _graph_config(model) -> dict:
@@ -516,6 +533,10 @@ def _by_name(op, slots, args: list, tensors: dict, settings) -> tuple[list, dict
     if not isinstance(op, keras.layers.Layer) or isinstance(op, keras.Model) or \
             slots.kind == "list":
         return args, tensors, settings
+    first = calls.keyword(slots, 0) if slots.names[:1] == ("inputs",) else None
+    if not args and first in tensors and first != "inputs":  # decoder(decoder_sequence=x, ...):
+        # the first slot, passed by keyword (the call's positional count, 0, says so)
+        tensors = {"inputs": tensors[first], **{k: v for k, v in tensors.items() if k != first}}
     n = calls.positional_count(slots)
     params = [p.name for p in calls.call_parameters(type(op))
               if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]

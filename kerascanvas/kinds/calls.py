@@ -221,10 +221,19 @@ def arrange(slots, filled: Mapping[int, Any], call_args: CallArgs = DEFAULT, key
         if i == len(args) and i < limit:
             args.append(filled[i])
         else:
-            kwargs[slots.names[i] if i < len(slots.names) else str(i)] = filled[i]
+            kwargs[keyword(slots, i)] = filled[i]
     kwargs = _lists_gathered(kwargs)
     kwargs.update(call_args.settings)
     return args, kwargs
+
+
+def keyword(slots, i: int) -> str:
+    """The name slot i goes by when a call passes it by keyword: slot "inputs" under the call's
+    own name for it (query=, decoder_sequence=), the others under theirs."""
+    if i >= len(slots.names):
+        return str(i)
+    name = slots.names[i]
+    return getattr(slots, "first", name) if i == 0 and name == "inputs" else name
 
 
 # A keyword argument that takes a list of tensors (Bidirectional's initial_state=[h, c, h, c]):
@@ -265,7 +274,7 @@ def tensor_at(node, slots, s: int):
     if slots.kind == "list":  # a list, or a model's dict of inputs (slots: sorted keys)
         items = args[0]
         return [items[k] for k in sorted(items)][s] if isinstance(items, dict) else items[s]
-    name = slots.names[s] if s < len(slots.names) else None
+    name = keyword(slots, s) if s < len(slots.names) else None
     if name in kwargs:
         return kwargs[name]
     match = _ITEM.match(name) if name is not None else None

@@ -19,6 +19,8 @@ read and write the same records in one order; split, each part would reach into 
 
 from __future__ import annotations
 
+import contextlib
+import copy
 import functools
 import inspect
 import re
@@ -162,16 +164,52 @@ def _claim(name: Any, layer, what: str) -> None:
 
 
 def describable(layer) -> bool:
-    """Whether a layer's config can make it again: get_config() works and, for a class as
-    published, holds every argument its __init__ needs."""
+    """Whether a layer's config makes it again, checked by doing it: get_config() works, the
+    class remakes a layer from it (for a class as published: from the arguments its __init__
+    takes), and the remade layer has the same name and config. A config with keys __init__
+    does not take (a computed num_patches), an __init__ that drops the name or renames the
+    layer, fail it: the layer is then kept as the object itself."""
     try:
         config = layer.get_config()
     except Exception:  # noqa: BLE001 - any failure means the config cannot describe it
         return False
-    if not published(type(layer)):
-        return True
-    return all(p.name in config for p in init_arguments(type(layer)).values()
-               if p.default is inspect.Parameter.empty)
+    cls = type(layer)
+    if published(cls):
+        params = init_arguments(cls)
+        if not all(p.name in config for p in params.values()
+                   if p.default is inspect.Parameter.empty):
+            return False
+        given = {k: v for k, v in config.items() if k in params}
+    else:
+        given = config
+    try:
+        with _quiet_remake():
+            if published(cls):  # made from its own arguments, named after (CustomKind.build)
+                again = cls(**copy.deepcopy(given))
+                unnamed = {k: v for k, v in config.items() if k != "name"}
+                return _same_config({k: v for k, v in again.get_config().items()
+                                     if k != "name"}, unnamed)
+            again = cls.from_config(copy.deepcopy(given))
+            return again.name == layer.name and _same_config(again.get_config(), config)
+    except Exception:  # noqa: BLE001 - a config its class cannot take back does not describe it
+        return False
+
+
+def _same_config(a: Any, b: Any) -> bool:
+    try:
+        return bool(a == b)
+    except Exception:  # noqa: BLE001 - values whose == raises (arrays): not the same
+        return False
+
+
+@contextlib.contextmanager
+def _quiet_remake():
+    """A trial remake says nothing (Keras warns about unbuilt state and the like)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield
 
 
 def _trust_lambda(layer, name: str | None, list_input: bool, outputs: int | None) -> str:

@@ -26,6 +26,8 @@ class Slots:
     min: int  # slots that must be filled for the call to exist
     max: int | None  # slots that may be filled (None: any number)
     named: tuple[str, ...] = ()  # the last of `names`: tensor keyword arguments (calls.py)
+    first: str = "inputs"  # the call's own name for slot "inputs" (passed by keyword:
+    # decoder(decoder_sequence=x), LSTM's sequences=, a preprocessing layer's data=)
 
 
 @dataclass(frozen=True)
@@ -104,8 +106,10 @@ def slots_of(name: str, cls: type) -> Slots:
     params = [p.name for p in calls.call_parameters(cls)]
     if params[:3] == ["query", "value", "key"]:  # MultiHeadAttention, GroupQueryAttention
         slots = Slots("args", ("query", "value", "key"), 2, 3)
-    else:
-        slots = Slots("single", ("inputs",), 1, 1)  # training, initial_state: not slots
+    else:  # (training, initial_state: not slots)
+        first = calls.call_parameters(cls)[:1]
+        slots = Slots("single", ("inputs",), 1, 1, first=first[0].name if first and first[0].kind
+                      in (first[0].POSITIONAL_OR_KEYWORD, first[0].KEYWORD_ONLY) else "inputs")
     # tensor keyword arguments (attention_mask, padding_mask): named slots after those
     return calls.with_keywords(slots, calls.keyword_defaults(cls, slots.names))
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import math
 import sys
 from dataclasses import dataclass
 from typing import Any
@@ -208,7 +209,11 @@ def _spread(params, name: str) -> bool:
 
 # Constants Keras records that JSON cannot hold (the key of x[:, 0], ...), in a config as
 # one-key dicts: {"__slice__": [start, stop, step]}, {"__ellipsis__": true}, {"__tuple__": [...]}
-CODED = ("__slice__", "__ellipsis__", "__tuple__", "__tensor__")
+CODED = ("__slice__", "__ellipsis__", "__tuple__", "__tensor__", "__array__")
+# {"__array__": [dtype, shape, flat values]}: an array constant (the mean of `x - mean`), kept with
+# its dtype and shape, not as nested lists (Keras refuses those where it wants a tensor)
+ARRAY_DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+                "float16", "float32", "float64")
 OUTPUTS = "__outputs__"  # a config key: how many tensors a call gives, where not one
 TENSOR = {"__tensor__": True}  # an optional call parameter given a tensor: a slot (where's x1)
 
@@ -228,6 +233,8 @@ def encoded(value: Any) -> Any:
     if isinstance(value, np.generic):
         return value.item()
     if isinstance(value, np.ndarray) and value.size <= MAX_VALUES:
+        if value.ndim and str(value.dtype) in ARRAY_DTYPES:
+            return {"__array__": [str(value.dtype), list(value.shape), value.ravel().tolist()]}
         return value.tolist()
     return value
 
@@ -242,9 +249,26 @@ def decoded(value: Any) -> Any:
             return Ellipsis
         if tag == "__tuple__" and isinstance(inner, (list, tuple)):
             return tuple(map(decoded, inner))
+        if tag == "__array__":
+            return _array(inner)
     if isinstance(value, list):
         return [decoded(v) for v in value]
     return value
+
+
+def _array(inner: Any):
+    """The array an {"__array__": [dtype, shape, values]} holds, checked (it may come from a file)."""
+    import numpy as np
+
+    if not (isinstance(inner, (list, tuple)) and len(inner) == 3 and inner[0] in ARRAY_DTYPES
+            and isinstance(inner[1], (list, tuple)) and isinstance(inner[2], (list, tuple))
+            and all(type(n) is int and n >= 0 for n in inner[1])
+            and math.prod(inner[1]) == len(inner[2])
+            and all(isinstance(v, (bool, int, float)) for v in inner[2])):
+        raise EditError(f"An array constant is {{'__array__': [dtype, shape, values]}} with a "
+                        f"dtype among {', '.join(ARRAY_DTYPES)} and as many numbers as its shape "
+                        f"holds; got {inner!r:.120}.")
+    return np.asarray(inner[2], dtype=inner[0]).reshape(inner[1])
 
 
 def _check_constant(where: str, value: Any) -> None:
@@ -265,6 +289,11 @@ def _check_constant(where: str, value: Any) -> None:
             raise EditError(f"{where} is an integer of {len(str(abs(v)))} digits: a constant "
                             "must fit a 64-bit integer (-2**63 to 2**63 - 1), as a tensor's does.")
         elif isinstance(v, dict) and len(v) == 1 and next(iter(v)) in CODED:
+            if "__array__" in v:
+                try:
+                    _array(v["__array__"])
+                except EditError as e:
+                    raise EditError(f"{where}: {e.message}") from None
             todo.append((next(iter(v.values())), depth + 1))
         elif not (v is None or isinstance(v, (bool, int, float))):
             raise EditError(f"{where} must be a number, string, boolean, None or a list of them; "
@@ -410,7 +439,7 @@ def node_arguments(op, node) -> tuple[list, dict]:
         if not any(symbolic):
             if not (p.default is not inspect.Parameter.empty and value is p.default):
                 constants[p.name] = _as_plain(value) if kind.class_name == "get_item" \
-                    else encoded(_as_plain(value))
+                    else encoded(_as_plain(value, keep_arrays=True))
             continue
         if p.default is not inspect.Parameter.empty and isinstance(value, keras.KerasTensor):
             constants[p.name] = TENSOR  # an optional parameter given a tensor: one more slot
@@ -438,9 +467,10 @@ def node_arguments(op, node) -> tuple[list, dict]:
     return tensors, constants
 
 
-def _as_plain(value: Any) -> Any:
+def _as_plain(value: Any, keep_arrays: bool = False) -> Any:
     """A constant given as a concrete tensor or array (Gemma scales by `ops.sqrt(...)`) as the
-    plain number or list it holds; anything else as it is."""
+    plain number or list it holds (with keep_arrays, an array of one or more dimensions as a
+    NumPy array, for `encoded` to keep its dtype); anything else as it is."""
     import keras
     import numpy as np
 
@@ -448,7 +478,8 @@ def _as_plain(value: Any) -> Any:
         return value.item()
     if (keras.ops.is_tensor(value) or isinstance(value, np.ndarray)) and \
             int(np.prod(value.shape)) <= MAX_VALUES:
-        return keras.ops.convert_to_numpy(value).tolist()
+        array = keras.ops.convert_to_numpy(value)
+        return array if keep_arrays and array.ndim else array.tolist()
     return value
 
 

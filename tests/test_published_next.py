@@ -1,0 +1,214 @@
+"""Models as published, the next batch (issue 42): calls whose first tensor goes by keyword."""
+
+import keras
+import keras_hub
+import numpy as np
+import pytest
+from support import ok
+
+import kerascanvas as kc
+from kerascanvas.kinds import custom
+from kerascanvas.network.invariants import violations
+
+
+class Cross(keras.layers.Layer):
+    """A cross-attention-like layer as people write it: two tensors, both named parameters."""
+
+    def call(self, query, key):
+        return query * 2.0 + key
+
+
+def cross_by_keyword():
+    a, b = keras.Input((4,), name="a"), keras.Input((4,), name="b")
+    return keras.Model([a, b], Cross(name="cross")(query=a, key=b))
+
+
+def decoder_by_keyword():
+    x, e = keras.Input((6, 8), name="x"), keras.Input((5, 8), name="e")
+    decoder = keras_hub.layers.TransformerDecoder(intermediate_dim=16, num_heads=2, name="dec")
+    y = decoder(decoder_sequence=x, encoder_sequence=e)
+    return keras.Model([x, e], keras.layers.Dense(3, name="head")(y))
+
+
+def lstm_by_keyword():
+    x = keras.Input((5, 3), name="x")
+    return keras.Model(x, keras.layers.LSTM(4, name="lstm")(sequences=x))
+
+
+def _same(a, b):
+    np.testing.assert_allclose(keras.ops.convert_to_numpy(a), keras.ops.convert_to_numpy(b),
+                               atol=1e-5)
+
+
+@pytest.mark.parametrize("make", [cross_by_keyword, decoder_by_keyword, lstm_by_keyword])
+def test_a_call_whose_first_tensor_goes_by_keyword_imports_exactly(make, tmp_path):
+    before = {*custom.registered(), *custom.trusted()}
+    try:
+        model = make()
+        g = ok(kc.Graph.from_model(model, trust_custom=True))
+        assert g.model is not None and g.problems == [] and violations(g) == []
+        data = [np.random.rand(2, *t.shape[1:]).astype("float32") for t in model.inputs]
+        data = data if len(data) > 1 else data[0]
+        _same(g.model(data), model(data))
+        layer = model.layers[-1] if make is not decoder_by_keyword else model.get_layer("dec")
+        node = g.model.get_layer(layer.name)._inbound_nodes[0]
+        assert node.arguments.args == ()  # made again as it was made: by keyword only
+        assert set(node.arguments.kwargs) >= set(layer._inbound_nodes[0].arguments.kwargs)
+        code = g.to_code()
+        first = {cross_by_keyword: "query=", decoder_by_keyword: "decoder_sequence=",
+                 lstm_by_keyword: "sequences="}[make]
+        assert first in code
+        scope = {"Cross": Cross}
+        exec(code, scope)  # noqa: S102 - the export runs
+        again = scope["model"]
+        assert again.count_params() == model.count_params()
+        again.set_weights(model.get_weights())
+        _same(again(data), model(data))
+        g.save(tmp_path / "k.kc")
+        _same(ok(kc.Graph.load(tmp_path / "k.kc")).model(data), model(data))
+    finally:
+        for name in {*custom.registered(), *custom.trusted()} - before:
+            custom.unregister(name)
+
+
+# ----- array constants in operations ------------------------------------------------------------
+
+def mean_subtracted():
+    """What keras.applications' preprocess_input does inside a model: `(x - mean) / std`."""
+    x = keras.Input((2, 2, 3), name="x")
+    mean = np.array([0.485, 0.456, 0.406], dtype="float32")
+    std = np.array([0.229, 0.224, 0.225], dtype="float32")
+    y = (x - mean) / std
+    return keras.Model(x, keras.layers.Dense(2, name="head")(y))
+
+
+def plus_positions():
+    x = keras.Input((8,), name="x")
+    return keras.Model(x, keras.layers.Dense(2, name="head")(x + np.arange(8)))
+
+
+@pytest.mark.parametrize("make", [mean_subtracted, plus_positions])
+def test_array_constants_are_carried_as_arrays(make, tmp_path):
+    model = make()
+    g = ok(kc.Graph.from_model(model))
+    assert violations(g) == []
+    data = np.random.rand(2, *model.inputs[0].shape[1:]).astype("float32")
+    _same(g.model(data), model(data))
+    arrays = [v["__array__"] for s in g.specs.values() for v in s.config.values()
+              if isinstance(v, dict) and "__array__" in v]
+    assert arrays and all(a[0] in ("float32", "int64") for a in arrays)  # dtype kept
+    g.save(tmp_path / "a.kc")
+    _same(ok(kc.Graph.load(tmp_path / "a.kc")).model(data), model(data))
+    assert g.state()["layers"]  # the state carries it (as JSON)
+    code = g.to_code()
+    assert "import numpy as np" in code and "np.array([" in code
+    scope = {}
+    exec(code, scope)  # noqa: S102 - the export runs
+    again = scope["model"]
+    again.set_weights(model.get_weights())
+    _same(again(data), model(data))
+
+
+@pytest.mark.parametrize("bad", [["float32", [3], [1.0, 2.0]], ["object", [1], [1]],
+                                 ["float32", [-1], []], "float32"])
+def test_a_malformed_array_constant_from_a_file_is_refused_by_name(bad):
+    from kerascanvas.kinds import ops
+
+    with pytest.raises(kc.EditError, match="array constant"):
+        ops.get("subtract").checked({"x2": {"__array__": bad}})
+
+
+# ----- a trusted class its config cannot remake: kept as the object, by checking ----------------
+
+class Patches(keras.layers.Layer):
+    """get_config() holds a computed key __init__ does not take (keras.io's ViT examples)."""
+
+    def __init__(self, patch_size, **kwargs):
+        super().__init__(**kwargs)
+        self.patch_size = patch_size
+
+    def call(self, x):
+        return x * 2.0
+
+    def get_config(self):
+        return {**super().get_config(), "patch_size": self.patch_size, "num_patches": 4}
+
+
+class DropsName(keras.layers.Layer):
+    """`super().__init__()`: the name given is dropped."""
+
+    def __init__(self, units=3, **kwargs):
+        super().__init__()
+        self.units = units
+
+    def build(self, shape):
+        self.w = self.add_weight(shape=(shape[-1], self.units))
+
+    def call(self, x):
+        return x @ self.w
+
+    def get_config(self):
+        return {**super().get_config(), "units": self.units}
+
+
+class Renames(keras.layers.Layer):
+    def __init__(self, name=None, **kwargs):
+        super().__init__(name=f"{name}_0" if name else None, **kwargs)
+
+    def call(self, x):
+        return x + 1.0
+
+
+@pytest.mark.parametrize("cls", [Patches, DropsName, Renames])
+def test_a_trusted_class_its_config_cannot_remake_is_kept_as_the_object(cls, tmp_path):
+    before = {*custom.registered(), *custom.trusted()}
+    try:
+        x = keras.Input((8,), name="x")
+        made = cls(2, name="mine") if cls is Patches else cls(name="mine")
+        model = keras.Model(x, keras.layers.Dense(2, name="head")(made(x)))
+        g = ok(kc.Graph.from_model(model, trust_custom=True))
+        shown = {e["name"]: e for e in g.state()["layers"]}
+        assert shown[made.name]["made_from"] == "object"  # its own name kept
+        assert shown["head"]["made_from"] == "config"
+        data = np.random.rand(2, 8).astype("float32")
+        _same(g.model(data), model(data))
+        g.save(tmp_path / "p.kc")
+        _same(ok(kc.Graph.load(tmp_path / "p.kc")).model(data), model(data))
+        code = g.to_code()  # its constructor, with the arguments it was made with
+        scope = {cls.__name__: cls}
+        exec(code, scope)  # noqa: S102 - the export runs
+        again = scope["model"]
+        assert again.count_params() == model.count_params()
+        again.set_weights(model.get_weights())
+        _same(again(data), model(data))
+        if cls is Patches:  # (a class that drops or changes the name given cannot get it back)
+            assert again.get_layer(made.name).name == made.name
+    finally:
+        for name in {*custom.registered(), *custom.trusted()} - before:
+            custom.unregister(name)
+
+
+def test_a_trusted_class_its_config_remakes_is_still_made_from_config():
+    x = keras.Input((4,), name="x")
+    model = keras.Model(x, Cross(name="cross")(x, x))
+    before = {*custom.registered(), *custom.trusted()}
+    try:
+        g = ok(kc.Graph.from_model(model, trust_custom=True))
+        assert {e["name"]: e for e in g.state()["layers"]}["cross"]["made_from"] == "config"
+    finally:
+        for name in {*custom.registered(), *custom.trusted()} - before:
+            custom.unregister(name)
+
+
+def test_numpy_scalars_in_a_config_come_in_as_python_numbers():
+    x = keras.Input((8,), name="x")
+    y = keras.layers.Dropout(np.float64(0.1), name="drop")(x)
+    model = keras.Model(x, keras.layers.Dense(2, use_bias=np.bool_(True), name="head")(y))
+    g = ok(kc.Graph.from_model(model))
+    assert type(g.layers["drop"]["config"]["rate"]) is float
+    assert type(g.layers["head"]["config"]["use_bias"]) is bool
+    code = g.to_code()
+    assert "np." not in code
+    scope = {}
+    exec(code, scope)  # noqa: S102 - runs without numpy imported
+    assert scope["model"].count_params() == model.count_params()
