@@ -25,11 +25,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-import keras  # noqa: E402
+import keras
 
-import kerascanvas as kc  # noqa: E402
-from benchmarks.bench_edits import Capture, timed  # noqa: E402
-from benchmarks.common import machine  # noqa: E402
+import kerascanvas as kc
+from benchmarks.bench_edits import Capture, timed
+from benchmarks.common import machine
 
 
 def base_model() -> keras.Model:
