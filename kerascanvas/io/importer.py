@@ -91,7 +91,8 @@ def walk(model, trust_custom: bool = False) -> Walk:
                                                              if k in slots.named)
         w.targets[op.name] = [sorted(f) for f in filled]
         w.calls[op.name] = [[triple(f[i]) for i in sorted(f)] for f in filled]
-        w.call_args[op.name] = [calls.CallArgs(r[2], _positional(slots, f, r[0]))
+        w.call_args[op.name] = [calls.CallArgs(r[2], _positional(slots, f, r[0]),
+                                               *_container(op, slots, r[0]))
                                 for r, f in zip(read, filled)]
         w.widths.update({(op.name, k): len(node.output_tensors) for k, node in enumerate(nodes)})
         _check_widths(op, config, nodes, per_class, w.call_args[op.name])
@@ -152,15 +153,21 @@ def from_model(model, graph_class, trust_custom: bool = False):
 
 
 def _inlined(model):
-    """The model with every nested Functional drawn in place as its own layers: the same layer
-    objects called once more on the outer tensors (Keras's own graph walk, symbolically), so
-    a layer shared between a nested model and the outside is one box with two calls."""
+    """The model with every nested Functional (and Sequential) drawn in place as its own
+    layers: the same layer objects called once more on the outer tensors (Keras's own graph
+    walk, symbolically), so a layer shared between a nested model and the outside is one box
+    with two calls, one variable."""
     functional = _functional(model)
+    shared = _used_in_two_models(model)
 
     def run(f, inputs):
         def expanded(op):
-            if isinstance(op, Functional) and not isinstance(op, keras.Sequential):
-                return lambda *args, **kwargs: run(op, args[0] if len(args) == 1 else list(args))
+            # (a Sequential only where it holds a shared layer: others stay one box, as before)
+            if isinstance(op, Functional) and not isinstance(op, keras.Sequential) or \
+                    isinstance(op, keras.Sequential) and any(
+                        id(inner) in shared for inner in _functional(op).operations):
+                inner = _functional(op)
+                return lambda *args, **kwargs: run(inner, args[0] if len(args) == 1 else list(args))
             return op
 
         return f._run_through_graph(inputs, operation_fn=expanded)
@@ -326,6 +333,24 @@ def _output_keys(model) -> list[str]:
     return sorted(struct)
 
 
+def _used_in_two_models(model) -> set[int]:
+    """ids of the layers used in two of the models nested in `model` (itself included)."""
+    seen: dict[int, int] = {}
+    found: set[int] = set()
+    models, done = [model], set()
+    while models:
+        current = models.pop()
+        if id(current) in done:
+            continue
+        done.add(id(current))
+        for op in _functional(current).operations:
+            if seen.setdefault(id(op), id(current)) != id(current):
+                found.add(id(op))
+            if isinstance(op, keras.Model):
+                models.append(op)
+    return found
+
+
 class SharedAcrossModels(EditError):
     """A layer used in two models of one import."""
 
@@ -484,8 +509,8 @@ def _slots(op, config, nodes=()):
         return ops.get(ops.name_of(op)).slots_for(config)
     name = custom.drawing_name(op)
     first = nodes[0].arguments.args if nodes else ()
-    if name is not None and first and isinstance(first[0], (list, tuple)):
-        custom.called_on_a_list(name)  # Sampling()([z_mean, z_log_var])
+    if name is not None and first and isinstance(first[0], (list, tuple, dict)):
+        custom.called_on_a_list(name)  # Sampling()([z_mean, z_log_var]), sel({"age": a, ...})
     if isinstance(op, keras.Sequential):
         return nested.kind("Sequential").slots_for(op.get_config())
     if isinstance(op, keras.Model):  # its input names, without a (deep-copying) get_config()
@@ -574,6 +599,23 @@ def _filled(op, slots, args: list, tensors: dict, settings=()) -> dict:
     for key, value in tensors.items():
         filled[slots.names.index(key)] = value
     return filled
+
+
+def _container(op, slots, args: list) -> tuple:
+    """(keys, as_tuple) of a layer of one's own called on one dict or tuple of tensors (what
+    calls.CallArgs keeps so the call is made again as it was); (None, False) for a list."""
+    if slots.kind != "list" or isinstance(op, keras.Model) or len(args) != 1:
+        return None, False
+    (items,) = args
+    values = list(items.values()) if isinstance(items, dict) else items
+    if not isinstance(values, (list, tuple)) or not all(
+            isinstance(t, keras.KerasTensor) for t in values):
+        raise EditError(f"Layer {op.name!r} ({type(op).__name__}) is called on a container "
+                        "holding more than tensors, which a drawing cannot hold: one list, tuple "
+                        "or dict of tensors.", layer=op.name)
+    if isinstance(items, dict):
+        return calls.checked_keys(list(items), f"Layer {op.name!r}"), False
+    return None, isinstance(items, tuple)
 
 
 def _positional(slots, filled: dict, args: list) -> int | None:

@@ -33,10 +33,16 @@ KERAS_FILLED = ("training",)
 @dataclass(frozen=True)
 class CallArgs:
     """One call's non-tensor keyword arguments (sorted (name, value) pairs) and how many of its
-    filled slots it passes by position (None: every positional slot that is filled)."""
+    filled slots it passes by position (None: every positional slot that is filled). A box
+    called on one container of tensors also says which: `keys`, a dict's keys in the order the
+    caller wrote them (its slots hold them sorted, the order Keras flattens a dict in), or
+    `as_tuple`, a tuple where a list is the default (`sel({"age": a, "income": b})`,
+    `pair((a, b))`: layers of one's own may read either)."""
 
     settings: tuple[tuple[str, Any], ...] = ()
     positional: int | None = None
+    keys: tuple[str, ...] | None = None
+    as_tuple: bool = False
 
     @property
     def settings_dict(self) -> dict:
@@ -48,18 +54,43 @@ class CallArgs:
             found["settings"] = {k: _json(v) for k, v in self.settings}
         if self.positional is not None:
             found["positional"] = self.positional
+        if self.keys is not None:
+            found["keys"] = list(self.keys)
+        if self.as_tuple:
+            found["tuple"] = True
         return found
 
     @classmethod
     def from_json(cls, value: Any, where: str) -> CallArgs:
         """A CallArgs as storage writes it ({"settings": {...}, "positional": n}), checked."""
-        if not isinstance(value, Mapping) or set(value) - {"settings", "positional"}:
+        if not isinstance(value, Mapping) or set(value) - {"settings", "positional", "keys",
+                                                           "tuple"}:
             raise EditError(f"{where}: a call's arguments are {{'settings': {{...}}, "
-                            f"'positional': n}}, got {value!r:.120}.")
+                            f"'positional': n, 'keys': [...], 'tuple': true}} (each optional), "
+                            f"got {value!r:.120}.")
         positional = value.get("positional")
         if positional is not None and not (type(positional) is int and 0 <= positional <= 64):
             raise EditError(f"{where}: 'positional' is a count of slots, got {positional!r:.40}.")
-        return cls(checked_settings(value.get("settings") or {}, where), positional)
+        as_tuple = value.get("tuple", False)
+        if type(as_tuple) is not bool:
+            raise EditError(f"{where}: 'tuple' is true or false, got {as_tuple!r:.40}.")
+        keys = value.get("keys")
+        return cls(checked_settings(value.get("settings") or {}, where), positional,
+                   None if keys is None else checked_keys(keys, where), as_tuple)
+
+
+MAX_KEYS = 64
+
+
+def checked_keys(keys: Any, where: str) -> tuple[str, ...]:
+    """The keys of a call on one dict of tensors: distinct strings, bounded (they come from
+    files too)."""
+    if not (isinstance(keys, (list, tuple)) and 0 < len(keys) <= MAX_KEYS
+            and all(isinstance(k, str) and 0 < len(k) <= 100 for k in keys)
+            and len(set(keys)) == len(keys)):
+        raise EditError(f"{where}: a call's dict keys are up to {MAX_KEYS} distinct strings, got "
+                        f"{keys!r:.120}.")
+    return tuple(keys)
 
 
 DEFAULT = CallArgs()
@@ -206,13 +237,16 @@ def check_setting_names(cls, slots, names, where: str) -> None:
 def arrange(slots, filled: Mapping[int, Any], call_args: CallArgs = DEFAULT, keys=None):
     """(args, kwargs) of a call whose slots hold `filled` {slot: value}: positional slots by
     position (as many as the call passes so), the rest by their names, then the settings.
-    A list layer gets its tensors as one list; a model that takes a dict, as {key: tensor}
-    (keys: in slot order, nested.input_keys)."""
+    A list layer gets its tensors as one list (a tuple where the call was made so); a model
+    that takes a dict, as {key: tensor} (keys: nested.input_keys), and a layer called on a dict
+    likewise (its call's keys, in the caller's order); slots hold the keys sorted."""
     if slots.kind == "list":
         items = [filled[i] for i in sorted(filled)]
+        keys = keys if keys is not None else call_args.keys
         if keys is not None and len(keys) == len(items):
-            return [dict(zip(keys, items))], dict(call_args.settings)
-        return [items], dict(call_args.settings)
+            by_key = dict(zip(sorted(keys), items))
+            return [{k: by_key[k] for k in keys}], dict(call_args.settings)
+        return [tuple(items) if call_args.as_tuple else items], dict(call_args.settings)
     limit = positional_count(slots)
     if call_args.positional is not None:
         limit = min(limit, call_args.positional)
@@ -263,7 +297,8 @@ def keras_order(slots, filled: Mapping[int, Any], call_args: CallArgs = DEFAULT)
     """The filled values in the order of `node.input_tensors`: args, then keyword tensors
     sorted by name (keras.tree.flatten sorts dict keys)."""
     args, kwargs = arrange(slots, filled, CallArgs(positional=call_args.positional))
-    flat = [x for a in args for x in (a if isinstance(a, list) else [a])]  # (no dict here)
+    # (no dict nor tuple here: a dict's slots are already in the order Keras flattens it)
+    flat = [x for a in args for x in (a if isinstance(a, list) else [a])]
     return flat + [x for k in sorted(kwargs)
                    for x in (kwargs[k] if isinstance(kwargs[k], list) else [kwargs[k]])]
 
