@@ -177,6 +177,7 @@ def test_slots_from_call_signatures():
     Slots = catalog.Slots
     assert catalog.get("Dense").slots == Slots("single", ("inputs",), 1, 1)
     assert catalog.get("LSTM").slots == Slots("single", ("inputs",), 1, 1)  # initial_state is not
+    assert catalog.get("LSTM").slots.first == "sequences"  # LSTM(sequences=x): its own name
     assert catalog.get("Add").slots == Slots("list", (), 2, None)
     assert catalog.get("Concatenate").slots == Slots("list", (), 2, None)
     assert catalog.get("Subtract").slots == Slots("list", (), 2, 2)

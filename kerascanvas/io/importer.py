@@ -418,17 +418,33 @@ def _check_offered(layer, trust_custom: bool = False) -> None:
 
 
 def _trust_held(layer) -> None:
-    """Trusting a model trusts the layer objects its layers hold as settings: a custom
-    activation class given as Dense(activation=ScaledTanh())."""
+    """Trusting a model trusts the objects its layers hold as settings: a custom activation
+    class given as Dense(activation=ScaledTanh()), a Regularizer, Initializer or Constraint of
+    one's own, an activation function of one's own (Dense(activation=swishy))."""
     import keras
 
-    held = list(vars(layer).values()) + [getattr(layer, "activation", None)]
+    def own(obj) -> bool:  # not Keras's (nor a backend's) code, and not registered yet
+        return (obj.__module__.split(".")[0] not in ("keras", "tensorflow", "jax", "torch",
+                                                      "numpy")
+                and custom.held().get(keras.saving.get_registered_name(obj)) is not obj)
+
+    settings = dict(vars(layer))
+    held = list(settings.values()) + [getattr(layer, "activation", None)]
     held += list(layer._flatten_layers(include_self=False, recursive=False))  # (torch: modules)
+    # functions only where a config names them as activations: a Lambda's function is code
+    functions = [] if isinstance(layer, keras.layers.Lambda) else [
+        getattr(layer, "activation", None),
+        *(v for k, v in settings.items() if k.endswith("activation"))]
     for value in held:
         if isinstance(value, keras.layers.Layer) and not isinstance(value, keras.Model) and \
                 type(value).__module__.split(".")[0] != "keras" and \
                 custom.class_name_of(type(value)) is None:
             custom.trust(type(value))  # (under a free name where its own is taken)
+        elif custom.is_held_kind(type(value)) and own(type(value)):
+            custom.register(type(value))
+    for value in functions:
+        if custom.is_held_kind(value) and own(value):
+            custom.register(value)
 
 
 def _box_config(op, nodes) -> dict:

@@ -274,19 +274,34 @@ def check_serialized(where: str, value: Any, depth: int = 0) -> None:
                        # no module: Keras looks a plain name up among the kind it expects
                        # (regularizers for a kernel_regularizer); "pkg>Name", "__lambda__" not
                        or (module is None and isinstance(name, str) and name.isidentifier()
-                           and not name.startswith("_")))
-            trusted = _trusted_object(module, name, value.get("registered_name"))
+                           and not name.startswith("_") and _keras_object_name(name)))
+            trusted = (_trusted_object(module, name, value.get("registered_name"))
+                       or registry.held_named(module, name, value.get("registered_name"),
+                                              value.get("config")) is not None)
             if not trusted and (not allowed or value.get("registered_name") not in (None, name)
                                 or not isinstance(name, str) or name.startswith("_")):
-                raise EditError(f"{where} holds a serialized {name!r:.60} from {module!r:.60}; a "
-                                f"config may only hold Keras's own initializers, regularizers, "
-                                f"constraints and dtype policies, Keras's own layers and layer "
-                                f"classes you trust (kc.register).")
+                # a function is written {"class_name": "function", "config": its name}
+                shown = value.get("config") if name == "function" else name
+                shown = shown.rsplit(">", 1)[-1] if isinstance(shown, str) else "..."  # "pkg>"
+                what = f"function {shown!r:.60}" if name == "function" else f"{name!r:.60}"
+                raise EditError(f"{where} holds a serialized {what} from {module!r:.60}; a "
+                                "config may only hold Keras's own initializers, regularizers, "
+                                "constraints and dtype policies, Keras's own layers and the "
+                                "layer classes, Regularizer, Initializer and Constraint classes "
+                                f"and functions you trust (kc.register({shown:.60}), or import "
+                                "with trust_custom=True).")
         for item in value.values():
             check_serialized(where, item, depth + 1)
     elif isinstance(value, (list, tuple)):
         for item in value:
             check_serialized(where, item, depth + 1)
+
+
+def _keras_object_name(name: str) -> bool:
+    """A plain name Keras's own initializers, regularizers or constraints use: a user's class
+    Keras's registry knows by that name (register_keras_serializable) is not trusted by it."""
+    return any(hasattr(family, name) for family in (
+        keras.initializers, keras.regularizers, keras.constraints, keras.dtype_policies))
 
 
 def _trusted_object(module: Any, name: Any, registered_name: Any) -> bool:
@@ -297,7 +312,8 @@ def _trusted_object(module: Any, name: Any, registered_name: Any) -> bool:
     if module == "keras.layers":
         return name in registry.keras_own() or name in _kinds()
     cls = registry.registered().get(name)
-    return cls is not None and cls.__module__ == module and registered_name in (
+    home = "__main__" if module is None else module  # Keras writes a notebook's module as None
+    return cls is not None and cls.__module__ == home and registered_name in (
         None, name, keras.saving.get_registered_name(cls))
 
 

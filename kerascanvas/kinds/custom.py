@@ -40,6 +40,8 @@ from .registry import (  # noqa: F401
     class_name_of,
     drawing_name,
     gives_outputs,
+    held,
+    held_named,
     is_keras_own,
     keras_own,
     name_of,
@@ -64,17 +66,24 @@ def register(cls: Any, name: str | None = None, list_input: bool = False,
 
     `register(model.get_layer("scale"))`, given a Lambda layer *object*, trusts that very
     object: a model holding it imports (its box is named "Lambda_scale" unless `name` says),
-    while any other Lambda stays refused."""
+    while any other Lambda stays refused.
+
+    A Regularizer, Initializer or Constraint subclass, or a plain function (an activation),
+    is what layers may hold: `Dense(kernel_regularizer=MyReg())` then imports, loads and
+    exports. It is recorded under the name Keras serializes it with (returned)."""
     import keras
 
     if outputs is not None and not (type(outputs) is int and 1 <= outputs <= 1000):
         raise TypeError(f"outputs is a number of tensors (1 to 1000), got {outputs!r:.40}.")
+    if is_held_kind(cls):
+        return _register_held(cls, name)
     if isinstance(cls, keras.layers.Lambda):
         return _trust_lambda(cls, name, list_input, outputs)
     if isinstance(cls, keras.layers.Layer) and not isinstance(cls, keras.Model):
         return keep_object(cls, name, list_input, outputs)
     if not (inspect.isclass(cls) and issubclass(cls, keras.layers.Layer)):
-        raise TypeError(f"kc.register takes a keras.layers.Layer subclass, got {cls!r:.80}.")
+        raise TypeError(f"kc.register takes a keras.layers.Layer subclass, a Regularizer, "
+                        f"Initializer or Constraint subclass or a function, got {cls!r:.80}.")
     if issubclass(cls, keras.Model):
         raise TypeError(f"{cls.__name__} is a model: models come in by import "
                         "(Graph.from_model), as nested Functional or Sequential models.")
@@ -95,6 +104,47 @@ def register(cls: Any, name: str | None = None, list_input: bool = False,
     _retired.pop(name, None)
     registry.note(name, list_input, outputs)
     return name
+
+
+def is_held_kind(obj: Any) -> bool:
+    """A class or function layers hold as a setting: a Regularizer, Initializer or Constraint
+    subclass, or a plain function (a custom activation)."""
+    import keras
+
+    if inspect.isfunction(obj):
+        return True
+    return inspect.isclass(obj) and issubclass(obj, (
+        keras.regularizers.Regularizer, keras.initializers.Initializer,
+        keras.constraints.Constraint))
+
+
+_put_in_keras: set[str] = set()  # names register added to Keras's own custom objects
+
+
+def _register_held(obj: Any, name: str | None) -> str:
+    import keras
+
+    if inspect.isfunction(obj) and not (obj.__name__.isidentifier()
+                                        and "<" not in obj.__qualname__):
+        raise TypeError(f"{obj.__qualname__!r:.80} has no name a config or code can use: "
+                        "define the function with def (at module level or in the notebook).")
+    registered_name = keras.saving.get_registered_name(obj)
+    if name is not None and name != registered_name:
+        raise TypeError(f"{registered_name!r:.80} is named by Keras's serialization "
+                        "(keras.saving.register_keras_serializable decides it), not by name=.")
+    taken = registry.held().get(registered_name) or _taken_by(registered_name)
+    if taken is not None and taken is not obj:
+        raise EditError(f"The name {registered_name!r} is already used by {_where(taken)}: "
+                        f"register {obj.__module__}.{obj.__qualname__} with Keras under "
+                        "another package (keras.saving.register_keras_serializable(package=...)).")
+    # Keras's from_config finds it the way it finds registered objects, also where a notebook's
+    # class is serialized without a module
+    if keras.saving.get_registered_object(registered_name) is not obj:
+        keras.saving.get_custom_objects()[registered_name] = obj
+        _put_in_keras.add(registered_name)
+    registry.add_held(registered_name, obj)
+    registry.changed()
+    return registered_name
 
 
 def trust(cls) -> str:
@@ -232,6 +282,11 @@ def unregister(name: str) -> None:
     kind = get(name) if name in registered() or name in trusted() else None
     if kind is not None:
         _retired[name] = kind
+    if name in _put_in_keras:
+        _put_in_keras.discard(name)
+        import keras
+
+        keras.saving.get_custom_objects().pop(name, None)
     registry.forget(name)
     registry.changed()
 

@@ -10,7 +10,7 @@ depend on this one, not on each other; kinds.py gathers them (lookup by name, th
 from __future__ import annotations
 
 import importlib.util
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from . import calls
@@ -26,8 +26,10 @@ class Slots:
     min: int  # slots that must be filled for the call to exist
     max: int | None  # slots that may be filled (None: any number)
     named: tuple[str, ...] = ()  # the last of `names`: tensor keyword arguments (calls.py)
-    first: str = "inputs"  # the call's own name for slot "inputs" (passed by keyword:
-    # decoder(decoder_sequence=x), LSTM's sequences=, a preprocessing layer's data=)
+    # the call's own name for slot "inputs" (passed by keyword: decoder(decoder_sequence=x),
+    # LSTM's sequences=, a preprocessing layer's data=); the class's, not the drawing's: not
+    # compared
+    first: str = field(default="inputs", compare=False)
 
 
 @dataclass(frozen=True)

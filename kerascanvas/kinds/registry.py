@@ -18,6 +18,9 @@ from .layerkind import DENIED
 _registered: dict[str, type] = {}  # drawing class name -> class, in registration order
 _list_called: set[str] = {"CustomScaleLayer"}  # called on a list, `layer([a, b])`
 _trusted: dict[str, Any] = {}  # drawing class name -> the one layer object trusted
+# Keras's registered name -> a user Regularizer, Initializer or Constraint class or a function
+# (an activation), which layer configs may then name
+_held: dict[str, Any] = {}
 _outputs: dict[str, int] = {}  # drawing class name -> output tensors per call, where not 1
 _listeners: list = []  # weak references to callables told when what is offered changes
 _version = 0  # bumped by every change (custom.py's kinds are cached per version)
@@ -31,7 +34,32 @@ def add_object(name: str, layer: Any) -> None:
     _trusted[name] = layer
 
 
+def add_held(name: str, obj: Any) -> None:
+    _held[name] = obj
+
+
+def held() -> dict[str, Any]:
+    """The objects layers may hold that the user trusted, by the name Keras serializes them with."""
+    return dict(_held)
+
+
+def held_named(module: Any, class_name: Any, registered_name: Any, config: Any) -> Any:
+    """The trusted held object a serialized object in a layer config names, or None: a
+    function as Keras writes it ("builtins", "function", its registered name as config) or a
+    class by module (None for __main__, as Keras writes a notebook's) and registered name."""
+    if module == "builtins" and class_name == "function":
+        found = _held.get(config) if isinstance(config, str) else None
+        return found if inspect.isfunction(found) else None
+    for name, obj in _held.items():
+        if inspect.isclass(obj) and obj.__name__ == class_name and registered_name in (
+                name, None) and module in (obj.__module__, None if obj.__module__ == "__main__"
+                                           else obj.__module__):
+            return obj
+    return None
+
+
 def forget(name: str) -> None:
+    _held.pop(name, None)
     _registered.pop(name, None)
     _trusted.pop(name, None)
     _outputs.pop(name, None)
@@ -112,7 +140,7 @@ def changed() -> None:
 
 def registered_objects() -> dict[str, type]:
     """Registered and Keras-own classes by drawing name, for Keras's custom_object_scope."""
-    return {**keras_own(), **_registered}
+    return {**keras_own(), **_registered, **_held}
 
 
 @functools.cache
