@@ -132,6 +132,12 @@ def _enable_lora(host: Host, m: dict) -> None:
     host.graph.enable_lora(check.layer_path(m), m["rank"])
 
 
+def _quantize(host: Host, m: dict) -> None:
+    """Quantize a box, or with no name every box that takes the mode: one undo step
+    (graph/quantize.py checks the mode)."""
+    host.graph.quantize(check.optional_name(m), m["mode"])
+
+
 def _configure_call(host: Host, m: dict) -> None:
     """A call's settings edited in the inspector: one undo step."""
     g = host.graph
@@ -369,6 +375,7 @@ INTENTS: dict[str, Intent] = {
     "set_trainable": _edit(_set_trainable),
     "freeze_before": _edit(_freeze_before),
     "enable_lora": _edit(_enable_lora),
+    "quantize": _edit(_quantize),
     "add_call": _edit(lambda h, m: h.graph.add_call(check.layer_name(m))),
     "remove_call": _edit(lambda h, m: h.graph.remove_call(check.layer_name(m), check.index(m, "call"))),
     "configure_call": _edit(_configure_call),

@@ -127,6 +127,16 @@ class Graph:
 
         lora.enable_lora(self, self._history, self._net, name, rank)
 
+    def quantize(self, name: str | None, mode: str) -> list[str]:
+        """`layer.quantize(mode)` ("int8", "float8", "int4") on box `name`, or with name None on
+        every box that takes the mode and is not quantized yet (as `model.quantize(mode)`): a
+        built Dense, EinsumDense or Embedding. Its config then carries Keras's quantized dtype
+        policy ("int8_from_float32"), so files and code keep it; one undo step (undo puts the
+        unquantized layers back). Returns the names quantized."""
+        from . import quantize  # (graph/quantize.py)
+
+        return quantize.quantize(self, self._history, self._net, name, mode)
+
     # ----- the view (view.py) -----------------------------------------------------------------
 
     move = _to("_view", View.move)

@@ -431,8 +431,9 @@ def _arguments(spec, inside_another: bool = False) -> dict:
                      for k in missed})
     if inside_another and config.get("trainable") is False:
         args["trainable"] = False
-    if config.get("dtype") not in (None, defaults.get("dtype")):
-        args["dtype"] = config["dtype"]
+    dtype = _unquantized(config.get("dtype"))  # quantized after construction (_done_after)
+    if dtype not in (None, _unquantized(defaults.get("dtype"))):
+        args["dtype"] = dtype
     args["name"] = spec.name
     first = [k for k in required if k in args]  # required arguments first, as people write them
     return {**{k: args[k] for k in first}, **args}
@@ -482,9 +483,17 @@ def _inner(value: Any) -> Any:
 
 
 def _object(value: Any) -> Any:
-    """A serialized initializer, regularizer or constraint as a constructor call."""
+    """A serialized initializer, regularizer or constraint as a constructor call; one of the
+    user's (kc.register) as people write it: `MyReg(strength=0.01)`, an activation `swishy`."""
+    from ..kinds import custom
+
     if isinstance(value, dict) and value.get("module") == "keras.quantizers":  # an int8 config:
         return Call("keras.saving.deserialize_keras_object", (("", value),))  # (init takes objects)
+    if isinstance(value, dict) and "class_name" in value:
+        held = custom.held_named(value.get("module"), value.get("class_name"),
+                                 value.get("registered_name"), value.get("config"))
+        if held is not None:
+            return _held_call(held, value["config"]) or value
     if not (isinstance(value, dict) and value.get("module") in _OBJECT_MODULES
             and isinstance(value.get("class_name"), str) and isinstance(value.get("config"), dict)):
         return value
@@ -504,17 +513,36 @@ def _object(value: Any) -> Any:
     return Call(f"keras.{family}.{name}", tuple(args.items()))
 
 
+def _held_call(held: Any, config: Any) -> Any:
+    """A trusted function by its name; a trusted class called with the config's values that
+    differ from its defaults. None where the serialized form must stay (Keras takes it too)."""
+    if inspect.isfunction(held):
+        return Raw(held.__name__)
+    if not isinstance(config, dict):
+        return None
+    try:
+        default = json.loads(json.dumps(held().get_config()))
+    except (TypeError, ValueError):  # arguments it needs: no defaults known, all written
+        default = {}
+    args = {k: v for k, v in config.items() if default.get(k, object()) != v}
+    if not all(isinstance(k, str) and k.isidentifier() and not keyword.iskeyword(k)
+               for k in args):
+        return None
+    return Call(held.__name__, tuple(args.items()))
+
+
 _OBJECT_MODULES = {"keras.initializers": "initializers", "keras.regularizers": "regularizers",
                    "keras.constraints": "constraints"}
 
 
-# ----- what was done to built layers: trainable flags and LoRA ---------------------------------
+# ----- what was done to built layers: trainable flags, LoRA and quantization -----------------
 
 def _done_after(g, names) -> list[str]:
     """Statements that set what a person sets on made layers, after the model: trainable flags
     (a model's before its layers', since setting a model's flag sets its layers'), then LoRA
     (`enable_lora` wants a built layer; after the flags, which would set its kernel trainable
-    again)."""
+    again), then quantization (`dense.quantize("int8")`, on the built layer; the dtype its
+    constructor gets is the policy's source, "float32")."""
     lines = []
     for name, spec in g.specs.items():
         if spec.is_input or isinstance(kinds.get(spec.class_name), ops.OpKind):
@@ -524,7 +552,29 @@ def _done_after(g, names) -> list[str]:
         for inner, path in _inside(layer, names[name]):
             lines += _lora_lines(inner, path, *_lora_of(inner, spec.config if inner is layer
                                                        else {}))
+            mode = _quantized_mode(spec.config.get("dtype")) if inner is layer else \
+                getattr(getattr(inner, "dtype_policy", None), "quantization_mode", None)
+            if mode and not isinstance(inner, keras.Model):  # after LoRA, as it was done
+                lines += [f"{path}.quantize({_string(mode)})"]
     return [""] + lines if lines else []
+
+
+def _quantized_mode(dtype) -> str | None:
+    """"int8", "float8", "int4" of a box's serialized quantized dtype policy (graph/quantize.py
+    sets it); None for a plain dtype."""
+    if not isinstance(dtype, dict) or not isinstance(dtype.get("config"), dict):
+        return None
+    mode = dtype["config"].get("mode")
+    return mode.split("/")[0] if isinstance(mode, str) else None
+
+
+def _unquantized(dtype):
+    """The dtype a quantized layer is constructed with (its policy's source, "float32"): its
+    `quantize` call comes after the model is made; other dtypes as they are."""
+    if not _quantized_mode(dtype):
+        return dtype
+    return {"module": "keras", "class_name": "DTypePolicy",  # as Keras serializes a plain one
+            "config": {"name": dtype["config"].get("source_name")}, "registered_name": None}
 
 
 def _lora_of(layer, config: dict) -> tuple:

@@ -236,6 +236,10 @@ def _layer_entry(g, name, spec, layer, records, why, by_layer, run) -> dict:
         # its layer can take LoRA now (the box menu's "LoRA..."): graph/lora.py
         "lora_rank": _lora_rank(spec, layer),
         "lora_ready": _lora_ready(spec, layer),
+        # its dtype policy's name ("float32", "int8_from_float32"), and the quantization modes
+        # its layer takes now (the box menu's "Quantize ..."): graph/quantize.py
+        "dtype_policy": _dtype_policy(spec, layer),
+        "quantize_ready": _quantize_ready(spec, layer),
         "problems": by_layer.get(name, []),
         # a nested model: how many layers it holds, and its inside while expanded
         "inner_layers": None if inside is None else
@@ -294,6 +298,24 @@ def _lora_ready(spec, layer) -> bool:
     from ..network.flags import takes_lora
 
     return takes_lora(layer)
+
+
+def _dtype_policy(spec, layer) -> str | None:
+    policy = getattr(layer, "dtype_policy", None)
+    if policy is not None:
+        return policy.name
+    dtype = spec.config.get("dtype")  # pending: its config says (a name or a serialized policy)
+    if isinstance(dtype, dict):
+        dtype = (dtype.get("config") or {}).get("name")
+    return dtype if isinstance(dtype, str) else None
+
+
+def _quantize_ready(spec, layer) -> list[str]:
+    if spec.is_input or spec.class_name in MODELS or layer is None:
+        return []
+    from ..network.flags import quantize_modes
+
+    return quantize_modes(layer)
 
 
 def _trainable_params(layer) -> int | None:

@@ -74,3 +74,25 @@ def lora_rank(layer: Any) -> int | None:
     """The LoRA rank of a layer, or the largest one among the layers inside it; None: no LoRA."""
     ranks = [x.lora_rank for x in sublayers(layer) if getattr(x, "lora_enabled", False)]
     return max(ranks) if ranks else None
+
+
+# Keras's quantization modes that need no calibration data (gptq and awq need a dataset), and the
+# ones each layer class takes (Embedding's quantize refuses float8); subclasses take their base's.
+QUANTIZE_MODES = ("int8", "float8", "int4")
+_MODES_OF = {"Dense": QUANTIZE_MODES, "EinsumDense": QUANTIZE_MODES, "Embedding": ("int8", "int4")}
+
+
+def quantize_modes(layer: Any) -> list[str]:
+    """The modes `layer.quantize(mode)` takes now: a built Dense, EinsumDense or Embedding (or a
+    subclass) not quantized yet; [] for any other layer (Keras's Layer.quantize refuses them)."""
+    if not getattr(layer, "built", False) or quantization_mode(layer) is not None:
+        return []
+    for cls in type(layer).__mro__:
+        if cls.__module__.startswith("keras.") and cls.__name__ in _MODES_OF:
+            return list(_MODES_OF[cls.__name__])
+    return []
+
+
+def quantization_mode(layer: Any) -> str | None:
+    """"int8", "float8", "int4" for a quantized layer (its dtype policy says), else None."""
+    return getattr(getattr(layer, "dtype_policy", None), "quantization_mode", None)

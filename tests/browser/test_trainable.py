@@ -47,3 +47,37 @@ def test_freeze_the_base_from_its_menu_and_unfreeze_it_from_the_inspector(lab, p
     assert kernel.value("canvas.graph.param_counts()['trainable']") == 2_236_682
     assert box(page, "base").get_attribute("aria-label") == "base"
     screenshot(page, "trainable-unfrozen")
+
+
+DENSE = canvas_cell("""\
+inputs = keras.Input((16,), name="x")
+hidden = keras.layers.Dense(32, activation="relu", name="hidden")(inputs)
+g = kc.Graph.from_model(keras.Model(inputs, keras.layers.Dense(4, name="head")(hidden)))""",
+                    head="import keras, kerascanvas as kc")
+
+
+def test_lora_from_the_box_menu_with_a_rank(lab, page):
+    kernel = open_canvas(page, lab, "lora.ipynb", DENSE, "hidden")
+    box(page, "hidden").click(button="right")
+    page.locator(".kc-menu.kc-show .kc-menu-item", has_text="LoRA…").click()
+    form = page.locator(".kc-lora-form")
+    field = form.locator("input")
+    field.fill("0")  # refused in the form, nothing sent
+    form.locator("button", has_text="Enable LoRA").click()
+    page.wait_for_function("() => document.querySelector('.kc-lora-why').textContent"
+                           ".includes('whole number')", timeout=10_000)
+    assert kernel.value("canvas.graph.layers['hidden']['config'].get('lora_rank')") is None
+    field.fill("4")
+    field.press("Enter")  # Enter sends it
+    page.wait_for_function("() => (document.querySelector('.kc-svg [data-name=\"hidden\"]')"
+                           ".getAttribute('aria-label') || '').includes('LoRA r=4')",
+                           timeout=30_000)
+    assert page.locator(".kc-lora-form").count() == 0
+    assert kernel.value("canvas.graph.layers['hidden']['config']['lora_rank']") == 4
+    counts = kernel.value("canvas.graph.param_counts()")
+    # the 16x32 kernel stops training; 16x4 + 4x32 LoRA matrices train beside it
+    assert counts == {"total": 544 + 132 + 192, "trainable": 32 + 132 + 192,
+                      "non_trainable": 512}
+    page.wait_for_function("() => document.querySelector('.kc-status').textContent"
+                           ".includes('512 non-trainable')", timeout=30_000)
+    screenshot(page, "lora-on")

@@ -45,6 +45,18 @@ export function withLora(box: LayerState, entries: [string, () => void][], actio
   return [...entries.slice(0, at), [LORA_LABEL, lora], ...entries.slice(at)];
 }
 
+/** A box menu's entries with "Quantize int8", "Quantize float8", ... before "Rename" (after the
+ * freezing and LoRA entries): one per mode the box's layer takes now (the kernel says so:
+ * quantize_ready). */
+export function withQuantize(box: LayerState, entries: [string, () => void][], quantize: (mode: string) => void): [string, () => void][] {
+  const modes = box.quantize_ready ?? [];
+  if (!modes.length) return entries;
+  const rename = entries.findIndex((e) => e[0] === "Rename");
+  const at = rename < 0 ? entries.length : rename;
+  const added: [string, () => void][] = modes.map((mode) => [`Quantize ${mode}`, () => quantize(mode)]);
+  return [...entries.slice(0, at), ...added, ...entries.slice(at)];
+}
+
 export interface MenusHost {
   readonly ui: UiStore;
   readonly edits: Edits;
@@ -106,15 +118,16 @@ export class CanvasMenus {
       copy: () => { host.ui.copy([name]); host.copied(1); },
       delete: () => edits.remove([name], false, anchor),
       "delete-bridged": () => edits.remove([name], true, anchor),
-    }, () => host.focusBox(name), (items) => withLora(box, items, entries.map((e) => e.action),
-      () => this.openLoraForm(name, at, anchor)));
+    }, () => host.focusBox(name), (items) => withQuantize(box, withLora(box, items, entries.map((e) => e.action),
+      () => this.openLoraForm(name, at, anchor)), (mode) => edits.act("quantize", { name, mode }, anchor)));
   }
 
   /** "LoRA…": a rank field (4 to start) where the menu was; Enter or its button enables LoRA on
    * the box (one undo step), Esc closes it and the box gets the focus back. */
   openLoraForm(name: string, at: Point, anchor: Point): HTMLFormElement {
     const { host } = this;
-    const form = el("form", { class: "kc-menu kc-show kc-lora-form", "aria-label": `LoRA on ${name}` });
+    // (novalidate: a bad rank gets the message below, read out, not the browser's own bubble)
+    const form = el("form", { class: "kc-menu kc-show kc-lora-form", "aria-label": `LoRA on ${name}`, novalidate: "" });
     form.style.left = `${at.x}px`;
     form.style.top = `${at.y}px`;
     const input = el("input", { type: "number", min: "1", max: String(MAX_LORA_RANK), step: "1", value: "4", name: "rank" });
@@ -131,6 +144,11 @@ export class CanvasMenus {
       host.edits.act("enable_lora", { name, rank }, anchor);
     });
     form.addEventListener("keydown", (ev) => { if (ev.key === "Escape") { ev.stopPropagation(); close(); } });
+    // Enter sends the rank itself, as the find and quick-add fields do (a notebook host may take
+    // Enter on its way up, and the form would not submit)
+    input.addEventListener("keydown", (ev) => {
+      if (ev.key === "Enter") { ev.preventDefault(); ev.stopPropagation(); form.requestSubmit(); }
+    });
     host.stage.append(form);
     input.focus({ preventScroll: true });
     input.select();

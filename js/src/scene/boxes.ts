@@ -33,6 +33,14 @@ export function loraText(layer: LayerState): string | null {
   return layer.lora_rank === null || layer.lora_rank === undefined ? null : `LoRA r=${layer.lora_rank}`;
 }
 
+/** What a box says of its layer's quantization: the mode of a quantized dtype policy ("int8" of
+ * "int8_from_float32", "int4" of "int4/128_from_float32"), or null. */
+export function quantizedText(layer: LayerState): string | null {
+  const policy = layer.dtype_policy;
+  if (!policy || !policy.includes("_from_")) return null;
+  return policy.split("_from_")[0].split("/")[0];
+}
+
 /** A layer's box: its name, class, calls (or, expanded, its inner graph), the fold button of a
  * nested model and the problem badge. Every user string goes in as a text node. */
 export function boxShape(layer: LayerState, look: BoxLook): SVGGElement {
@@ -48,7 +56,8 @@ export function boxShape(layer: LayerState, look: BoxLook): SVGGElement {
   if (layer.trainable === "partly") classes.push("kc-partly-frozen");
   const frozen = frozenText(layer);
   const lora = loraText(layer);
-  const said = [layer.name, frozen, lora].filter((t) => t).join(", ");
+  const quantized = quantizedText(layer);
+  const said = [layer.name, frozen, lora, quantized].filter((t) => t).join(", ");
   const g = svg("g", { class: classes.join(" "), transform: `translate(${layer.x},${layer.y})`,
     tabindex: 0, role: "button", "aria-label": said, "data-name": layer.name });
   const fam = family(layer);
@@ -70,6 +79,7 @@ export function boxShape(layer: LayerState, look: BoxLook): SVGGElement {
     { text: layer.params === null ? "" : `${paramsText(layer.params)} params`, drop: 3 },
     { text: layer.trainable === "partly" ? frozen ?? "" : "", drop: 2 },
     { text: lora ?? "", drop: 1 },
+    { text: quantized ?? "", drop: 1 },
     { text: layer.depth === null ? "" : `depth ${layer.depth}`, drop: 4 },
   ], 5.6, w - 16);
   g.append(boxText(8, 34, "kc-class", sub.text, 5.6, w - 16, sub.full));
