@@ -140,3 +140,39 @@ def test_register_refuses_what_layers_cannot_name():
         kc.register(MyReg, name="Other")
     with pytest.raises(TypeError, match="Regularizer"):
         kc.register(3)
+
+
+def lower_only(x):
+    import tensorflow as tf
+
+    return tf.strings.lower(x)
+
+
+def test_text_vectorization_with_a_standardize_function_of_ones_own():
+    """TextVectorization(standardize=fn) as keras.io's text examples write it: the function is
+    trusted like an activation, the config holds it as Keras saves it, the code names it."""
+    pytest.importorskip("tensorflow")
+    if keras.backend.backend() != "tensorflow":
+        pytest.skip("TextVectorization's string ops run under TensorFlow only")
+    tv = keras.layers.TextVectorization(max_tokens=20, output_sequence_length=4,
+                                        standardize=lower_only, name="tv")
+    tv.adapt(["Hello World", "hello there"])
+    text = keras.Input((), dtype="string", name="text")
+    model = keras.Model(text, tv(text))
+    before = {*custom.registered(), *custom.trusted(), *custom.held()}
+    try:
+        with pytest.raises(kc.EditError, match="standardize.*trust"):
+            kc.Graph.from_model(model)
+        g = kc.Graph.from_model(model, trust_custom=True)
+        assert g.layers["tv"]["config"]["standardize"]["class_name"] == "function"
+        code = g.to_code()
+        assert "standardize=lower_only" in code
+        scope = {"lower_only": lower_only}
+        exec(code, scope)  # noqa: S102 - the export runs
+        again = scope["model"].get_layer("tv")
+        again.set_vocabulary(tv.get_vocabulary())  # (an adapted vocabulary is the user's data)
+        data = np.array(["HELLO there", "world"])
+        np.testing.assert_array_equal(np.asarray(scope["model"](data)), np.asarray(model(data)))
+    finally:
+        for name in {*custom.registered(), *custom.trusted(), *custom.held()} - before:
+            custom.unregister(name)

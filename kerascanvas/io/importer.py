@@ -431,10 +431,12 @@ def _trust_held(layer) -> None:
     settings = dict(vars(layer))
     held = list(settings.values()) + [getattr(layer, "activation", None)]
     held += list(layer._flatten_layers(include_self=False, recursive=False))  # (torch: modules)
-    # functions only where a config names them as activations: a Lambda's function is code
+    # functions only where a config names them as activations, or as TextVectorization's
+    # standardize and split: a Lambda's function is code
     functions = [] if isinstance(layer, keras.layers.Lambda) else [
         getattr(layer, "activation", None),
-        *(v for k, v in settings.items() if k.endswith("activation"))]
+        *(v for k, v in settings.items()
+          if k.endswith("activation") or k.lstrip("_") in ("standardize", "split"))]
     for value in held:
         if isinstance(value, keras.layers.Layer) and not isinstance(value, keras.Model) and \
                 type(value).__module__.split(".")[0] != "keras" and \
@@ -463,12 +465,21 @@ def _box_config(op, nodes) -> dict:
                             f"its get_config() raised {type(e).__name__}: {e}", layer=op.name) from e
         if isinstance(kind, custom.CustomKind) and kind.made_from == "arguments":
             config = {**config, "name": op.name, "trainable": op.trainable}
-        return _plain_numbers(config)
+        return _plain_numbers(_functions_serialized(config))
     constants = [ops.node_arguments(op, node)[1] for node in nodes]
     if any(c != constants[0] for c in constants[1:]):
         raise EditError(f"Operation {op.name!r} is called with different constants in its calls, "
                         "which one box cannot hold.", layer=op.name)
     return ops.config_of(op, constants[0] if constants else {})
+
+
+def _functions_serialized(config: dict) -> dict:
+    """A config whose values hold functions of one's own as they are (TextVectorization's
+    standardize=fn) with those written as Keras saves them ({"class_name": "function", ...}):
+    a config is data (Keras's own functions stay as they were)."""
+    found = {k: keras.saving.serialize_keras_object(v) if inspect.isfunction(v) and not
+             v.__module__.startswith("keras") else v for k, v in config.items()}
+    return found if any(found[k] is not config[k] for k in config) else config
 
 
 def _plain_numbers(value):

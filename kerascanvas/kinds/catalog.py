@@ -245,8 +245,10 @@ def _accepted_by(cls: type) -> set[str]:
 def _check_safe(class_name: str, key: str, value: Any) -> None:
     """No user code (a function of one's own) and no file (a lookup vocabulary given as a
     path) goes into a layer."""
-    if callable(value) and not getattr(value, "__module__", "").startswith("keras."):
-        raise EditError(f"{class_name}.{key} may not be user code; got {value!r:.80}.")
+    if callable(value) and not getattr(value, "__module__", "").startswith("keras.") and \
+            not any(value is trusted for trusted in registry.held().values()):
+        raise EditError(f"{class_name}.{key} may not be user code unless you trust it "
+                        f"(kc.register(fn), or import with trust_custom=True); got {value!r:.80}.")
     if key == "vocabulary" and isinstance(value, str):
         raise EditError(f"{class_name}.vocabulary must be a list of tokens, not a file path; "
                         f"got {value!r:.80}.")
