@@ -2,6 +2,7 @@
 
 import contextlib
 import linecache
+import math
 import sys
 import uuid
 from pathlib import Path
@@ -300,3 +301,17 @@ def interrupt_fit_at(trainer, line: int, **fit) -> bool:
     finally:
         sys.settrace(None)
     return False
+
+
+def keras_counts(model) -> dict:
+    """Keras's own parameter counts of a model: {"total", "trainable", "non_trainable"}."""
+    trainable = sum(math.prod(v.shape) for v in model.trainable_weights)
+    frozen = sum(math.prod(v.shape) for v in model.non_trainable_weights)
+    return {"total": trainable + frozen, "trainable": trainable, "non_trainable": frozen}
+
+
+def same_counts(g) -> dict:
+    """g.param_counts(), checked against Keras's own counts of g.model."""
+    counts = g.param_counts()
+    assert counts == keras_counts(g.model)
+    return counts

@@ -9,17 +9,11 @@ from __future__ import annotations
 import keras
 import numpy as np
 import pytest
-from support import rebuild
+from support import keras_counts, rebuild
 from test_codegen import ruff
 
 import kerascanvas as kc
 from kerascanvas.io.training_code import DATA_NAMES
-
-
-def keras_counts(model) -> dict:
-    t = sum(int(np.prod(w.shape)) for w in model.trainable_weights)
-    n = sum(int(np.prod(w.shape)) for w in model.non_trainable_weights)
-    return {"total": t + n, "trainable": t, "non_trainable": n}
 
 
 def tidy(code, tmp_path) -> None:

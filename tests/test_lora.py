@@ -8,21 +8,9 @@ from __future__ import annotations
 import keras
 import numpy as np
 import pytest
-from support import fingerprint, ok, steps_kept
+from support import fingerprint, keras_counts, ok, same_counts, steps_kept
 
 import kerascanvas as kc
-
-
-def keras_counts(model) -> dict:
-    t = sum(int(np.prod(w.shape)) for w in model.trainable_weights)
-    n = sum(int(np.prod(w.shape)) for w in model.non_trainable_weights)
-    return {"total": t + n, "trainable": t, "non_trainable": n}
-
-
-def same_counts(g) -> dict:
-    counts = g.param_counts()
-    assert counts == keras_counts(g.model)
-    return counts
 
 
 def values(layer) -> dict:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import keras
 import numpy as np
 import pytest
-from support import fingerprint, intent, ok, recorded_canvas, steps_kept
+from support import fingerprint, intent, keras_counts, ok, recorded_canvas, same_counts, steps_kept
 
 import kerascanvas as kc
 from kerascanvas.network.flags import QUANTIZE_MODES, quantize_modes
@@ -16,16 +16,6 @@ from kerascanvas.network.flags import QUANTIZE_MODES, quantize_modes
 X = np.random.default_rng(0).normal(size=(4, 6)).astype("float32")
 
 
-def keras_counts(model) -> dict:
-    t = sum(int(np.prod(w.shape)) for w in model.trainable_weights)
-    n = sum(int(np.prod(w.shape)) for w in model.non_trainable_weights)
-    return {"total": t + n, "trainable": t, "non_trainable": n}
-
-
-def same_counts(g) -> dict:
-    counts = g.param_counts()
-    assert counts == keras_counts(g.model)
-    return counts
 
 
 def out(model) -> np.ndarray:

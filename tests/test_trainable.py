@@ -8,22 +8,10 @@ from __future__ import annotations
 import keras
 import numpy as np
 import pytest
-from support import ok, rebuild
+from support import keras_counts, ok, rebuild, same_counts
 
 import kerascanvas as kc
 from kerascanvas.canvas import intent_handlers
-
-
-def keras_counts(model) -> dict:
-    t = sum(int(np.prod(w.shape)) for w in model.trainable_weights)
-    n = sum(int(np.prod(w.shape)) for w in model.non_trainable_weights)
-    return {"total": t + n, "trainable": t, "non_trainable": n}
-
-
-def same_counts(g) -> dict:
-    counts = g.param_counts()
-    assert counts == keras_counts(g.model)
-    return counts
 
 
 @pytest.fixture(scope="module")
