@@ -212,3 +212,35 @@ def test_numpy_scalars_in_a_config_come_in_as_python_numbers():
     scope = {}
     exec(code, scope)  # noqa: S102 - runs without numpy imported
     assert scope["model"].count_params() == model.count_params()
+
+
+# ----- adapted lookup layers keep their vocabulary ---------------------------------------------
+
+def test_an_adapted_lookup_layer_keeps_its_vocabulary(tmp_path):
+    """keras.io's structured-data and text examples adapt StringLookup, IntegerLookup and
+    TextVectorization: the vocabulary lives in a table their config leaves out, so the canvas's
+    layers looked up nothing ("Table not initialized"). The box's config now holds it."""
+    pytest.importorskip("tensorflow")
+    if keras.backend.backend() != "tensorflow":
+        pytest.skip("lookup tables of string tensors run under TensorFlow only")
+    tv = keras.layers.TextVectorization(max_tokens=20, output_sequence_length=4, name="tv")
+    tv.adapt(["Hello World", "hello there"])
+    sl = keras.layers.StringLookup(name="sl")
+    sl.adapt(["a", "b", "b", "c"])
+    il = keras.layers.IntegerLookup(name="il")
+    il.adapt([3, 5, 5, 9])
+    text = keras.Input((), dtype="string", name="text")
+    word = keras.Input((1,), dtype="string", name="word")
+    code = keras.Input((1,), dtype="int64", name="code")
+    model = keras.Model([text, word, code], [tv(text), sl(word), il(code)])
+    data = [np.array(["HELLO there", "world"]), np.array([["b"], ["z"]]), np.array([[5], [7]])]
+    expected = [np.asarray(t).tolist() for t in model(data)]
+    g = ok(kc.Graph.from_model(model))
+    assert g.layers["sl"]["config"]["vocabulary"] == ["b", "c", "a"]  # by frequency, as adapted
+    assert [np.asarray(t).tolist() for t in g.model(data)] == expected
+    scope = {}
+    exec(g.to_code(), scope)  # noqa: S102 - the export runs, its vocabularies written out
+    assert [np.asarray(t).tolist() for t in scope["model"](data)] == expected
+    g.save(tmp_path / "v.kc")
+    assert [np.asarray(t).tolist() for t in ok(kc.Graph.load(tmp_path / "v.kc")).model(data)] \
+        == expected

@@ -465,12 +465,31 @@ def _box_config(op, nodes) -> dict:
                             f"its get_config() raised {type(e).__name__}: {e}", layer=op.name) from e
         if isinstance(kind, custom.CustomKind) and kind.made_from == "arguments":
             config = {**config, "name": op.name, "trainable": op.trainable}
-        return _plain_numbers(_functions_serialized(config))
+        return _plain_numbers(_functions_serialized(_with_vocabulary(op, config)))
     constants = [ops.node_arguments(op, node)[1] for node in nodes]
     if any(c != constants[0] for c in constants[1:]):
         raise EditError(f"Operation {op.name!r} is called with different constants in its calls, "
                         "which one box cannot hold.", layer=op.name)
     return ops.config_of(op, constants[0] if constants else {})
+
+
+def _with_vocabulary(layer, config: dict) -> dict:
+    """An adapted lookup layer (StringLookup, IntegerLookup, TextVectorization after adapt())
+    keeps its vocabulary in a table its config leaves out (vocabulary=None): the config gets
+    it, so the box's layer, the file and the code look up the same tokens. (TF-IDF weights are
+    not carried: such a layer's config keeps what Keras gave.)"""
+    get = getattr(layer, "get_vocabulary", None)
+    if get is None or config.get("vocabulary") is not None or "vocabulary" not in config or \
+            config.get("output_mode") == "tf_idf":
+        return config
+    try:
+        vocabulary = list(get(include_special_tokens=False))
+    except Exception:  # noqa: BLE001 - a table Keras cannot read back: the config as given
+        return config
+    if not vocabulary:  # never adapted
+        return config
+    return {**config, "vocabulary": [v.decode() if isinstance(v, bytes) else v
+                                     for v in vocabulary]}
 
 
 def _functions_serialized(config: dict) -> dict:
