@@ -244,3 +244,24 @@ def test_an_adapted_lookup_layer_keeps_its_vocabulary(tmp_path):
     g.save(tmp_path / "v.kc")
     assert [np.asarray(t).tolist() for t in ok(kc.Graph.load(tmp_path / "v.kc")).model(data)] \
         == expected
+
+
+def test_a_layer_made_around_another_layer_is_kept_as_the_object():
+    """Keras's saving_lib_test ComplexModel(first_layer=FactorLayer(0.5)): its config holds the
+    layer object itself, which Keras cannot load back either. Trusted, it is kept as it is (its
+    weights, its outputs); code cannot write it (no plain arguments recorded) and says so."""
+    from keras_suite_models import complex_model_without_explicit_deserialization
+
+    before = {*custom.registered(), *custom.trusted()}
+    try:
+        model = complex_model_without_explicit_deserialization()
+        g = ok(kc.Graph.from_model(model, trust_custom=True))
+        held = next(e for e in g.state()["layers"] if e["class_name"].startswith("ComplexModel"))
+        assert held["made_from"] == "object"
+        data = np.random.rand(2, 32).astype("float32")
+        _same(g.model(data), model(data))
+        with pytest.raises(kc.EditError, match="kept as it is.*which code cannot write"):
+            g.to_code()
+    finally:
+        for name in {*custom.registered(), *custom.trusted()} - before:
+            custom.unregister(name)

@@ -402,10 +402,10 @@ def _arguments(spec, inside_another: bool = False) -> dict:
         if made_with is None:
             raise EditError(f"Layer {spec.name!r} is the {kind.cls.__name__} object "
                             f"{kind.source.name!r} kept as it is (its config cannot make it "
-                            "again), and Keras did not record the arguments it was made with "
-                            "(one of them is not a number, string or None), so code cannot "
-                            "write it: give its class a get_config() that returns its "
-                            "__init__'s arguments.", layer=spec.name)
+                            "again, and Keras did not record the arguments it was made with: "
+                            "one of them is not a number, string or None), which code cannot "
+                            "write: give its class a get_config() that returns its __init__'s "
+                            "arguments.", layer=spec.name)
         return {**{k: _object(v) for k, v in made_with.items()}, "name": spec.name}
     if isinstance(kind, custom.CustomKind) and kind.made_from == "arguments":
         accepted = custom.init_arguments(kind.cls)  # as published: its own arguments only

@@ -424,7 +424,9 @@ def _trust_held(layer) -> None:
     import keras
 
     def own(obj) -> bool:  # not Keras's (nor a backend's) code, and not registered yet
-        return (obj.__module__.split(".")[0] not in ("keras", "tensorflow", "jax", "torch",
+        # (the Keras family's packages register their own: keras_hub's gelu_approximate)
+        return (obj.__module__.split(".")[0] not in ("keras", "keras_hub", "keras_nlp",
+                                                      "keras_cv", "tensorflow", "jax", "torch",
                                                       "numpy")
                 and custom.held().get(keras.saving.get_registered_name(obj)) is not obj)
 
