@@ -112,8 +112,10 @@ def _constructed(entry: Any, family: str) -> Any:
     if not (isinstance(entry, dict) and "class_name" in entry):  # (a learning rate schedule
         return entry  # is one: through keras.saving)
     cls = getattr(getattr(keras, family), str(entry.get("class_name")), None)
-    if entry.get("module") == f"keras.{family}" and isinstance(cls, type) \
-            and isinstance(entry.get("config"), dict):
+    # (torch's and TF's optimizers are backend classes of Keras's names: keras.src.backend...)
+    own = entry.get("module") == f"keras.{family}" or str(entry.get("module")).startswith(
+        "keras.src.backend.")
+    if own and isinstance(cls, type) and isinstance(entry.get("config"), dict):
         try:
             default = _short_floats(cls().get_config())
         except TypeError:  # no default constructor
