@@ -94,7 +94,7 @@ def fingerprint(g):
     objects = {n: g.live_layer(n) for n in specs}
     return (
         {n: (s.class_name, dict(s.config), s.calls, list(s.slots.names),
-             [a.as_json() for a in s.call_args]) for n, s in specs.items()},
+             [a.as_json() for a in s.call_args], list(s.inside)) for n, s in specs.items()},
         g.edges, {n: g.positions.get(n) for n in sorted(g.pinned)}, g.output_order,
         g.outputs_only,
         {n: (id(o), [id(x) for x in o._inbound_nodes], [id(x) for x in o._outbound_nodes],

@@ -17,6 +17,10 @@ def values(layer) -> dict:
     return {v.path.split("/")[-1]: keras.ops.convert_to_numpy(v) for v in layer.weights}
 
 
+def entries(g) -> dict:
+    return {entry["name"]: entry for entry in g.state()["layers"]}
+
+
 def drawn() -> kc.Graph:
     g = kc.Graph()
     g.add_input((6,), name="x")
@@ -142,7 +146,7 @@ def test_refusals_name_what_was_wrong_and_change_nothing():
     before, steps = fingerprint(g), steps_kept(g)
     for name, rank, match in [
         ("nope", 2, "no layer named 'nope'"),
-        ("hidden/inner", 2, "not a nested model"),
+        ("hidden/inner", 2, "no layer 'inner' inside"),
         ("hidden", 0, "whole number from 1"),
         ("hidden", -3, "whole number from 1"),
         ("hidden", 2.0, "whole number from 1"),
@@ -208,12 +212,33 @@ def test_a_keras_hub_backbone_drawn_flat_and_as_a_box(tmp_path):
     g.enable_lora("token_embedding", 2)  # a ReversibleEmbedding: an Embedding
     backbone.get_layer("token_embedding").enable_lora(2)
     assert same_counts(g) == keras_counts(backbone)
-    with pytest.raises(kc.EditError, match="TransformerDecoder, which has no enable_lora"):
-        g.enable_lora("transformer_layer_0", 2)
+    # a TransformerDecoder box: its attention's query and value, made in its build (no config
+    # says them), as KerasHub's Backbone.enable_lora targets them; by path, any layer in it
+    assert g.enable_lora("transformer_layer_0", 2) == [
+        "transformer_layer_0/self_attention/query", "transformer_layer_0/self_attention/value"]
+    assert g.enable_lora("transformer_layer_1/feedforward_output_dense", 3) == [
+        "transformer_layer_1/feedforward_output_dense"]
+    decoder = backbone.get_layer("transformer_layer_0")
+    for name in ("query", "value"):
+        next(x for x in decoder._flatten_layers() if x.name == name).enable_lora(2)
+    next(x for x in backbone.get_layer("transformer_layer_1")._flatten_layers()
+         if x.name == "feedforward_output_dense").enable_lora(3)
+    assert same_counts(g) == keras_counts(backbone)
+    assert entries(g)["transformer_layer_0"]["lora_rank"] == 2
+    x = tokens()
+    same_outputs(g.model, backbone, x)
     g.save(tmp_path / "gpt2.kc")
     loaded = ok(kc.Graph.load(tmp_path / "gpt2.kc"))
     assert loaded.keras_layer("token_embedding").lora_rank == 2
     assert same_counts(loaded) == same_counts(g)
+    same_outputs(loaded.model, backbone, x)
+    g.undo()
+    g.undo()
+    assert not any(getattr(v, "lora_enabled", False)
+                   for v in g.keras_layer("transformer_layer_0")._flatten_layers())
+    g.redo()
+    g.redo()
+    assert same_counts(g) == keras_counts(backbone)
 
     # the backbone as one box in a model: LoRA on a layer inside it, by path
     inner = gpt2()
@@ -221,11 +246,104 @@ def test_a_keras_hub_backbone_drawn_flat_and_as_a_box(tmp_path):
     model = keras.Model(inputs, keras.layers.Dense(3, name="head")(inner(inputs)))
     h = ok(kc.Graph.from_model(model, trust_custom=True))
     box = next(n for n, v in h.layers.items() if v["class_name"] == "Functional")
-    with pytest.raises(kc.EditError, match="token_embedding"):  # it says what inside can
-        h.enable_lora(box, 2)
-    h.enable_lora(f"{box}/token_embedding", 2)
+    assert h.enable_lora(box, 2) == [  # the query and value of each decoder inside it
+        f"{box}/transformer_layer_{i}/self_attention/{n}" for i in (0, 1)
+        for n in ("query", "value")]
+    h.enable_lora(f"{box}/token_embedding", 2)  # its config says this one
     inner.get_layer("token_embedding").enable_lora(2)
+    for i in (0, 1):
+        for x in inner.get_layer(f"transformer_layer_{i}")._flatten_layers():
+            if x.name in ("query", "value"):
+                x.enable_lora(2)
     assert same_counts(h) == keras_counts(model)
+    h.save(tmp_path / "boxed.kc")
+    assert same_counts(ok(kc.Graph.load(tmp_path / "boxed.kc"))) == keras_counts(model)
     ok(h)
     h.undo()
     assert not h.keras_layer(box).get_layer("token_embedding").lora_enabled
+    with pytest.raises(kc.EditError, match="query has LoRA already"):
+        h.enable_lora(f"{box}/transformer_layer_0/self_attention/query", 4)
+    with pytest.raises(kc.EditError, match=r"Inside it these can: .*/self_attention/key"):
+        h.enable_lora(f"{box}/transformer_layer_0", 4)  # its targets have it: the others named
+
+
+def tokens() -> dict:
+    rng = np.random.default_rng(0)
+    return {"token_ids": rng.integers(0, 50, size=(2, 6)).astype("int32"),
+            "padding_mask": np.ones((2, 6), "int32")}
+
+
+def same_outputs(model, reference, x) -> None:
+    np.testing.assert_allclose(keras.ops.convert_to_numpy(model(x)),
+                               keras.ops.convert_to_numpy(reference(x)), atol=1e-6)
+
+
+def trained_paths(model) -> list[str]:
+    return sorted(v.path for v in model.trainable_weights)
+
+
+def test_the_whole_drawing_as_backbone_enable_lora_does(tmp_path):
+    """g.enable_lora(None, rank) on a backbone drawn flat = KerasHub's backbone.enable_lora:
+    LoRA on every query and value, everything else frozen; one step; file, code and import
+    agree; a fit trains only LoRA's matrices and the biases of the layers it unfroze."""
+    backbone = gpt2()
+    g = ok(kc.Graph.from_model(backbone, trust_custom=True))
+    before, steps = same_counts(g), steps_kept(g)
+    got = g.enable_lora(None, 2)
+    assert len(got) == 4 and all(p.endswith(("/query", "/value")) for p in got)
+    backbone.enable_lora(2)
+    assert same_counts(g) == keras_counts(backbone)
+    assert trained_paths(g.model) == trained_paths(backbone)
+    assert steps_kept(g) == steps + 1
+    assert entries(g)["token_embedding"]["trainable"] == "no"
+    assert entries(g)["transformer_layer_0"]["trainable"] == "partly"
+    x = tokens()
+    same_outputs(g.model, backbone, x)
+
+    g.save(tmp_path / "lora.kc")  # the file, the code and an import say the same
+    loaded = ok(kc.Graph.load(tmp_path / "lora.kc"))
+    assert trained_paths(loaded.model) == trained_paths(backbone)
+    same_outputs(loaded.model, backbone, x)
+    made = {}
+    exec(g.to_code(), made)  # noqa: S102 - the export runs
+    assert keras_counts(made["model"]) == keras_counts(backbone)
+    imported = ok(kc.Graph.from_model(backbone, trust_custom=True))
+    assert same_counts(imported) == keras_counts(backbone)
+    assert trained_paths(imported.model) == trained_paths(backbone)
+
+    frozen = {v.path: keras.ops.convert_to_numpy(v) for v in g.model.non_trainable_weights}
+    g.model.compile(optimizer=keras.optimizers.SGD(0.1), loss="mse")
+    g.model.fit(x, np.ones((2, 6, 8), "float32"), epochs=2, verbose=0)
+    for v in g.model.non_trainable_weights:
+        np.testing.assert_array_equal(keras.ops.convert_to_numpy(v), frozen[v.path])
+    lora_b = [v for v in g.model.trainable_weights if v.path.endswith("lora_kernel_b")]
+    assert lora_b and all(np.abs(keras.ops.convert_to_numpy(v)).max() > 0 for v in lora_b)
+
+    g.undo()
+    assert same_counts(g) == before
+    with pytest.raises(kc.EditError, match="No layer of the drawing is one KerasHub"):
+        drawn().enable_lora(None, 2)
+
+
+def test_a_bad_inside_entry_in_a_file_is_refused_unread(tmp_path):
+    import json
+    import zipfile
+
+    g = ok(kc.Graph.from_model(gpt2(), trust_custom=True))
+    g.enable_lora("transformer_layer_0", 2)
+    g.save(tmp_path / "good.kc")
+    for entry, match in [(["nope/query", "lora", 2], "no layer 'nope/query' inside"),
+                         (["self_attention/query", "lora", 0], "'inside' entry"),
+                         (["self_attention/query", "trainable", "yes"], "'inside' entry"),
+                         (["", "lora", 2], "'inside' entry"), ("query", "'inside' entry")]:
+        with zipfile.ZipFile(tmp_path / "good.kc") as z:
+            parts = {n: z.read(n) for n in z.namelist()}
+        doc = json.loads(parts["kerascanvas.json"])
+        layer = next(e for e in doc["layers"] if e["name"] == "transformer_layer_0")
+        layer["inside"] = [entry]
+        parts["kerascanvas.json"] = json.dumps(doc).encode()
+        with zipfile.ZipFile(tmp_path / "bad.kc", "w") as z:
+            for n, data in parts.items():
+                z.writestr(n, data)
+        with pytest.raises(kc.EditError, match=match):
+            kc.Graph.load(tmp_path / "bad.kc")

@@ -126,25 +126,33 @@ def test_the_whole_drawing_as_model_quantize_does():
     ok(g)
 
 
-def test_in_a_batch_a_box_by_name_but_not_the_whole_drawing():
+def test_in_a_batch_as_many_boxes_as_wanted_each_with_its_weights():
     g = drawn()
     g.add_layer("Dense", units=2, name="more")
     g.connect("head", "more")
+    kernels = {}  # each box quantized by Keras on its own: what the batch must give
+    for n in ("hidden", "more"):
+        layer = g.keras_layer(n)
+        alone = keras.layers.Dense.from_config(layer.get_config())
+        alone.build(layer.get_build_config()["input_shape"])
+        alone.set_weights(layer.get_weights())
+        alone.quantize("int8")
+        kernels[n] = alone.get_weights()
     with g.batch():
         g.quantize("head", "int8")
     assert entries(g)["head"]["dtype_policy"] == "int8_from_float32"
     ok(g)
-    before = fingerprint(g)
-    with pytest.raises(kc.EditError, match="A batch quantizes one box"), g.batch():
-        g.quantize(None, "int4")  # hidden and a new box
-    with pytest.raises(kc.EditError, match="A batch quantizes one box"), g.batch():
-        g.quantize("hidden", "int4")
-        g.quantize("more", "int4")
-    assert fingerprint(g) == before
-    with g.batch():  # nothing left waiting by the abandoned batches
-        g.quantize("hidden", "int4")
-    assert entries(g)["hidden"]["dtype_policy"].startswith("int4")
+    with g.batch():  # each copy holds its box's weights: the rebuild calls them all
+        g.quantize("hidden", "int8")
+        g.quantize("more", "int8")
+    for n, weights in kernels.items():
+        layer = g.keras_layer(n)
+        assert layer.quantization_mode == "int8"
+        for got, want in zip(layer.get_weights(), weights, strict=True):
+            np.testing.assert_array_equal(got, want)
     ok(g)
+    g.undo()
+    assert all(g.keras_layer(n).quantization_mode is None for n in kernels)
 
 
 def test_only_the_boxes_not_yet_quantized_are_taken():

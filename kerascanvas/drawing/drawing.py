@@ -66,6 +66,9 @@ class LayerSpec:
     calls: int = 1
     call_args: tuple = ()  # per call: calls.CallArgs (settings, how tensors are passed); the
     # default where the tuple is shorter
+    inside: tuple = ()  # (path, "lora" | "trainable", rank | flag) done, in this order, to layers
+    # made in this one's build, which no config can say (network/inside.py): redone each time its
+    # layer is made
 
     @property
     def is_input(self) -> bool:

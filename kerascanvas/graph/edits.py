@@ -71,12 +71,14 @@ class Edits:
         return self.history.edit(change)
 
     def add_layer_from_config(self, serialized: Mapping[str, Any], as_given: bool = False,
-                              keywords: Iterable[str] = (), call_args: Iterable = ()) -> str:
+                              keywords: Iterable[str] = (), call_args: Iterable = (),
+                              inside: Iterable = ()) -> str:
         """Add a layer from Keras's serialized form, {"class_name": ..., "config": {...}} (as in a
         model's get_config()["layers"]); the config's name is the box's name. Used by import.
         as_given: the config is a live layer's own get_config() (import): kept, not redone.
         keywords: tensor keyword arguments its calls take as named slots (padding_mask, ...);
-        call_args: per call, its calls.CallArgs (settings, how many slots go by position)."""
+        call_args: per call, its calls.CallArgs (settings, how many slots go by position);
+        inside: what was done to layers made in its build (LayerSpec.inside), redone when built."""
         if not isinstance(serialized, Mapping) or not isinstance(serialized.get("config"), Mapping):
             raise EditError(f"Expected {{'class_name': ..., 'config': {{...}}}}, got {serialized!r:.200}.")
         class_name, config = serialized.get("class_name"), dict(serialized["config"])
@@ -88,6 +90,7 @@ class Edits:
             layer = _made(lambda **c: kind.create(c), name, class_name, config)
             spec = self._spec(kind, name, config if as_given else kinds.config_of(kind, layer, config),
                               keywords=tuple(keywords), call_args=call_model.trimmed(call_args))
+            spec = replace(spec, inside=tuple(inside))
             self.network.prepare(name, spec.config, layer)
             d.add(spec)
             return name

@@ -118,14 +118,17 @@ class Graph:
         step; returns their names."""
         return trainable_edits.freeze_before(self, self._history, self._net, name)
 
-    def enable_lora(self, name: str, rank: int) -> None:
-        """`layer.enable_lora(rank)` on a box or a layer inside a nested model by path
-        ("outer/inner"): a Dense, EinsumDense or Embedding, as Keras does it (its kernel stops
-        training; two small matrices of that rank train). Its config says `lora_rank`, so files
-        and code keep it; one undo step (undo puts the layer without LoRA back)."""
+    def enable_lora(self, name: str | None, rank: int) -> list[str]:
+        """`layer.enable_lora(rank)` on a box or a layer inside it by path ("outer/inner",
+        "transformer_layer_0/self_attention/query"): a Dense, EinsumDense or Embedding, as Keras
+        does it (its kernel stops training; two small matrices of that rank train). A box that
+        is none of those (a KerasHub TransformerDecoder, a backbone) gets LoRA on the layers in
+        it that KerasHub's Backbone.enable_lora targets (query and value); name None: those of
+        the whole drawing. Files and code keep it; one undo step (undo puts the layers without
+        LoRA back). Returns the paths that got LoRA."""
         from . import lora  # (graph/lora.py)
 
-        lora.enable_lora(self, self._history, self._net, name, rank)
+        return lora.enable_lora(self, self._history, self._net, name, rank)
 
     def quantize(self, name: str | None, mode: str) -> list[str]:
         """`layer.quantize(mode)` ("int8", "float8", "int4") on box `name`, or with name None on

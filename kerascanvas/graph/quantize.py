@@ -6,8 +6,8 @@ EinsumDense "float8" too): the kernel is replaced by a quantized one and the lay
 becomes a quantized one ("int8_from_float32"), which its config says, so files and an import keep
 it. Keras cannot undo it, so, as LoRA does (graph/lora.py), the box's live layer is replaced in
 one undo step by a layer made from its quantized config holding the weights of a quantized copy
-(made from its config with its weights); undo puts the old layer object back untouched. A pending box holds no weights to quantize: Keras refuses an unbuilt
-layer, and so does this.
+(made from its config with its weights); undo puts the old layer object back untouched. A pending
+box holds no weights to quantize: Keras refuses an unbuilt layer, and so does this.
 """
 
 from __future__ import annotations
@@ -40,11 +40,6 @@ def quantize(g: Any, history: History, network: Network, name: str | None, mode:
     copies = {n: _quantized_copy(history.editing.spec(n), network.objects[n], mode)
               for n in names}
 
-    if history.in_batch and (len(copies) > 1 or _built_layer_waits(history, network)):
-        # the batch's one rebuild calls one prepared built layer (network.prepare)
-        raise EditError("A batch quantizes one box (or enables LoRA on one): quantize the "
-                        "others, or the whole drawing, after the batch.")
-
     def change(d) -> None:
         for n, copy in copies.items():
             spec_now = d.spec(n)
@@ -53,15 +48,6 @@ def quantize(g: Any, history: History, network: Network, name: str | None, mode:
             d.replace_spec(replace(spec_now, config=config))
 
     history.edit(change)
-    if history.in_batch:  # one box, prepared: the batch's rebuild calls its copy
-        return names
-    for n, copy in copies.items():
-        # The rebuild calls one prepared built layer (network.prepare); the others it made
-        # again from their quantized configs, holding Keras's initial values: they take the
-        # copy's. Undo puts the old objects back; redo these, with these weights.
-        made = network.objects.get(n)
-        if made is not copy and made is not None:
-            _take_weights(made, copy)
     return names
 
 
@@ -85,23 +71,6 @@ def _check_takes(g: Any, history: History, network: Network, name: Any, mode: st
                "Keras quantizes Dense, EinsumDense and Embedding layers")
         raise EditError(f"{name} is a {type(live).__name__}, which cannot be quantized to "
                         f"{mode}: {why}.", layer=name)
-
-
-def _built_layer_waits(history: History, network: Network) -> bool:
-    """Whether a built layer (LoRA's or quantization's copy) waits for the batch's rebuild
-    (one prepared for the box's config now, not one left by a batch that was abandoned)."""
-    d = history.editing
-    return any(getattr(layer, "built", False) and getattr(layer, "weights", None)
-               and n in d.layers and d.spec(n).config is config
-               for n, (config, layer) in network.prepared.items())
-
-
-def _take_weights(layer: Any, source: Any) -> None:
-    """`source`'s values in `layer`'s variables of the same names (Keras orders a quantized
-    layer's variables by how it was made: quantized after building, or built quantized)."""
-    values = {v.path.split("/")[-1]: v for v in source.weights}
-    for v in layer.weights:
-        v.assign(values[v.path.split("/")[-1]])
 
 
 def _quantized_copy(spec: Any, live: Any, mode: str) -> Any:

@@ -83,11 +83,10 @@ class Reads:
         seen: set[int] = set()
         counts = {"trainable": 0, "non_trainable": 0}
         for layer in self.network.objects.values():
-            for kind in counts:
-                for v in getattr(layer, f"{kind}_weights", ()):  # (an operation has none)
-                    if id(v) not in seen:
-                        seen.add(id(v))
-                        counts[kind] += math.prod(v.shape)
+            for v in getattr(layer, "weights", ()):  # (an operation has none)
+                if id(v) not in seen:  # by its own flag, as a model counts (flags.py)
+                    seen.add(id(v))
+                    counts["trainable" if v.trainable else "non_trainable"] += math.prod(v.shape)
         return {"total": counts["trainable"] + counts["non_trainable"], **counts}
 
     def call_record(self, name: str, call: int):

@@ -554,6 +554,10 @@ def _done_after(g, names) -> list[str]:
             continue
         layer = g.keras_layer(name)
         lines += _flag_lines(layer, names[name], True, {})
+        for path, what, value in spec.inside:  # layers made in its build (LayerSpec.inside)
+            target = f"sublayer({names[name]}, {_string(path)})"
+            lines += [f"{target}.enable_lora({value})" if what == "lora" else
+                      f"{target}.trainable = {value}"]
         for inner, path in _inside(layer, names[name]):
             lines += _lora_lines(inner, path, *_lora_of(inner, spec.config if inner is layer
                                                        else {}))
@@ -561,7 +565,24 @@ def _done_after(g, names) -> list[str]:
                 getattr(getattr(inner, "dtype_policy", None), "quantization_mode", None)
             if mode and not isinstance(inner, keras.Model):  # after LoRA, as it was done
                 lines += [f"{path}.quantize({_string(mode)})"]
+    if any(spec.inside for spec in g.specs.values()):
+        lines = SUBLAYER + lines
     return [""] + lines if lines else []
+
+
+# How code reaches a layer made in another's build (a TransformerDecoder's attention's query):
+# no public Keras API walks into a layer; this is the walk KerasHub's Backbone.enable_lora uses.
+SUBLAYER = [
+    "",
+    "def sublayer(layer, path):",
+    '    """The layer at `path` ("self_attention/query") inside `layer`."""',
+    '    for name in path.split("/"):',
+    "        inside = layer._flatten_layers(include_self=False, recursive=False)",
+    "        layer = next(x for x in inside if x.name == name)",
+    "    return layer",
+    "",
+    "",
+]
 
 
 def _quantized_mode(dtype) -> str | None:

@@ -25,6 +25,7 @@ from ..errors import EditError
 from ..geometry.repeats import repeated_blocks
 from ..kinds import calls, catalog, custom, kinds, nested, ops
 from ..kinds.layerkind import settle
+from ..network import inside
 
 Triple = tuple[str, int, int]
 
@@ -131,7 +132,8 @@ def from_model(model, graph_class, trust_custom: bool = False):
               for layer in w.inputs]
     layers += [{"name": op.name, "class_name": class_name(op), "config": w.configs[op.name],
                 "calls": len(w.calls[op.name]), "keywords": list(w.keywords[op.name]),
-                "call_args": [a.as_json() for a in calls.trimmed(w.call_args[op.name])]}
+                "call_args": [a.as_json() for a in calls.trimmed(w.call_args[op.name])],
+                "inside": [list(e) for e in inside.outside_config(op)]}
                for op in w.layers]
     edges = [[list(src), [op.name, k, slot]] for op in w.layers
              for k, (sources, slots) in enumerate(zip(w.calls[op.name], w.targets[op.name]))

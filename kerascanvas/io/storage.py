@@ -45,6 +45,7 @@ import numpy as np
 from .. import limits
 from ..errors import EditError
 from ..insights import insights
+from ..network import inside
 
 FORMAT = "kerascanvas"
 VERSION = 1
@@ -66,7 +67,8 @@ def save(g, path) -> None:
         for j, w in enumerate(weights):
             arrays[f"l{i}_{j}"] = w
         layers.append({"name": name, "class_name": spec.class_name, "config": spec.config,
-                       "calls": spec.calls, "weights": len(weights), **call_entry(spec)})
+                       "calls": spec.calls, "weights": len(weights), **call_entry(spec),
+                       **({"inside": [list(e) for e in spec.inside]} if spec.inside else {})})
     document = {"format": FORMAT, "version": VERSION, "name": g.name, "layers": layers,
                 "edges": [[list(src), list(dst)] for src, dst in g.edges],
                 "pinned": {n: list(g.positions[n]) for n in g.pinned},
@@ -357,7 +359,8 @@ def replay(g, doc, as_given: bool = False) -> None:
                             batch_size=shape[0], optional=config.get("optional", False))
             else:
                 g.add_layer_from_config({"class_name": layer["class_name"], "config": config},
-                                        as_given=as_given, **call_model(layer))
+                                        as_given=as_given, inside=inside_of(layer),
+                                        **call_model(layer))
         for layer in doc["layers"]:  # every call first: edges may come from any of them
             for _ in range(layer["calls"] - 1):
                 g.add_call(layer["name"])
@@ -408,6 +411,24 @@ def call_model(layer: dict) -> dict:
                         f"{call_args!r:.80}.")
     return {"keywords": tuple(keywords),
             "call_args": tuple(calls.CallArgs.from_json(a, where) for a in call_args)}
+
+
+def inside_of(layer: dict) -> tuple:
+    """A layer entry's optional "inside": [[path, "lora", rank] or [path, "trainable", flag],
+    ...], what was done to layers made in its build (LayerSpec.inside), checked."""
+    done = layer.get("inside", [])
+    where = f"Layer {layer['name']!r:.80}"
+    if not isinstance(done, list) or len(done) > MAX_WEIGHTS:
+        raise EditError(f"{where}: 'inside' must be a list, got {done!r:.80}.")
+    for e in done:
+        ok = (isinstance(e, list) and len(e) == 3 and isinstance(e[0], str)
+              and 0 < len(e[0]) <= 1000 and "" not in e[0].split("/")
+              and ((e[1] == "trainable" and isinstance(e[2], bool))
+                   or (e[1] == "lora" and type(e[2]) is int and 1 <= e[2] <= inside.MAX_RANK)))
+        if not ok:
+            raise EditError(f"{where}: an 'inside' entry is [path, \"lora\", rank] or [path, "
+                            f"\"trainable\", true/false], got {e!r:.80}.")
+    return tuple(tuple(e) for e in done)
 
 
 def _listed(doc: dict, key: str, names: set) -> list[str]:

@@ -291,13 +291,13 @@ def _lora_rank(spec, layer) -> int | None:
 
 
 def _lora_ready(spec, layer) -> bool:
-    if spec.is_input or spec.class_name in MODELS:  # a model: LoRA by an inner layer's path
+    """Whether the box's layer takes LoRA now, or holds layers a KerasHub backbone gives LoRA
+    (a TransformerDecoder's query and value): its menu's "LoRA..." (graph/lora.py)."""
+    if spec.is_input or layer is None or not hasattr(layer, "trainable"):
         return False
-    if layer is None or not hasattr(layer, "trainable"):
-        return False
-    from ..network.flags import takes_lora
+    from ..network.inside import takes_lora, targets
 
-    return takes_lora(layer)
+    return takes_lora(layer) or bool(targets(layer))
 
 
 def _dtype_policy(spec, layer) -> str | None:
@@ -328,7 +328,9 @@ def _trainable_params(layer) -> int | None:
         return None
     seen: set[int] = set()
     total = 0
-    for v in layer.trainable_weights:
+    from ..network.flags import training_weights
+
+    for v in training_weights(layer):
         if id(v) not in seen:
             seen.add(id(v))
             total += math.prod(v.shape)

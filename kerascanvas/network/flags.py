@@ -35,39 +35,22 @@ def sublayers(layer: Any) -> list:
 def trainable_state(layer: Any) -> str:
     """"yes", "no" or "partly": whether the weights of a layer (a nested model: of the layers in
     it) train."""
-    if not getattr(layer, "trainable", True):
+    weights = getattr(layer, "weights", None) or []
+    if not getattr(layer, "trainable", True) and not training_weights(layer):
         return "no"
     flags = [bool(x.trainable) for x in sublayers(layer) if hasattr(x, "trainable")]
     if all(flags):
         return "yes"
-    if getattr(layer, "weights", None) and not layer.trainable_weights:
+    if weights and not training_weights(layer):
         return "no"
     return "partly"
 
 
-def inner_layer(layer: Any, path: list[str]) -> Any:
-    """The layer at `path` (names, one per depth) inside a nested model; `layer` itself for []."""
-    for part in path:
-        layer = {getattr(x, "name", None): x for x in getattr(layer, "layers", ())}[part]
-    return layer
-
-
-def takes_lora(layer: Any) -> bool:
-    """Whether Keras can enable LoRA on this layer now (Dense, EinsumDense, Embedding: built or
-    not, without it yet and without a kernel constraint)."""
-    return (callable(getattr(layer, "enable_lora", None)) and hasattr(layer, "lora_enabled")
-            and not layer.lora_enabled and getattr(layer, "kernel_constraint", None) is None)
-
-
-def lora_targets(layer: Any) -> list[str]:
-    """Paths ("inner", "inner/deeper") of the layers inside a nested model that can take LoRA."""
-    found = []
-    for x in getattr(layer, "layers", None) or ():
-        name = getattr(x, "name", "")
-        if takes_lora(x):
-            found.append(name)
-        found += [f"{name}/{p}" for p in lora_targets(x)]
-    return found
+def training_weights(layer: Any) -> list:
+    """The variables of `layer` that train in a model holding it. A model counts a variable by
+    its own flag: freezing a layer sets its variables' flags, and KerasHub's
+    Backbone.enable_lora unfreezes query and value inside layers it froze."""
+    return [v for v in getattr(layer, "weights", None) or () if v.trainable]
 
 
 def lora_rank(layer: Any) -> int | None:

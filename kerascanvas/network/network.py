@@ -21,7 +21,9 @@ from .. import limits
 from ..drawing.drawing import CallKey, Drawing, LayerSpec
 from ..errors import EditError
 from ..kinds import calls, custom, kinds, nested
+from . import inside
 from .detached import array_refs, held_values, same_arrays
+from .weights import SavedWeights, inherit_weights
 
 _MISSING = object()
 KerasTensor = keras.KerasTensor  # a call's one output: no tree to flatten
@@ -198,9 +200,8 @@ class Network:
         self.records: dict[CallKey, CallRecord] = {}
         self.status: dict[CallKey, str | None] = {}  # None: built; else why the call is pending
         self.created = 0  # layers made from config so far (tests use it to check reuse)
-        self.prepared: dict[str, tuple[Mapping, Any]] = {}  # name -> (config, unbuilt layer made
-        # while checking that config), used once instead of making the layer a second time
-        self.prepared_built: Any = None  # the one prepared layer built with its weights
+        self.prepared: dict[str, tuple[Mapping, Any, bool]] = {}  # name -> (config, layer made
+        # while checking that config, built with its weights?), used once instead of making it again
         self.parked: dict[str, SavedWeights] = {}  # pending boxes' weights from a loaded file
         self.param_counts: dict[str, int] = {}  # name -> scalars in its live layer's variables
         self.params_total = 0  # their sum, kept as layers come and go (limits.TOTAL_PARAMS)
@@ -210,9 +211,8 @@ class Network:
     def prepare(self, name: str, config: Mapping, layer: Any, built: bool = False) -> None:
         """A layer made from `config` while checking it: the network calls it instead of making
         the layer a second time (once: a later config makes its own). built: it is built and
-        holds its weights (the live layer's copy with LoRA on, graph/lora.py)."""
-        self.prepared[name] = (config, layer)
-        self.prepared_built = layer if built else self.prepared_built
+        holds its weights (the live layer's copy with LoRA on or quantized, graph/lora.py)."""
+        self.prepared[name] = (config, layer, built)
 
     def park(self, name: str, arrays: list) -> None:
         """A file's weights for a pending box: its first call's layer takes them if they fit."""
@@ -332,7 +332,7 @@ class Network:
                 and all(a is b for a, b in zip(record.inputs, inputs))):
             return  # nothing upstream of this call changed
         shapes = tuple([(tuple(t.shape), t.dtype) for t in inputs])
-        previous = None
+        previous, made = None, False
         if name not in redone:
             reuse = (same_layer and getattr(layer, "built", True) and not spec.is_input
                      and (k > 0 or (record is not None and record.shapes == shapes)))
@@ -344,7 +344,7 @@ class Network:
                                                              or self.parked.get(name))
                 if name in self.parked:  # its first call takes them (or they do not fit)
                     journal.delitem(self.parked, name)
-                layer = self._create(spec)
+                layer, made = self._create(spec), True
                 self._drop(name, journal)
                 journal.setitem(self.objects, name, layer)
                 journal.setitem(self.made_from, name, spec.config)
@@ -353,20 +353,22 @@ class Network:
             outputs = tuple(layer._inbound_nodes[0].output_tensors)
         else:
             outputs = self._call(layer, spec, k, inputs, journal, how)
+            if made:
+                inside.made(layer, spec.inside)  # before weights flow in: LoRA's too
             if previous is not None and k == 0:
-                _inherit_weights(previous, layer)
+                inherit_weights(previous, layer)
         if self.param_counts.get(name) is None:  # made now: its variables exist once called
             self._count(name, limits.params_of(layer), journal)
         journal.setitem(self.records, (name, k), CallRecord(inputs, outputs, shapes, how))
 
     def _create(self, spec: LayerSpec) -> keras.layers.Layer:
         self.created += 1
-        config, layer = self.prepared.pop(spec.name, (None, None))
+        config, layer, built = self.prepared.pop(spec.name, (None, None, False))
         # A fresh layer is unbuilt (or built without weights: ReLU); a fresh model is built by
         # its constructor, but never called.
         if (config is spec.config and not layer._inbound_nodes
                 and (not getattr(layer, "built", False) or isinstance(layer, keras.Model)
-                     or not layer.weights or layer is self.prepared_built)):
+                     or not layer.weights or built)):
             return layer
         try:
             if spec.is_input:
@@ -470,30 +472,3 @@ def _waits(triples: list, status: Mapping) -> str | None:
         if status[s[:2]] is not None:
             return f"it waits for {s[0]} call {s[1]}, which is pending"
     return None
-
-
-class SavedWeights:
-    """The weights a saved file holds for a box that is still pending: the layer its first call
-    makes takes them when their shapes fit, as a renamed layer's successor does."""
-
-    built = True
-
-    def __init__(self, arrays: list):
-        self.arrays = list(arrays)
-
-    def get_weights(self) -> list:
-        return list(self.arrays)
-
-
-def _inherit_weights(previous, layer) -> None:
-    """Keep trained weights across a rename or a config change that leaves their shapes alone."""
-    if not getattr(previous, "built", False):
-        return
-    if not hasattr(layer, "get_weights"):  # a keras.ops operation has none
-        return
-    old, new = previous.get_weights(), layer.get_weights()
-    if old and len(old) == len(new) and all(a.shape == b.shape for a, b in zip(old, new)):
-        layer.set_weights(old)
-        from ..kinds.layerkind import settle
-
-        settle(layer)  # an adapted Normalization

@@ -81,3 +81,37 @@ def test_lora_from_the_box_menu_with_a_rank(lab, page):
     page.wait_for_function("() => document.querySelector('.kc-status').textContent"
                            ".includes('512 non-trainable')", timeout=30_000)
     screenshot(page, "lora-on")
+
+
+GPT2 = canvas_cell("""\
+import keras_hub
+backbone = keras_hub.models.GPT2Backbone(num_heads=2, max_sequence_length=12, vocabulary_size=50,
+                                         num_layers=2, hidden_dim=8, intermediate_dim=16)
+g = kc.Graph.from_model(backbone, trust_custom=True)""", head="import keras, kerascanvas as kc")
+
+
+def test_lora_on_a_keras_hub_decoder_block_from_its_menu(lab, page):
+    """A KerasHub GPT-2 drawn flat: "LoRA…" on a TransformerDecoder box gives its attention's
+    query and value LoRA, as KerasHub's Backbone.enable_lora targets them."""
+    pytest.importorskip("keras_hub")
+    kernel = open_canvas(page, lab, "lora-hub.ipynb", GPT2, "transformer_layer_0", timeout=120_000)
+    box(page, "transformer_layer_0").click(button="right")
+    page.locator(".kc-menu.kc-show .kc-menu-item", has_text="LoRA…").click()
+    field = page.locator(".kc-lora-form input")
+    field.fill("4")
+    field.press("Enter")
+    page.wait_for_function("() => (document.querySelector('.kc-svg [data-name=\"transformer_layer_0\"]')"
+                           ".getAttribute('aria-label') || '').includes('LoRA r=4')", timeout=30_000)
+    ranks = kernel.value("sorted((x.name, x.lora_rank) for x in g.keras_layer('transformer_layer_0')"
+                         "._flatten_layers() if getattr(x, 'lora_enabled', False))")
+    assert ranks == [["query", 4], ["value", 4]]
+    assert kernel.value("g.specs['transformer_layer_0'].inside") == [
+        ["self_attention/query", "lora", 4], ["self_attention/value", "lora", 4]]
+    counts = kernel.value("g.param_counts()")
+    page.wait_for_function("(n) => document.querySelector('.kc-status').textContent"
+                           ".includes(n + ' non-trainable')", arg=str(counts["non_trainable"]),
+                           timeout=30_000)
+    assert kernel.value("len(g.keras_layer('transformer_layer_1')._flatten_layers()) and not any("
+                        "getattr(x, 'lora_enabled', False) for x in "
+                        "g.keras_layer('transformer_layer_1')._flatten_layers())") is True
+    screenshot(page, "lora-keras-hub-block")
