@@ -21,6 +21,7 @@ from weakref import WeakKeyDictionary
 from ..geometry import folds
 from ..geometry.layout import Placer, rows
 from ..geometry.repeats import repeated_blocks
+from ..network.inside import takes_lora, targets
 
 BOX = (150.0, 36.0)  # an inner box
 FOLDED = (190.0, 50.0)  # an inner folded run's box, its stacked cards included
@@ -33,7 +34,7 @@ _views: WeakKeyDictionary = WeakKeyDictionary()
 
 
 def inner_view(model) -> dict | None:
-    """{"layers": [{name, class_name, x, y, w, h, nested, output, shape, hidden, fold}],
+    """{"layers": [{name, class_name, x, y, w, h, nested, output, shape, hidden, lora, fold}],
     "edges": [[src, dst], ...], "width", "height", "runs": [{head, members, offsets, grow}],
     "links": [[src, dst], ...]}: the boxes
     and edges of `model`'s own graph, inside the outer box, its runs folded. None while the
@@ -64,6 +65,9 @@ class _Inside:
         self.classes.update((op.name, class_name(op)) for op in w.layers)
         self.outputs = {t[0] for t in w.outputs}
         self.shapes = {op.name: _first_shape(op) for op in [*w.inputs, *w.layers]}
+        # what its menu's "LoRA..." may offer (graph/lora.py): a layer that takes it, or one
+        # holding the query and value a KerasHub backbone gives it
+        self.lora = {op.name for op in w.layers if takes_lora(op) or targets(op)}
         specs = {layer.name: {"class_name": "InputLayer", "config": {"name": layer.name}}
                  for layer in w.inputs}
         specs.update((op.name, {"class_name": self.classes[op.name],
@@ -117,7 +121,7 @@ def _view(inside: _Inside, folded: set[str]) -> dict:
         return {"name": n, "class_name": inside.classes[n], "x": place[n][0], "y": place[n][1],
                 "w": w, "h": h, "nested": inside.classes[n] in ("Functional", "Sequential"),
                 "output": n in inside.outputs, "shape": inside.shapes.get(n),
-                "hidden": hidden.get(n),
+                "hidden": hidden.get(n), "lora": n in inside.lora,
                 "fold": None if run is None else {**folds.info(run), "stack": STACK}}
 
     # the layers a fold hides first: a picture that draws every box in order covers them

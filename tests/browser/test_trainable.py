@@ -3,6 +3,8 @@
 trainable and non-trainable counts, the box looks frozen and says so to a screen reader, and the
 kernel holds the flags. Screenshots in test-artifacts/trainable-*.png."""
 
+import time
+
 import pytest
 
 from .conftest import box, canvas_cell, open_canvas, screenshot
@@ -115,3 +117,46 @@ def test_lora_on_a_keras_hub_decoder_block_from_its_menu(lab, page):
                         "getattr(x, 'lora_enabled', False) for x in "
                         "g.keras_layer('transformer_layer_1')._flatten_layers())") is True
     screenshot(page, "lora-keras-hub-block")
+
+
+BOXED_GPT2 = canvas_cell("""\
+import keras_hub
+backbone = keras_hub.models.GPT2Backbone(num_heads=2, max_sequence_length=12, vocabulary_size=50,
+                                         num_layers=2, hidden_dim=8, intermediate_dim=16, name="gpt2")
+inputs = {k: keras.Input((None,), dtype="int32", name=k) for k in ("token_ids", "padding_mask")}
+model = keras.Model(inputs, keras.layers.Dense(3, name="head")(backbone(inputs)))
+g = kc.Graph.from_model(model, trust_custom=True)""", head="import keras, kerascanvas as kc")
+
+
+def test_lora_on_a_layer_inside_an_expanded_backbone_from_its_menu(lab, page):
+    """The backbone as one box, expanded: an inner TransformerDecoder's menu offers "LoRA…"
+    (the kernel says it takes it), an inner LayerNormalization's does not."""
+    pytest.importorskip("keras_hub")
+    kernel = open_canvas(page, lab, "lora-inner.ipynb", BOXED_GPT2, "gpt2", timeout=120_000)
+    page.locator('.kc-svg [data-toggle="gpt2"]').click()
+    norm = page.locator('.kc-svg [data-inner-path="gpt2/layer_norm"]')
+    norm.wait_for(timeout=30_000)
+    page.wait_for_timeout(900)  # the camera glides to the inside
+    norm.click(button="right")
+    menu = page.locator(".kc-menu.kc-show")
+    menu.wait_for(timeout=10_000)
+    assert "Freeze (trainable = False)" in menu.text_content()
+    assert "LoRA" not in menu.text_content()
+    page.keyboard.press("Escape")
+    page.locator('.kc-svg [data-inner-path="gpt2/transformer_layer_1"]').click(button="right")
+    page.locator(".kc-menu.kc-show .kc-menu-item", has_text="LoRA…").click()
+    field = page.locator(".kc-lora-form input")
+    field.fill("2")
+    field.press("Enter")
+    deadline = time.monotonic() + 30
+    query = ("sorted((x.name, x.lora_rank) for x in g.keras_layer('gpt2')"
+             ".get_layer('transformer_layer_1')._flatten_layers() if getattr(x, 'lora_enabled', False))")
+    while kernel.value(query) != [["query", 2], ["value", 2]]:
+        assert time.monotonic() < deadline, page.locator(".kc-toast").all_text_contents()
+        time.sleep(0.3)
+    assert kernel.value("g.specs['gpt2'].inside") == [
+        ["transformer_layer_1/self_attention/query", "lora", 2],
+        ["transformer_layer_1/self_attention/value", "lora", 2]]
+    page.wait_for_function("() => (document.querySelector('.kc-svg [data-name=\"gpt2\"]')"
+                           ".getAttribute('aria-label') || '').includes('LoRA r=2')", timeout=30_000)
+    screenshot(page, "lora-inner-block")

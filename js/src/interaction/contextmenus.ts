@@ -157,7 +157,7 @@ export class CanvasMenus {
 
   /** An inner layer's menu (a layer inside an expanded nested model, "outer/inner"): unfold the
    * folded run it stands for, or fold again the run it is part of; freeze or unfreeze it by its
-   * path; Delete is refused with the
+   * path, "LoRA…" where it takes LoRA; Delete is refused with the
    * reason (the inside is read-only) and changes nothing. */
   openInner(path: string, at: Point): void {
     const { host } = this;
@@ -172,6 +172,7 @@ export class CanvasMenus {
     else if (head !== null && host.ui.state.innerOpen.has(innerPath(parts[0], head))) entries.push({ label: "Fold repeated blocks into one box", action: "fold" });
     if (!b?.fold) { // a layer inside freezes by its path (one undo step); a folded run's box stands for several
       entries.push({ label: "Freeze (trainable = False)", action: "freeze" }, { label: "Unfreeze (trainable = True)", action: "unfreeze" });
+      if (b?.lora) entries.push({ label: LORA_LABEL, action: "lora" }); // the kernel says it takes LoRA
     }
     entries.push({ label: "Delete", action: "delete" });
     const anchor = innerAnchor(host.placed(), path);
@@ -180,6 +181,7 @@ export class CanvasMenus {
       fold: () => host.toggleInner?.(path),
       freeze: () => host.edits.act("set_trainable", { name: path, trainable: false }, anchor),
       unfreeze: () => host.edits.act("set_trainable", { name: path, trainable: true }, anchor),
+      lora: () => this.openLoraForm(path, at, anchor ?? at),
       delete: () => host.showError?.(innerRefusal(path), anchor),
     }, () => host.focusCanvas());
   }

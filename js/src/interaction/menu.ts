@@ -26,7 +26,7 @@ export function visibleArea(stage: { left: number; top: number; width: number; h
 
 export type MenuAction =
   | "call-again" | "remove-call" | "toggle" | "fold" | "unfold" | "rename" | "copy" | "delete"  // a box
-  | "delete-bridged" | "freeze" | "unfreeze" | "freeze-before"
+  | "delete-bridged" | "freeze" | "unfreeze" | "freeze-before" | "lora"
   | "delete-edge" | "insert-into-edge" | "show-tensor"                                         // an edge
   | "add-here" | "paste" | "fit" | "find" | "fold-all" | "unfold-all";                         // empty space
 

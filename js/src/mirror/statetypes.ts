@@ -7,7 +7,7 @@ export type SlotKind = "single" | "list" | "args" | "none";
 export type MadeFrom = "config" | "arguments";
 export interface Slots { kind: SlotKind; names: string[]; min: number; max: number | null; }
 export interface Call { index: number; built: boolean; output_shapes: ((number | null)[])[] | null; missing: string | null; settings: Record<string, unknown>; }
-export interface InnerBox { name: string; class_name: string; x: number; y: number; w: number; h: number; nested: boolean; output: boolean; shape: (number | null)[] | null; hidden?: string | null; fold?: FoldInfo | null; }
+export interface InnerBox { name: string; class_name: string; x: number; y: number; w: number; h: number; nested: boolean; output: boolean; shape: (number | null)[] | null; hidden?: string | null; lora?: boolean; fold?: FoldInfo | null; }
 export type Link = [src: string, dst: string];
 export interface InnerView { layers: InnerBox[]; edges: Link[]; width: number; height: number; runs?: InnerRun[]; links?: Link[]; }
 export interface InnerRun { head: string; members: string[]; offsets: Offset[]; grow: number; }
