@@ -5,6 +5,8 @@ shown in the state; the intent; refusals change nothing. Backend-neutral."""
 
 from __future__ import annotations
 
+import math
+
 import keras
 import numpy as np
 import pytest
@@ -267,3 +269,22 @@ def test_an_embedding_takes_int8_but_not_float8():
     g.quantize("emb", "int8")
     assert entries(g)["emb"]["dtype_policy"] == "int8_from_float32"
     ok(g)
+
+
+def test_memory_follows_as_keras_summary_counts_it():
+    """g.weight_bytes() and the state's model summary say the memory Keras's model.summary
+    says; quantizing to int8 shrinks a kernel to a quarter, undo brings it back."""
+    from keras.src.utils.summary_utils import weight_memory_size
+
+    g = drawn()
+    before = g.weight_bytes()
+    assert before == weight_memory_size(g.model.weights) == 4 * g.param_counts()["total"]
+    assert g.state()["model"]["weight_bytes"] == before
+    g.quantize("hidden", "int8")
+    after = g.weight_bytes()
+    assert after == weight_memory_size(g.model.weights) < before
+    layer = g.keras_layer("hidden")  # an int8 kernel (1 byte, was 4) and float32 scales added
+    assert before - after == 3 * math.prod(layer._kernel.shape) - 4 * math.prod(layer.kernel_scale.shape)
+    assert g.state()["model"]["weight_bytes"] == after
+    g.undo()
+    assert g.weight_bytes() == before

@@ -7,11 +7,11 @@ import written from "./fixtures/boxes.json";
 const BOXES = written as unknown as Record<string, { w: number; h: number; ports: LayerState["ports"]; stack: number | null }>;
 
 /** A layer without the kernel's geometry (what a test writes by hand). */
-export type Drawn = Omit<LayerState, "w" | "h" | "ports" | "run" | "fold" | "calls" | "made_from" | "trainable" | "trainable_params" | "lora_rank" | "lora_ready" | "dtype_policy" | "quantize_ready"> & {
+export type Drawn = Omit<LayerState, "w" | "h" | "ports" | "run" | "fold" | "calls" | "made_from" | "trainable" | "trainable_params" | "lora_rank" | "lora_ready" | "dtype_policy" | "quantize_ready" | "weight_bytes"> & {
   calls: (Omit<Call, "settings"> & { settings?: Call["settings"] })[];
   made_from?: LayerState["made_from"]; run?: string | null; fold?: Omit<FoldInfo, "stack"> | null;
   trainable?: string; trainable_params?: number | null; lora_rank?: number | null; lora_ready?: boolean;
-  dtype_policy?: string | null; quantize_ready?: string[];
+  dtype_policy?: string | null; quantize_ready?: string[]; weight_bytes?: number | null;
 };
 
 /** `layer` with the size and port layout the kernel gives it, given the edges into it. */
@@ -25,5 +25,5 @@ export function kernelLayer(layer: Drawn, edges: EdgeState[] = []): LayerState {
   if (!box) throw new Error(`no kernel box for ${key}: add it to BOX_CASES in tests/test_shape.py and write the fixtures`);
   const fold = layer.fold ? { ...layer.fold, stack: box.stack ?? 0 } : null;
   const made = layer.calls.map((c) => ({ settings: {}, ...c }));
-  return { run: null, made_from: "config", trainable: "yes", trainable_params: layer.params, lora_rank: null, lora_ready: false, dtype_policy: "float32", quantize_ready: [], ...layer, calls: made, fold, w: box.w, h: box.h, ports: box.ports };
+  return { run: null, made_from: "config", trainable: "yes", trainable_params: layer.params, lora_rank: null, lora_ready: false, dtype_policy: "float32", quantize_ready: [], weight_bytes: layer.params === null ? null : 4 * layer.params, ...layer, calls: made, fold, w: box.w, h: box.h, ports: box.ports };
 }

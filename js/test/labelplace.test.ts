@@ -17,7 +17,7 @@ function kernelLayer(slots: Slots, filled: number[]): LayerState {
   expect(box, key).toBeDefined();
   return {
     name: "l", class_name: "TransformerDecoder", group: "core", config: {}, is_input: false, slots, n_outputs: 1,
-    made_from: "config", params: null, trainable: "yes", trainable_params: null, lora_rank: null, lora_ready: false, dtype_policy: "float32", quantize_ready: [], problems: [], inner_layers: null, expanded: false, inner: null, run: null, fold: null,
+    made_from: "config", params: null, trainable: "yes", trainable_params: null, lora_rank: null, lora_ready: false, dtype_policy: "float32", quantize_ready: [], weight_bytes: null, problems: [], inner_layers: null, expanded: false, inner: null, run: null, fold: null,
     calls: filled.map((_, index) => ({ index, built: true, output_shapes: null, missing: null, settings: {} })),
     x: 0, y: 0, w: box.w, h: box.h, pinned: false, depth: 0, ports: box.ports,
   } as LayerState;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { callText, fieldText, grouped, paramsText, parseField, problemLines, search, shapeText, summary, trainableText } from "../src/mirror/mirror";
+import { callText, fieldText, grouped, memoryText, paramsText, parseField, problemLines, search, shapeText, summary, trainableText } from "../src/mirror/mirror";
 import { Client } from "../src/mirror/protocol";
 import { emptyState } from "../src/mirror/shape";
 import type { GraphState } from "../src/mirror/types";
@@ -24,6 +24,10 @@ describe("texts", () => {
     const frozen = { ...state, model: { ...state.model!, params: 2_270_794, trainable_params: 12_810, non_trainable_params: 2_257_984 } };
     expect(summary(frozen)).toBe("2.27M params (12.8k trainable, 2.26M non-trainable) · inputs: x · outputs: d[0.0]");
     expect(trainableText({ trainable_params: 5, non_trainable_params: 0 })).toBe("");
+    // the weights' memory as Keras's model.summary writes it (issue 41: quantization shrinks it)
+    expect(summary({ ...frozen, model: { ...frozen.model, weight_bytes: 9_083_176 } }))
+      .toBe("2.27M params (12.8k trainable, 2.26M non-trainable) · 8.66 MB · inputs: x · outputs: d[0.0]");
+    expect([memoryText(0), memoryText(1023), memoryText(7280), memoryText(3 * 1024 ** 3)]).toEqual(["0.00 B", "1023.00 B", "7.11 KB", "3.00 GB"]);
     expect(summary({ ...state, model: null, problems: [{ message: "m", layer: null, call: null, slot: null }] })).toContain("1 problem");
   });
 });

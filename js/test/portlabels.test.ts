@@ -12,7 +12,7 @@ function fixtureLayers(): LayerState[] {
     const [isInput, [kind, names, min, max], nOutputs, filled] = JSON.parse(key) as [boolean, [Slots["kind"], string[], number, number | null], number, number[]];
     return {
       name: `l${i}`, class_name: "Dense", group: "core", config: {}, is_input: isInput,
-      slots: { kind, names, min, max }, n_outputs: nOutputs, made_from: "config", params: null, trainable: "yes", trainable_params: null, lora_rank: null, lora_ready: false, dtype_policy: "float32", quantize_ready: [], problems: [],
+      slots: { kind, names, min, max }, n_outputs: nOutputs, made_from: "config", params: null, trainable: "yes", trainable_params: null, lora_rank: null, lora_ready: false, dtype_policy: "float32", quantize_ready: [], weight_bytes: null, problems: [],
       calls: filled.map((_, index) => ({ index, built: true, output_shapes: null, missing: null, settings: {} })),
       inner_layers: null, expanded: false, inner: null, run: null, fold: null,
       x: 100, y: 50, w: box.w, h: box.h, pinned: false, depth: 0, ports: box.ports,

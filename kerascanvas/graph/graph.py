@@ -374,6 +374,7 @@ class Graph:
         return tuple(self._net.objects)
 
     param_counts = _to("_reads", Reads.param_counts)
+    weight_bytes = _to("_reads", Reads.weight_bytes)
     call_record = _to("_reads", Reads.call_record)
     pending_reason = _to("_reads", Reads.pending_reason)
     call_inputs = _to("_reads", Reads.call_inputs)

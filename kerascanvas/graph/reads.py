@@ -89,6 +89,14 @@ class Reads:
                     counts["trainable" if v.trainable else "non_trainable"] += math.prod(v.shape)
         return {"total": counts["trainable"] + counts["non_trainable"], **counts}
 
+    def weight_bytes(self) -> float:
+        """The memory the weights of every live layer take, in bytes, as Keras's model.summary
+        counts it (each variable once, by its dtype: quantization shrinks it)."""
+        from keras.src.utils.summary_utils import weight_memory_size  # (Keras's summary's own)
+
+        return weight_memory_size([v for layer in self.network.objects.values()
+                                   for v in getattr(layer, "weights", ())])
+
     def call_record(self, name: str, call: int):
         """(inputs, outputs, shapes) of a complete call (network.CallRecord), or None if pending."""
         return self.network.records.get((name, call))

@@ -144,7 +144,8 @@ def _structure(g, p: Parts, previous: Parts | None, quick: bool = False) -> None
             "params": sum(entry["params"] or 0 for entry in p.layers.values()),
             "trainable_params": sum(entry["trainable_params"] or 0 for entry in p.layers.values()),
             "non_trainable_params": sum((entry["params"] or 0) - (entry["trainable_params"] or 0)
-                                        for entry in p.layers.values())},
+                                        for entry in p.layers.values()),
+            "weight_bytes": sum(entry["weight_bytes"] or 0 for entry in p.layers.values())},
     }
 
 
@@ -232,6 +233,7 @@ def _layer_entry(g, name, spec, layer, records, why, by_layer, run) -> dict:
         # parameters that train: counted once per entry, made again when its spec changes
         "trainable": _trainable(spec, layer),
         "trainable_params": _trainable_params(layer),
+        "weight_bytes": _weight_bytes(layer),
         # LoRA's rank on its layer (a nested model: the largest among its layers), and whether
         # its layer can take LoRA now (the box menu's "LoRA..."): graph/lora.py
         "lora_rank": _lora_rank(spec, layer),
@@ -335,6 +337,16 @@ def _trainable_params(layer) -> int | None:
             seen.add(id(v))
             total += math.prod(v.shape)
     return total
+
+
+def _weight_bytes(layer) -> float | None:
+    """The memory of a built layer's weights, as Keras's model.summary counts it (by each
+    variable's dtype: a quantized kernel takes a quarter of a float32 one, int4 an eighth)."""
+    if layer is None or not hasattr(layer, "count_params") or not layer.built:
+        return None
+    from keras.src.utils.summary_utils import weight_memory_size  # (Keras's summary's own)
+
+    return weight_memory_size(layer.weights)
 
 
 def _shown_config(spec) -> dict:

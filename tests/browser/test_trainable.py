@@ -113,6 +113,10 @@ def test_lora_on_a_keras_hub_decoder_block_from_its_menu(lab, page):
     page.wait_for_function("(n) => document.querySelector('.kc-status').textContent"
                            ".includes(n + ' non-trainable')", arg=str(counts["non_trainable"]),
                            timeout=30_000)
+    # the weights' memory, as Keras's model.summary writes it, follows too
+    memory = kernel.value("__import__('keras.src.utils.summary_utils', fromlist=['_'])"
+                          ".readable_memory_size(g.weight_bytes())")
+    assert f"· {memory} ·" in page.locator(".kc-status").text_content()
     assert kernel.value("len(g.keras_layer('transformer_layer_1')._flatten_layers()) and not any("
                         "getattr(x, 'lora_enabled', False) for x in "
                         "g.keras_layer('transformer_layer_1')._flatten_layers())") is True

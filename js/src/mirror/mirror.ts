@@ -34,11 +34,20 @@ export function trainableText(model: { trainable_params?: number; non_trainable_
   return ` (${paramsText(model.trainable_params ?? 0)} trainable, ${paramsText(frozen)} non-trainable)`;
 }
 
+/** The memory of the weights as Keras's model.summary writes it: "7.11 KB" (1024 to a KB). */
+export function memoryText(bytes: number): string {
+  const units = ["B", "KB", "MB", "GB", "TB"];
+  let i = 0;
+  while (bytes >= 1024 && i < units.length - 1) { bytes /= 1024; i++; }
+  return `${bytes.toFixed(2)} ${units[i]}`;
+}
+
 export function summary(state: GraphState): string {
   const params = state.layers.reduce((sum, l) => sum + (l.params ?? 0), 0);
   if (state.model) {
     const outs = state.model.outputs.map((o) => `${o[0]}[${o[1]}.${o[2]}]`).join(", ");
-    return `${paramsText(state.model.params)} params${trainableText(state.model)} · inputs: ${state.model.inputs.join(", ")} · outputs: ${outs}`;
+    const memory = state.model.weight_bytes === undefined ? "" : ` · ${memoryText(state.model.weight_bytes)}`;
+    return `${paramsText(state.model.params)} params${trainableText(state.model)}${memory} · inputs: ${state.model.inputs.join(", ")} · outputs: ${outs}`;
   }
   const n = state.problems.length;
   return `${paramsText(params)} params · not a model yet: ${n} problem${n === 1 ? "" : "s"}`;

@@ -18,10 +18,10 @@ export type OutPort = [node_index: number, tensor_index: number, x: number, y: n
 export interface PortLayout { in: InPort[]; out: OutPort[]; }
 export interface Problem { message: string; layer: string | null; call: number | null; slot: number | null; }
 export interface BoxLayout { w: number; h: number; header: number; call_row: number; }
-export interface ModelSummary { inputs: string[]; outputs: Triple[]; params: number; trainable_params: number; non_trainable_params: number; }
+export interface ModelSummary { inputs: string[]; outputs: Triple[]; params: number; trainable_params: number; non_trainable_params: number; weight_bytes?: number; }
 
 /** A layer's entry: its structure, what a box shows of it. The name keys it in a diff. */
-export interface LayerEntry { name: string; class_name: string; group: string; config: Record<string, unknown>; is_input: boolean; slots: Slots; n_outputs: number; calls: Call[]; made_from: MadeFrom; params: number | null; trainable: string; trainable_params: number | null; lora_rank: number | null; lora_ready: boolean; dtype_policy: string | null; quantize_ready: string[]; problems: string[]; inner_layers: number | null; expanded: boolean; inner: InnerView | null; run: string | null; fold: FoldInfo | null; }
+export interface LayerEntry { name: string; class_name: string; group: string; config: Record<string, unknown>; is_input: boolean; slots: Slots; n_outputs: number; calls: Call[]; made_from: MadeFrom; params: number | null; trainable: string; trainable_params: number | null; weight_bytes: number | null; lora_rank: number | null; lora_ready: boolean; dtype_policy: string | null; quantize_ready: string[]; problems: string[]; inner_layers: number | null; expanded: boolean; inner: InnerView | null; run: string | null; fold: FoldInfo | null; }
 /** A box's view row, apart from its structure: position, size (kerascanvas/boxes.py), pinned, its
  * depth as a level counted from the top (depth = top - level: appending a layer changes one number,
  * not every row) and its port layout (each port's place relative to the box's top left corner). A
