@@ -159,12 +159,49 @@ class Renames(keras.layers.Layer):
         return x + 1.0
 
 
-@pytest.mark.parametrize("cls", [Patches, DropsName, Renames])
+class HidesItsSize(keras.layers.Layer):
+    """get_config() leaves out `units`: the same config remakes a kernel of the default size
+    (caught by the remade layer's weights)."""
+
+    def __init__(self, units=8, **kwargs):
+        super().__init__(**kwargs)
+        self.units = units
+
+    def build(self, shape):
+        self.kernel = self.add_weight(shape=(shape[-1], self.units), name="kernel")
+
+    def call(self, x):
+        return x @ self.kernel
+
+    def get_config(self):
+        return super().get_config()
+
+
+class HidesItsScale(keras.layers.Layer):
+    """get_config() leaves out `factor`: no weights, the same config, other outputs (caught by
+    the probe batch)."""
+
+    def __init__(self, factor=1.0, **kwargs):
+        super().__init__(**kwargs)
+        self.factor = factor
+
+    def call(self, x):
+        return x * self.factor
+
+    def get_config(self):
+        return super().get_config()
+
+
+MADE = {Patches: lambda: Patches(2, name="mine"), HidesItsSize: lambda: HidesItsSize(3, name="mine"),
+        HidesItsScale: lambda: HidesItsScale(3.0, name="mine")}
+
+
+@pytest.mark.parametrize("cls", [Patches, DropsName, Renames, HidesItsSize, HidesItsScale])
 def test_a_trusted_class_its_config_cannot_remake_is_kept_as_the_object(cls, tmp_path):
     before = {*custom.registered(), *custom.trusted()}
     try:
         x = keras.Input((8,), name="x")
-        made = cls(2, name="mine") if cls is Patches else cls(name="mine")
+        made = MADE[cls]() if cls in MADE else cls(name="mine")
         model = keras.Model(x, keras.layers.Dense(2, name="head")(made(x)))
         g = ok(kc.Graph.from_model(model, trust_custom=True))
         shown = {e["name"]: e for e in g.state()["layers"]}
@@ -262,6 +299,91 @@ def test_a_layer_made_around_another_layer_is_kept_as_the_object():
         _same(g.model(data), model(data))
         with pytest.raises(kc.EditError, match="kept as it is.*which code cannot write"):
             g.to_code()
+    finally:
+        for name in {*custom.registered(), *custom.trusted()} - before:
+            custom.unregister(name)
+
+
+class Experts(keras.layers.Layer):
+    """One expert layer given to the constructor, a gate made inside (a mixture of experts as
+    published: get_config serializes the expert, from_config deserializes it)."""
+
+    def __init__(self, expert, num_experts=2, **kwargs):
+        super().__init__(**kwargs)
+        self.expert = expert
+        self.num_experts = num_experts
+        self.gate = keras.layers.Dense(num_experts, name="gate")
+
+    def get_config(self):
+        return {**super().get_config(), "num_experts": self.num_experts,
+                "expert": keras.saving.serialize_keras_object(self.expert)}
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(**dict(config, expert=keras.saving.deserialize_keras_object(config["expert"])))
+
+    def call(self, x):
+        weights = keras.ops.softmax(self.gate(x))
+        return self.expert(x) * keras.ops.sum(weights, axis=-1, keepdims=True)
+
+
+class MixtureOfExperts(keras.layers.Layer):
+    """Experts given as a list of layers, mixed by a learned gate."""
+
+    def __init__(self, experts, **kwargs):
+        super().__init__(**kwargs)
+        self.experts = experts
+        self.gate = keras.layers.Dense(len(experts), activation="softmax", name="gate")
+
+    def get_config(self):
+        return {**super().get_config(),
+                "experts": [keras.saving.serialize_keras_object(e) for e in self.experts]}
+
+    @classmethod
+    def from_config(cls, config):
+        config = dict(config)
+        return cls([keras.saving.deserialize_keras_object(e) for e in config.pop("experts")],
+                   **config)
+
+    def call(self, x):
+        outs = keras.ops.stack([e(x) for e in self.experts], axis=-1)
+        return keras.ops.sum(outs * keras.ops.expand_dims(self.gate(x), 1), axis=-1)
+
+
+def one_expert():
+    x = keras.Input((6,), name="x")
+    y = Experts(keras.layers.Dense(4, name="expert"), num_experts=3, name="moe")(x)
+    return keras.Model(x, keras.layers.Dense(2, name="head")(y))
+
+
+def expert_list():
+    x = keras.Input((6,), name="x")
+    y = MixtureOfExperts([keras.layers.Dense(4, name=f"expert_{i}") for i in range(3)],
+                         name="moe")(x)
+    return keras.Model(x, keras.layers.Dense(2, name="head")(y))
+
+
+@pytest.mark.parametrize("make", [one_expert, expert_list])
+def test_a_layer_whose_constructor_takes_layers_exports_them_as_constructor_calls(make, tmp_path):
+    """The code writes the layers given to the constructor as people write them
+    (`Experts(expert=layers.Dense(units=4, name="expert"), ...)`); the rebuilt model has the same
+    names, weights and output shapes; the file keeps outputs."""
+    before = {*custom.registered(), *custom.trusted()}
+    try:
+        model = make()
+        g = ok(kc.Graph.from_model(model, trust_custom=True))
+        data = np.random.rand(3, 6).astype("float32")
+        _same(g.model(data), model(data))
+        code = g.to_code()
+        assert "layers.Dense(units=4, name=\"expert" in code and "module" not in code
+        scope = {"Experts": Experts, "MixtureOfExperts": MixtureOfExperts}
+        exec(code, scope)  # noqa: S102 - the export runs
+        rebuilt = scope["model"]
+        assert [w.path for w in rebuilt.weights] == [w.path for w in model.weights]
+        assert [tuple(w.shape) for w in rebuilt.weights] == [tuple(w.shape) for w in model.weights]
+        assert tuple(rebuilt.outputs[0].shape) == tuple(model.outputs[0].shape)
+        g.save(tmp_path / "moe.kc")
+        _same(ok(kc.Graph.load(tmp_path / "moe.kc")).model(data), model(data))
     finally:
         for name in {*custom.registered(), *custom.trusted()} - before:
             custom.unregister(name)

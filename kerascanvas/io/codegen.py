@@ -494,6 +494,10 @@ def _object(value: Any) -> Any:
 
     if isinstance(value, dict) and value.get("module") == "keras.quantizers":  # an int8 config:
         return Call("keras.saving.deserialize_keras_object", (("", value),))  # (init takes objects)
+    if isinstance(value, dict) and value.get("module") == "keras.layers":  # a layer given to
+        return _inner(value)  # another's constructor (a mixture of experts' expert): made there
+    if isinstance(value, list) and any(isinstance(v, dict) for v in value):  # (experts=[...])
+        return [_object(v) for v in value]
     if isinstance(value, dict) and "class_name" in value:
         held = custom.held_named(value.get("module"), value.get("class_name"),
                                  value.get("registered_name"), value.get("config"))

@@ -33,6 +33,7 @@ from ..errors import EditError
 from . import calls, catalog, ops, registry
 from .catalog import LayerKind
 from .layerkind import Slots, slots_of
+from .probe import behaves_the_same
 
 # What the records hold, read through registry.py (re-exported: kc users and modules ask here)
 from .registry import (  # noqa: F401
@@ -216,7 +217,8 @@ def _claim(name: Any, layer, what: str) -> None:
 def describable(layer) -> bool:
     """Whether a layer's config makes it again, checked by doing it: get_config() works, the
     class remakes a layer from it (for a class as published: from the arguments its __init__
-    takes), and the remade layer has the same name and config. A config with keys __init__
+    takes), and the remade layer has the same name and config, the same weights and outputs on
+    a probe batch (probe.py). A config with keys __init__
     does not take (a computed num_patches), an __init__ that drops the name or renames the
     layer, fail it: the layer is then kept as the object itself."""
     try:
@@ -238,9 +240,10 @@ def describable(layer) -> bool:
                 again = cls(**copy.deepcopy(given))
                 unnamed = {k: v for k, v in config.items() if k != "name"}
                 return _same_config({k: v for k, v in again.get_config().items()
-                                     if k != "name"}, unnamed)
+                                     if k != "name"}, unnamed) and behaves_the_same(layer, again)
             again = cls.from_config(copy.deepcopy(given))
-            return again.name == layer.name and _same_config(again.get_config(), config)
+            return (again.name == layer.name and _same_config(again.get_config(), config)
+                    and behaves_the_same(layer, again))
     except Exception:  # noqa: BLE001 - a config its class cannot take back does not describe it
         return False
 
