@@ -347,3 +347,17 @@ def test_a_bad_inside_entry_in_a_file_is_refused_unread(tmp_path):
                 z.writestr(n, data)
         with pytest.raises(kc.EditError, match=match):
             kc.Graph.load(tmp_path / "bad.kc")
+
+
+def test_a_frozen_keras_hub_block_stays_frozen_when_made_again(tmp_path):
+    """Keras sets a layer's trainable flag on the layers inside it when the flag is set, not on
+    those its build makes later: a TransformerDecoder made from a config saying
+    trainable=False would train. Made again (a file, a config edit), the box stays frozen."""
+    g = ok(kc.Graph.from_model(gpt2(), trust_custom=True))
+    g.set_trainable("transformer_layer_0", False)
+    frozen = same_counts(g)
+    g.save(tmp_path / "frozen.kc")
+    assert same_counts(ok(kc.Graph.load(tmp_path / "frozen.kc"))) == frozen
+    g.configure("transformer_layer_0", dropout=0.2)  # made again from its new config
+    assert same_counts(g) == frozen
+    assert not any(v.trainable for v in g.keras_layer("transformer_layer_0").weights)

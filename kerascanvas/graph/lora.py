@@ -172,7 +172,7 @@ def _copy_with_lora(spec: Any, live: Any, in_config: list, rank: int, log: tuple
         copy = kinds.get(spec.class_name).create(dict(spec.config))
         if not copy.built:
             copy.build_from_config(live.get_build_config())
-        inside.redo(copy, log)
+        inside.made(copy, log)  # (a frozen one frozen again once built)
         for path in in_config:
             inside.at(copy, path).enable_lora(rank)
         values = {v.path: v for v in live.weights}

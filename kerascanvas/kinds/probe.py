@@ -44,8 +44,9 @@ def behaves_the_same(layer: Any, again: Any) -> bool:
 
 
 def _weights(layer: Any) -> list[tuple[str, tuple]]:
-    """(name inside the layer, shape) of each weight, in order."""
-    return [(w.path.split("/", 1)[-1], tuple(w.shape)) for w in layer.weights]
+    """(name, shape) of each weight, in order (a path depends on where a sublayer was built,
+    which differs between backends)."""
+    return [(w.name, tuple(w.shape)) for w in layer.weights]
 
 
 def _probe(value: Any) -> Any:

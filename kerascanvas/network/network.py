@@ -344,7 +344,8 @@ class Network:
                                                              or self.parked.get(name))
                 if name in self.parked:  # its first call takes them (or they do not fit)
                     journal.delitem(self.parked, name)
-                layer, made = self._create(spec), True
+                layer, finished = self._create(spec)
+                made = not finished  # (a prepared copy holds what was done inside it)
                 self._drop(name, journal)
                 journal.setitem(self.objects, name, layer)
                 journal.setitem(self.made_from, name, spec.config)
@@ -361,7 +362,8 @@ class Network:
             self._count(name, limits.params_of(layer), journal)
         journal.setitem(self.records, (name, k), CallRecord(inputs, outputs, shapes, how))
 
-    def _create(self, spec: LayerSpec) -> keras.layers.Layer:
+    def _create(self, spec: LayerSpec) -> tuple[keras.layers.Layer, bool]:
+        """(the box's layer, whether it is a prepared copy made and built with its weights)."""
         self.created += 1
         config, layer, built = self.prepared.pop(spec.name, (None, None, False))
         # A fresh layer is unbuilt (or built without weights: ReLU); a fresh model is built by
@@ -369,11 +371,11 @@ class Network:
         if (config is spec.config and not layer._inbound_nodes
                 and (not getattr(layer, "built", False) or isinstance(layer, keras.Model)
                      or not layer.weights or built)):
-            return layer
+            return layer, built
         try:
             if spec.is_input:
-                return keras.layers.InputLayer.from_config(dict(spec.config))
-            return kinds.get(spec.class_name).create(dict(spec.config))
+                return keras.layers.InputLayer.from_config(dict(spec.config)), False
+            return kinds.get(spec.class_name).create(dict(spec.config)), False
         except Exception as e:  # Keras's own message is the useful part
             raise EditError(f"Keras refused the config of {spec.name} ({spec.class_name}): {e}",
                             layer=spec.name) from e
