@@ -12,6 +12,7 @@ export const CSS = `
 .kc-inspector { border: 1px solid var(--jp-border-color1, #ccc); padding: 6px; overflow: auto; max-height: 320px; }
 .kc-row { display: grid; grid-template-columns: 90px 1fr; gap: 4px; margin: 2px 0; align-items: center; }
 .kc-row[hidden] { display: none; }
+.kc-row > span:first-child { overflow-wrap: anywhere; line-height: 1.15; } /* a long field name wraps, never clipped */
 .kc-title { font-weight: bold; margin-bottom: 4px; }
 .kc-row.kc-setting { grid-template-columns: 90px 1fr auto; } .kc-call-settings { margin-top: 6px; }
 .kc-nodes { margin-top: 8px; border-top: 1px solid var(--jp-border-color2, #ddd); padding-top: 4px; }
