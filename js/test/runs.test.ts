@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { chartData, lastValue, legendValue, markRows, rateText, runLabel, type RunView } from "../src/training/runs";
+import { chartData, lastValue, legendValue, markRows, rateText, runLabel, runSummary, type RunView } from "../src/training/runs";
 import { seriesOptions } from "../src/training/training";
 
 const run = (number: number, first_epoch: number, learning_rate: number | null, more: Partial<RunView> = {}): RunView =>
@@ -63,3 +63,17 @@ describe("runs on the training chart", () => {
     expect(markRows([0, 100], [50, 50])).toEqual([0, 0]);
   });
 });
+
+describe("the run's summary (issue 43: training you can read)", () => {
+  it("says where each metric ended and where it was best, losses lowest, the rest highest", () => {
+    const history = { loss: [0.9, 0.5, 0.55], accuracy: [0.6, 0.8, 0.85], val_loss: [1.0, 0.7, 0.9], val_mae: [0.4, null, 0.3] };
+    expect(runSummary(history)).toBe("Final: loss 0.55 (best 0.5, epoch 2) · val_loss 0.9 (best 0.7, epoch 2)"
+      + " · accuracy 0.85 (best, epoch 3) · val_mae 0.3 (best, epoch 3)");
+    expect(runSummary({ accuracy: [0.5], loss: [1.0] })).toBe("Final: loss 1 (best, epoch 1) · accuracy 0.5 (best, epoch 1)");
+    // a second run's epochs count on from the first's, as on the chart
+    expect(runSummary({ loss: [0.4, 0.3] }, 5)).toBe("Final: loss 0.3 (best, epoch 7)");
+    expect(runSummary({})).toBe("");
+    expect(runSummary({ loss: [null, Number.NaN] })).toBe("");
+  });
+});
+

@@ -73,7 +73,13 @@ def test_train_the_head_then_unfreeze_and_train_again_at_a_lower_rate(lab, page)
     rows = page.locator(".kc-training .u-legend .u-series:visible")
     legend = rows.all_text_contents()
     assert any(t.startswith("loss") for t in legend) and not any("run 1" in t for t in legend)
-    assert not any("--" in t for t in legend[1:]), legend
+    assert not any("--" in t for t in legend), legend  # the epoch too: the last one
+    # the panel says where each metric ended and where it was best, epochs counted on (run 2's
+    # one epoch is epoch 2)
+    summary = page.locator('.kc-training [aria-label="final metrics"]').text_content()
+    loss = kernel.value("canvas.training['history']['loss'][-1]")
+    assert summary.startswith("Final: loss ") and "(best, epoch 2)" in summary, summary
+    assert summary.split()[2] == str(float(f"{loss:.4g}")).removesuffix(".0"), (summary, loss)
     view = kernel.value("{k: canvas.training[k] for k in ('runs', 'this_run')}")
     assert [r["number"] for r in view["runs"]] == [1]
     assert (view["this_run"]["number"], view["this_run"]["first_epoch"]) == (2, 1)

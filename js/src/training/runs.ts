@@ -107,3 +107,31 @@ export function markRows(lefts: number[], widths: number[]): number[] {
     return row;
   });
 }
+
+// Lower is better for losses and errors; higher for the rest (accuracy, auc, precision, ...).
+const LOWER_BETTER = /loss|error|mae|mse|mape|msle|crossentropy|hinge|divergence|poisson|cosh/;
+
+/** After a run, each metric as it ended and at its best, with the epoch (counted on from earlier
+ * runs, as on the chart): "loss 0.312 (best 0.298, epoch 5) · accuracy 0.91 (best, epoch 6)". */
+export function runSummary(history: Record<string, (number | null)[]>, firstEpoch = 0): string {
+  const parts: string[] = [];
+  // loss first, each metric followed by its validation value (as people read a Keras log)
+  const plain = Object.keys(history).filter((k) => !isVal(k)).sort((a, b) => Number(b === "loss") - Number(a === "loss"));
+  const keys = [...new Set([...plain.flatMap((k) => [k, `val_${k}`]), ...Object.keys(history)])].filter((k) => k in history);
+  for (const key of keys) {
+    const values = history[key];
+    const last = lastValue(values);
+    if (last === null) continue;
+    const lower = LOWER_BETTER.test(key.replace(/^val_/, ""));
+    let best = -1;
+    values.forEach((v, i) => {
+      if (v === null || !Number.isFinite(v)) return;
+      if (best < 0 || (lower ? v < (values[best] as number) : v > (values[best] as number))) best = i;
+    });
+    const at = firstEpoch + best + 1;
+    const lastAt = values.lastIndexOf(last);
+    parts.push(lastAt === best ? `${key} ${legendValue(last)} (best, epoch ${at})`
+      : `${key} ${legendValue(last)} (best ${legendValue(values[best])}, epoch ${at})`);
+  }
+  return parts.length ? `Final: ${parts.join(" · ")}` : "";
+}

@@ -4,7 +4,7 @@ import uPlot from "uplot";
 import { clear, el } from "../base/dom";
 import type { Client, Model } from "../mirror/protocol";
 import { type InsightDetail, type InsightSummary, InsightPanel, decorate, readStrips } from "./insights";
-import { type RunMark, type RunView, type SeriesInfo, chartData, lastValue, legendValue, markRows } from "./runs";
+import { type RunMark, type RunView, type SeriesInfo, chartData, lastValue, legendValue, markRows, runSummary } from "./runs";
 
 export { chartData } from "./runs";
 
@@ -87,6 +87,7 @@ export class TrainingPanel {
   private backend = "";
   private idleDevice = "";
   private message: HTMLElement;
+  private summary: HTMLElement;
   private chartHost: HTMLElement;
   private chart: uPlot | null = null;
   private labels = "";
@@ -137,9 +138,10 @@ export class TrainingPanel {
     this.text = el("div", { class: "kc-muted", role: "status" }, "Not trained yet.");
     this.device = el("div", { class: "kc-muted kc-device" }, deviceText(this.backend, this.idleDevice));
     this.message = el("pre", { class: "kc-train-message" });
+    this.summary = el("div", { class: "kc-muted kc-run-summary", "aria-label": "final metrics" });
     this.chartHost = el("div", { class: "kc-chart", "aria-label": "training curves" });
     const left = el("div");
-    left.append(form, buttons, this.progress, this.text, this.device);
+    left.append(form, buttons, this.progress, this.text, this.device, this.summary);
     const body = el("div", { class: "kc-train-body" });
     body.append(left, this.chartHost);
     this.insightPanel = new InsightPanel(model);
@@ -209,6 +211,9 @@ export class TrainingPanel {
       this.root.classList.toggle("kc-failed", s.state === "failed" && !view.undone);
     }
     this.message.textContent = messageText(view);
+    // a run that ended says where each metric ended and where it was best
+    this.summary.textContent = s && s.state !== "running" && !view.undone
+      ? runSummary(view.history ?? {}, view.this_run?.first_epoch ?? 0) : "";
     this.root.classList.toggle("kc-undone", !!view.undone); // its curves greyed
     this.lastView = view;
     this.draw(view);
@@ -241,7 +246,9 @@ export class TrainingPanel {
       const hasMetric = labels.some(metric);
       this.chart = new uPlot({
         width: 420, height: 220, scales: { x: { time: false, range: (_u, min, max) => [Math.min(0, min), max] }, loss: {}, metric: {} },
-        series: [{ label: "epoch" }, ...series.map((s) => seriesOptions(s, series, metric, greyCurrent))],
+        series: [{ label: "epoch", value: (u: uPlot, v: number | null, _s: number, idx: number | null) => // (the last while none is hovered)
+          legendValue(idx === null ? lastValue((u.data[0] ?? []) as (number | null)[]) : v) },
+        ...series.map((s) => seriesOptions(s, series, metric, greyCurrent))],
         axes: [axis({ label: "epoch" }), axis({ scale: "loss", label: "loss", size: (_u: uPlot, values: string[]) => axisSize(values) }),
           ...(hasMetric ? [axis({ scale: "metric", side: 1, label: "metric", grid: { show: false }, size: (_u: uPlot, values: string[]) => axisSize(values) })] : [])],
         hooks: { draw: [(u) => this.placeMarks(u)] },
