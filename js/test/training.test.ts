@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { chartData, deviceText, progressText } from "../src/training/training";
+import { chartData, dataText, deviceText, progressText } from "../src/training/training";
 
 describe("training panel", () => {
   it("aligns running training values with per-epoch validation values", () => {
@@ -15,6 +15,9 @@ describe("training panel", () => {
 
   it("describes progress", () => {
     expect(progressText({})).toBe("Not trained yet.");
+    expect(dataText({})).toBe("No data yet: canvas.set_data(x, y) in a cell.");
+    expect(dataText({ data: "1,797 samples · x (8, 8, 1) float32 · y int64, 10 classes" }))
+      .toBe("Data: 1,797 samples · x (8, 8, 1) float32 · y int64, 10 classes");
     expect(progressText({ status: { state: "running", epoch: 2, epochs: 5, batch: 10, batches: 47, eta_s: 3.2,
       device: "CPU", message: "", traceback: null } })).toBe("running · epoch 2/5 · batch 10/47 · 4 s left");
   });

@@ -241,7 +241,8 @@ class Canvas(anywidget.AnyWidget):
             snapshot = {**snapshot, "status": {**status, "message": canvas_words(status["message"])}}
         curve = curve_sent(self._trainer.curve)
         self._note_run(self._trainer.run, snapshot, curve)
-        self.training = {**snapshot, "curve": curve, **self._run_shown(), **self._runs_view()}
+        self.training = {**snapshot, "curve": curve, **self._run_shown(), **self._runs_view(),
+                         "data": self._trainer.data_summary}
         self._show_insights()
 
     def _note_run(self, run: int | None, snapshot: dict, curve: list) -> None:
@@ -391,10 +392,14 @@ class Canvas(anywidget.AnyWidget):
         sample is the first of x)."""
         return self._trainer.data if self._trainer is not None else None
 
-    def set_data(self, x, y=None, validation_data=None) -> None:
+    def set_data(self, x, y=None, validation_data=None):
         """Data for the Train button and fit(): NumPy arrays, a tf.data.Dataset or a
-        keras.utils.PyDataset; checked against the model now (and again at fit)."""
-        self.trainer.set_data(x, y, validation_data=validation_data)
+        keras.utils.PyDataset; checked against the model now (and again at fit). Returns what
+        it got in words ("1,797 samples · x (8, 8, 1) float32 · y int64, 10 classes"),
+        which the Train panel shows too."""
+        said = self.trainer.set_data(x, y, validation_data=validation_data)
+        self.training = {**self.training, "data": str(said)}
+        return said
 
     def fit(self, block: bool = True, **fit_kwargs):
         """What the Train button does; returns the History (block=False returns at once)."""

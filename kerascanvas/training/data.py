@@ -123,6 +123,30 @@ def describe_data(x: Any, y: Any, source: str) -> Batches:
     return Batches("x" if source == "x" else source, xs, ys, samples, False)
 
 
+def summary(batches: Batches, y: Any = None) -> str:
+    """What a data source holds, as set_data answers and the Train panel says it:
+    "1,797 samples · x (8, 8, 1) float32 · y int64, 10 classes" (shapes per sample; a
+    dataset's without its sample count, which it does not say)."""
+    parts = [f"{batches.samples:,} samples" if batches.samples is not None else batches.source]
+    for name, leaf in _named(batches.x, "x") + _named(batches.y, "y"):
+        per_sample = tuple(leaf.shape[1:])  # (a label per sample: no shape to say)
+        parts.append(f"{name} {_shape(per_sample) + ' ' if per_sample else ''}{leaf.dtype}")
+    classes = _classes(y)
+    if classes:
+        parts[-1] += f", {classes} classes"
+    return " · ".join(parts)
+
+
+def _classes(y: Any) -> int | None:
+    """How many classes integer labels hold (one label per sample), else None."""
+    import numpy as np
+
+    if not (isinstance(y, np.ndarray) and y.dtype.kind in "iu" and 0 < y.size <= 10_000_000
+            and (y.ndim == 1 or (y.ndim == 2 and y.shape[1] == 1))):
+        return None
+    return int(np.unique(y).size)
+
+
 def _known_empty(dataset: Any) -> bool:
     """A tf.data.Dataset that says it yields nothing (its cardinality is 0; one it cannot tell
     says -2, and is found out by the first epoch)."""

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import DataError, TrainingError
-from .data import Batches, check_data, check_finite, describe_data, is_dataset
+from .data import Batches, check_data, check_finite, describe_data, is_dataset, summary
 
 # Arguments of keras.Model.fit that the Trainer sets itself.
 _OWN_FIT_ARGUMENTS = {"x", "y", "epochs", "batch_size", "validation_split", "validation_data"}
@@ -27,11 +27,13 @@ def _fit_parameters(fit: Callable) -> frozenset:
 class Given:
     """What a run is given: its data, checked, and the arguments fit takes."""
 
-    def set_data(self, x: Any, y: Any = None, validation_data: Any = None) -> None:
+    data_summary: str | None = None  # what set_data got, in words (DataSummary)
+
+    def set_data(self, x: Any, y: Any = None, validation_data: Any = None) -> DataSummary:
         """Data to train on: NumPy arrays (a list or a dict by input name for several inputs),
         a `tf.data.Dataset` or a `keras.utils.PyDataset` yielding (x, y) batches.
         `validation_data` is (x_val, y_val) or a dataset. Checked against the model now when
-        there is one, and again at fit."""
+        there is one, and again at fit. Returns what it got, in words."""
         if self.running:
             raise TrainingError("Training is running: set data after it ends (or stop it).")
         batches = [describe_data(x, y, "x")]
@@ -44,6 +46,11 @@ class Given:
             for b in batches:
                 check_data(model, b)
         self._data = (x, y, validation_data)
+        said = summary(batches[0], y)
+        if len(batches) > 1:
+            said += " · validation: " + summary(batches[1], None)
+        self.data_summary = DataSummary(said)
+        return self.data_summary
 
     @property
     def data(self) -> tuple[Any, Any, Any] | None:
@@ -77,3 +84,11 @@ class Given:
                             f"those of keras.Model.fit: {sorted(accepted)}.")
         return dict({"verbose": 0}, epochs=epochs, batch_size=batch_size,
                     validation_split=float(validation_split), **extra)
+
+
+class DataSummary(str):
+    """set_data's answer: a cell shows it as words, not as a quoted string."""
+
+    def __repr__(self) -> str:
+        return f"Data set: {self}"
+

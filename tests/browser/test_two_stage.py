@@ -45,6 +45,9 @@ def test_train_the_head_then_unfreeze_and_train_again_at_a_lower_rate(lab, page)
     assert "non-trainable" in frozen_footer
 
     page.locator(".kc-training summary").click()
+    # the data the cell set, in words (issue 43: training you can read)
+    assert page.locator('.kc-training [aria-label="training data"]').text_content() == (
+        "Data: 32 samples · x (32, 32, 3) float32 · y int64, 10 classes")
     page.locator('.kc-training [aria-label="epochs"]').fill("1")
     page.locator('.kc-training [aria-label="batch size"]').fill("16")
     # no validation: each run traces one train step only (the whole base's is slow to trace)

@@ -17,6 +17,12 @@ export interface TrainingView {
   undone?: boolean;                 // the run shown was undone (Ctrl+Z): its weights are gone
   runs?: RunView[];                 // earlier runs on this drawing not undone, oldest first
   this_run?: RunView | null;        // the run shown: its number, first epoch, learning rate
+  data?: string | null;             // what set_data got, in words (training/data.py: summary)
+}
+
+/** The panel's data line: what set_data got, or how to give it data. */
+export function dataText(view: TrainingView): string {
+  return view.data ? `Data: ${view.data}` : "No data yet: canvas.set_data(x, y) in a cell.";
 }
 
 export const UNDONE = "Undone (Ctrl+Z): the weights from before this run are back, and its records are gone. Redo (Ctrl+Shift+Z) brings them back.";
@@ -88,6 +94,7 @@ export class TrainingPanel {
   private idleDevice = "";
   private message: HTMLElement;
   private summary: HTMLElement;
+  private dataLine: HTMLElement;
   private chartHost: HTMLElement;
   private chart: uPlot | null = null;
   private labels = "";
@@ -139,9 +146,10 @@ export class TrainingPanel {
     this.device = el("div", { class: "kc-muted kc-device" }, deviceText(this.backend, this.idleDevice));
     this.message = el("pre", { class: "kc-train-message" });
     this.summary = el("div", { class: "kc-muted kc-run-summary", "aria-label": "final metrics" });
+    this.dataLine = el("div", { class: "kc-muted kc-data", "aria-label": "training data" });
     this.chartHost = el("div", { class: "kc-chart", "aria-label": "training curves" });
     const left = el("div");
-    left.append(form, buttons, this.progress, this.text, this.device, this.summary);
+    left.append(form, buttons, this.progress, this.text, this.dataLine, this.device, this.summary);
     const body = el("div", { class: "kc-train-body" });
     body.append(left, this.chartHost);
     this.insightPanel = new InsightPanel(model);
@@ -211,6 +219,7 @@ export class TrainingPanel {
       this.root.classList.toggle("kc-failed", s.state === "failed" && !view.undone);
     }
     this.message.textContent = messageText(view);
+    this.dataLine.textContent = dataText(view);
     // a run that ended says where each metric ended and where it was best
     this.summary.textContent = s && s.state !== "running" && !view.undone
       ? runSummary(view.history ?? {}, view.this_run?.first_epoch ?? 0) : "";
