@@ -52,7 +52,7 @@ def enable_lora(g: Any, history: History, network: Network, name: str | None,
             raise EditError(f"{top} holds no weights yet (it is pending, or changed in this "
                             "batch), and the layers inside it are made when Keras builds it: "
                             "connect it first.", layer=top)
-        copies[top] = _copy_with_lora(spec, live, in_config, rank, log) if live else None
+        copies[top] = None if live is None else _copy_with_lora(spec, live, in_config, rank, log)
 
     def change(d: Drawing) -> None:
         for top, (in_config, log) in plans.items():
