@@ -213,7 +213,7 @@ def test_an_interrupt_while_waiting_stops_training_and_keeps_the_weights(data):
     trainer.set_data(x, y)
 
     def interrupt():  # what the notebook's stop button does to a kernel busy in fit(block=True)
-        until(lambda: trainer.status["batch"] >= 5)
+        until(lambda: trainer.status["batch"] >= 5, timeout=180)  # (a loaded machine traces slowly)
         os.kill(os.getpid(), signal.SIGINT)
 
     threading.Thread(target=interrupt, daemon=True).start()
@@ -233,7 +233,7 @@ def test_an_interrupt_that_lands_on_another_thread_still_stops_a_blocking_fit(da
     trainer.set_data(x, y)
 
     def interrupt():
-        until(lambda: trainer.status["batch"] >= 5)
+        until(lambda: trainer.status["batch"] >= 5, timeout=180)  # (a loaded machine traces slowly)
         fit_thread = next(t for t in threading.enumerate() if t.name == "kerascanvas-fit")
         signal.pthread_kill(fit_thread.ident, signal.SIGINT)
 
