@@ -205,7 +205,16 @@ def test_stop_mid_epoch_keeps_the_weights(data):
     g.configure("dense_1", units=4)  # editing works again
 
 
-def test_an_interrupt_while_waiting_stops_training_and_keeps_the_weights(data):
+@pytest.fixture
+def kernel_interrupts():
+    """SIGINT raises KeyboardInterrupt, as in a kernel running a cell (whatever an earlier test
+    in this worker left as the handler: in a full run these two failed there, alone never)."""
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, before)
+
+
+def test_an_interrupt_while_waiting_stops_training_and_keeps_the_weights(data, kernel_interrupts):
     x, y = data
     g = mlp()
     before = g.model.get_weights()[0].copy()
@@ -223,7 +232,8 @@ def test_an_interrupt_while_waiting_stops_training_and_keeps_the_weights(data):
     assert not np.allclose(g.model.get_weights()[0], before) and g.lock_reason is None
 
 
-def test_an_interrupt_that_lands_on_another_thread_still_stops_a_blocking_fit(data):
+def test_an_interrupt_that_lands_on_another_thread_still_stops_a_blocking_fit(data,
+                                                                               kernel_interrupts):
     """The kernel's interrupt is a process signal: the OS may hand it to any thread (here the
     fit's own). Python raises it in the main thread only when that thread runs again, so the
     blocking wait must wake up to take it, not sleep until training ends."""
