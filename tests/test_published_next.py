@@ -1,5 +1,9 @@
 """Models as published, the next batch (issue 42): calls whose first tensor goes by keyword."""
 
+import io
+import json
+import zipfile
+
 import keras
 import keras_hub
 import numpy as np
@@ -98,7 +102,18 @@ def test_array_constants_are_carried_as_arrays(make, tmp_path):
               if isinstance(v, dict) and "__array__" in v]
     assert arrays and all(a[0] in ("float32", "int64") for a in arrays)  # dtype kept
     g.save(tmp_path / "a.kc")
-    _same(ok(kc.Graph.load(tmp_path / "a.kc")).model(data), model(data))
+    # in the file, the values are arrays of the weights part; the config names their entries
+    with zipfile.ZipFile(tmp_path / "a.kc") as z:
+        written = json.loads(z.read("kerascanvas.json"))
+        with zipfile.ZipFile(io.BytesIO(z.read("weights.npz"))) as w:
+            stored = {i.filename for i in w.infolist()}
+    named = [v["__array__"] for layer in written["layers"] for v in layer["config"].values()
+             if isinstance(v, dict) and "__array__" in v]
+    assert len(named) == len(arrays) and all(isinstance(a[2], str) and f"{a[2]}.npy" in stored
+                                             for a in named)
+    loaded = ok(kc.Graph.load(tmp_path / "a.kc"))
+    _same(loaded.model(data), model(data))
+    assert [s.config for s in loaded.specs.values()] == [s.config for s in g.specs.values()]
     assert g.state()["layers"]  # the state carries it (as JSON)
     code = g.to_code()
     assert "import numpy as np" in code and "np.array([" in code
@@ -116,6 +131,44 @@ def test_a_malformed_array_constant_from_a_file_is_refused_by_name(bad):
 
     with pytest.raises(kc.EditError, match="array constant"):
         ops.get("subtract").checked({"x2": {"__array__": bad}})
+
+
+def _rewritten(path, change_document=None, change_arrays=None):
+    """The saved file at path with its document and/or its weights archive changed."""
+    with zipfile.ZipFile(path) as z:
+        document = json.loads(z.read("kerascanvas.json"))
+        arrays = dict(np.load(io.BytesIO(z.read("weights.npz"))))
+    if change_document:
+        change_document(document)
+    if change_arrays:
+        change_arrays(arrays)
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("kerascanvas.json", json.dumps(document))
+        z.writestr("weights.npz", buffer.getvalue())
+
+
+def _constant_of(document):
+    return next(v["__array__"] for layer in document["layers"] for v in layer["config"].values()
+                if isinstance(v, dict) and "__array__" in v)
+
+
+@pytest.mark.parametrize("spoil, says", [
+    (lambda d, a: a.pop(_constant_of(d)[2]), "is not in its weights"),
+    (lambda d, a: a.update({_constant_of(d)[2]: np.zeros(3, "float64")}), "config says"),
+    (lambda d, a: a.update({_constant_of(d)[2]: np.zeros(4, "float32")}), "config says"),
+    (lambda d, a: _constant_of(d).__setitem__(1, [10 ** 6]), "at most"),
+    (lambda d, a: _constant_of(d).__setitem__(2, "l0_0"), "must be"),
+])
+def test_an_array_constant_a_file_names_wrongly_is_refused(spoil, says, tmp_path):
+    g = ok(kc.Graph.from_model(mean_subtracted()))
+    g.save(tmp_path / "a.kc")
+    holder = {}
+    _rewritten(tmp_path / "a.kc", lambda d: holder.setdefault("d", d),
+               lambda a: spoil(holder["d"], a))
+    with pytest.raises(kc.EditError, match=says):
+        kc.Graph.load(tmp_path / "a.kc")
 
 
 # ----- a trusted class its config cannot remake: kept as the object, by checking ----------------
@@ -281,6 +334,40 @@ def test_an_adapted_lookup_layer_keeps_its_vocabulary(tmp_path):
     g.save(tmp_path / "v.kc")
     assert [np.asarray(t).tolist() for t in ok(kc.Graph.load(tmp_path / "v.kc")).model(data)] \
         == expected
+
+
+@pytest.mark.parametrize("cls", ["StringLookup", "IntegerLookup", "TextVectorization"])
+def test_a_tf_idf_lookup_keeps_its_idf_weights(cls, tmp_path):
+    """output_mode="tf_idf" after adapt(): the idf weights live in a variable the config leaves
+    out (idf_weights=None); the box's config carries them beside the vocabulary, so counts are
+    weighted as the original weights them (an unknown token too)."""
+    pytest.importorskip("tensorflow")
+    if keras.backend.backend() != "tensorflow":
+        pytest.skip("lookup tables of string tensors run under TensorFlow only")
+    if cls == "IntegerLookup":
+        adapted, dtype, data = [[1, 2], [1, 3], [4, 1]], "int64", np.array([[1, 4], [9, 9]])
+        shape = (2,)
+    elif cls == "StringLookup":
+        adapted, dtype, data = [["a", "b"], ["a", "c"], ["d", "a"]], "string", np.array(
+            [["a", "d"], ["z", "z"]])
+        shape = (2,)
+    else:
+        adapted, dtype, data = ["a b", "a c", "d a"], "string", np.array(["a d", "z z"])
+        shape = ()
+    layer = getattr(keras.layers, cls)(output_mode="tf_idf", name="lookup")
+    layer.adapt(adapted)
+    inputs = keras.Input(shape, dtype=dtype)
+    model = keras.Model(inputs, layer(inputs))
+    expected = np.asarray(model(data))
+    g = ok(kc.Graph.from_model(model))
+    assert len(g.layers["lookup"]["config"]["idf_weights"]) == 4
+    np.testing.assert_allclose(np.asarray(g.model(data)), expected, rtol=1e-6)
+    scope = {}
+    exec(g.to_code(), scope)  # noqa: S102 - the export writes the weights out
+    np.testing.assert_allclose(np.asarray(scope["model"](data)), expected, rtol=1e-6)
+    g.save(tmp_path / "v.kc")
+    np.testing.assert_allclose(np.asarray(ok(kc.Graph.load(tmp_path / "v.kc")).model(data)),
+                               expected, rtol=1e-6)
 
 
 def test_a_layer_made_around_another_layer_is_kept_as_the_object():

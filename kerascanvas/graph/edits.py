@@ -17,7 +17,7 @@ from .. import limits
 from ..drawing.drawing import INPUT_CLASS, Drawing, LayerSpec, Triple, as_triple
 from ..errors import EditError
 from ..kinds import calls as call_model
-from ..kinds import catalog, kinds, ops
+from ..kinds import catalog, custom, kinds, ops
 from ..kinds.layerkind import NoSlots
 from ..network.network import Network
 from ..text import check_strings, check_text
@@ -332,7 +332,8 @@ class Edits:
 def _made(make, name: str, class_name: str, args: Mapping[str, Any]):
     """A layer from `make(**args)`; Keras's own message if it refuses them."""
     try:
-        with limits.counted(name):  # a model's constructor builds its layers
+        # (a model's constructor builds its layers; a registered MyReg in the config is found)
+        with limits.counted(name), custom.scope():
             return make(**{**args, "name": name})
     except limits.LimitError:
         raise

@@ -407,6 +407,7 @@ class Graph:
         return self._reads.model(self.name)
 
     model_checked = _read("_reads", Reads, "model_checked")
+    left_out = _read("_reads", Reads, "left_out")
     problems_before_keras = _to("_reads", Reads.problems_before_keras)
     inputs = _read("_reads", Reads, "inputs")
     outputs = _read("_reads", Reads, "outputs")

@@ -191,9 +191,28 @@ class Reads:
             self._found = tuple(self._find_problems())
         return self._found
 
+    @property
+    def left_out(self) -> list[str]:
+        """Boxes wired to no Input at all (dropped, not connected yet; a chain of such boxes):
+        left out of the model, as node editors leave out what is not connected, instead of
+        making it None. A box wired into the Input's part of the drawing is never left out: its
+        pending call is a problem there."""
+        d = self.drawing
+        neighbours: dict[str, set[str]] = {n: set() for n in d.layers}
+        for e in d.edges:
+            neighbours[e.src[0]].add(e.dst[0])
+            neighbours[e.dst[0]].add(e.src[0])
+        reached, todo = set(self.inputs), list(self.inputs)
+        while todo:
+            for n in neighbours[todo.pop()] - reached:
+                reached.add(n)
+                todo.append(n)
+        return [n for n in d.layers if n not in reached]
+
     def _find_problems(self) -> list[Problem]:
         d, status = self.drawing, self.network.status
         found = []
+        left_out = set(self.left_out) if self.inputs else set()
         if not self.inputs:
             found.append(Problem("The drawing has no Input: add one with add_input()."))
         used = {e.src[0] for e in d.edges} | {t[0] for t in self.outputs}
@@ -203,7 +222,7 @@ class Reads:
             if name not in used:
                 found.append(Problem(f"Input {name} is not used by any layer.", name, 0))
         for (name, k), why in status.items():
-            if why is not None:
+            if why is not None and name not in left_out:
                 found.append(Problem(f"{name} call {k} is pending: {why}.", name, k))
         if not found and not self.outputs:
             found.append(Problem("The drawing has no output."))

@@ -480,11 +480,11 @@ def _box_config(op, nodes) -> dict:
 def _with_vocabulary(layer, config: dict) -> dict:
     """An adapted lookup layer (StringLookup, IntegerLookup, TextVectorization after adapt())
     keeps its vocabulary in a table its config leaves out (vocabulary=None): the config gets
-    it, so the box's layer, the file and the code look up the same tokens. (TF-IDF weights are
-    not carried: such a layer's config keeps what Keras gave.)"""
+    it, so the box's layer, the file and the code look up the same tokens. With
+    output_mode="tf_idf" its idf_weights go in too (one per token; Keras gives the OOV index
+    their mean, as adapt() does)."""
     get = getattr(layer, "get_vocabulary", None)
-    if get is None or config.get("vocabulary") is not None or "vocabulary" not in config or \
-            config.get("output_mode") == "tf_idf":
+    if get is None or config.get("vocabulary") is not None or "vocabulary" not in config:
         return config
     try:
         vocabulary = list(get(include_special_tokens=False))
@@ -492,8 +492,14 @@ def _with_vocabulary(layer, config: dict) -> dict:
         return config
     if not vocabulary:  # never adapted
         return config
-    return {**config, "vocabulary": [v.decode() if isinstance(v, bytes) else v
-                                     for v in vocabulary]}
+    found = {**config, "vocabulary": [v.decode() if isinstance(v, bytes) else v
+                                      for v in vocabulary]}
+    if config.get("output_mode") == "tf_idf" and config.get("idf_weights") is None:
+        held: dict = {}  # TextVectorization holds its lookup's; Keras saves both alike
+        layer.save_own_variables(held)
+        weights = np.asarray(held["idf_weights"])  # specials first, then the tokens'
+        found["idf_weights"] = weights[len(weights) - len(vocabulary):].tolist()
+    return found
 
 
 def _functions_serialized(config: dict) -> dict:

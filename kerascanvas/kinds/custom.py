@@ -50,6 +50,7 @@ from .registry import (  # noqa: F401
     offered,
     registered,
     registered_objects,
+    scope,
     trusted,
     trusted_name,
 )
@@ -119,9 +120,6 @@ def is_held_kind(obj: Any) -> bool:
         keras.constraints.Constraint))
 
 
-_put_in_keras: set[str] = set()  # names register added to Keras's own custom objects
-
-
 def _register_held(obj: Any, name: str | None) -> str:
     import keras
 
@@ -138,11 +136,7 @@ def _register_held(obj: Any, name: str | None) -> str:
         raise EditError(f"The name {registered_name!r} is already used by {_where(taken)}: "
                         f"register {obj.__module__}.{obj.__qualname__} with Keras under "
                         "another package (keras.saving.register_keras_serializable(package=...)).")
-    # Keras's from_config finds it the way it finds registered objects, also where a notebook's
-    # class is serialized without a module
-    if keras.saving.get_registered_object(registered_name) is not obj:
-        keras.saving.get_custom_objects()[registered_name] = obj
-        _put_in_keras.add(registered_name)
+    # Keras's from_config finds it through registry.scope(), where boxes are made
     registry.add_held(registered_name, obj)
     registry.changed()
     return registered_name
@@ -235,7 +229,7 @@ def describable(layer) -> bool:
     else:
         given = config
     try:
-        with _quiet_remake():
+        with _quiet_remake(), registry.scope():
             if published(cls):  # made from its own arguments, named after (CustomKind.build)
                 again = cls(**copy.deepcopy(given))
                 unnamed = {k: v for k, v in config.items() if k != "name"}
@@ -285,11 +279,6 @@ def unregister(name: str) -> None:
     kind = get(name) if name in registered() or name in trusted() else None
     if kind is not None:
         _retired[name] = kind
-    if name in _put_in_keras:
-        _put_in_keras.discard(name)
-        import keras
-
-        keras.saving.get_custom_objects().pop(name, None)
     registry.forget(name)
     registry.changed()
 

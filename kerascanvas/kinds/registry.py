@@ -143,6 +143,15 @@ def registered_objects() -> dict[str, type]:
     return {**keras_own(), **_registered, **_held}
 
 
+def scope():
+    """Keras's custom_object_scope of what the user trusted: a box's layer is made inside it,
+    so a registered MyReg is found by from_config without being put in Keras's global custom
+    objects (where any load_model in the session would then find it)."""
+    import keras
+
+    return keras.saving.custom_object_scope(registered_objects())
+
+
 @functools.cache
 def keras_own() -> dict[str, type]:
     """Layer classes defined inside Keras (outside keras.layers, whose classes the catalog

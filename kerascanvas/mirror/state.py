@@ -131,7 +131,7 @@ def _structure(g, p: Parts, previous: Parts | None, quick: bool = False) -> None
     p.top = max(g.depth.layer_depth.values(), default=0)
     p.scalars = {
         "name": g.name,
-        "notes": list(g.notes),
+        "notes": [*g.notes, *left_out_note(g)],
         "box": boxes.layout(),
         "problems": [{"message": canvas_words(pr.message), "layer": pr.layer, "call": pr.call,
                       "slot": pr.slot}
@@ -389,3 +389,13 @@ def _jsonable(value: Any) -> Any:
         left -= len(item)
         shown[k] = json.loads(item) if left >= 0 else f"<{len(item):,} bytes, not shown>"
     return shown
+
+
+def left_out_note(g) -> list[str]:
+    """What the footer says of boxes wired to no Input: left out of the model, not a problem."""
+    names = g.left_out if g.inputs else []
+    if not names:
+        return []
+    shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+    return [f"Not wired to an Input, left out of the model: {shown}."]
+

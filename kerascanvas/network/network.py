@@ -375,7 +375,8 @@ class Network:
         try:
             if spec.is_input:
                 return keras.layers.InputLayer.from_config(dict(spec.config)), False
-            return kinds.get(spec.class_name).create(dict(spec.config)), False
+            with custom.scope():  # a registered MyReg in the config
+                return kinds.get(spec.class_name).create(dict(spec.config)), False
         except Exception as e:  # Keras's own message is the useful part
             raise EditError(f"Keras refused the config of {spec.name} ({spec.class_name}): {e}",
                             layer=spec.name) from e
