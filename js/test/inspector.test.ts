@@ -3,7 +3,7 @@
 // disabled with their reason, text set as text (never HTML), and an inner layer by its path.
 import { describe, expect, it } from "vitest";
 import { Inspector, type Shown } from "../src/panels/inspector";
-import { type InspectField, type Inspected, parseFieldValue, renderInspector } from "../src/panels/panels";
+import { type InspectField, type Inspected, inputPresets, parseFieldValue, renderInspector, renderPalette } from "../src/panels/panels";
 import type { Client, Reply } from "../src/mirror/protocol";
 import type { LayerState } from "../src/mirror/types";
 
@@ -97,6 +97,22 @@ describe("the inspector's fields come from the kernel", () => {
     activation.value = JSON.stringify("gelu");
     activation.fire("change");
     expect(sent).toEqual([{ dropout: 0.25 }, { activation: "gelu" }]);
+  });
+
+  it("never keeps text the kernel was not given: a value refused as typed shows the layer's again", () => {
+    const root = host();
+    const sent: Record<string, unknown>[] = [];
+    renderInspector(root, decoder, undefined, null, (c) => sent.push(c), () => undefined, inspected);
+    const units = control(root, "intermediate_dim");
+    units.value = "abc";
+    units.fire("change");
+    expect(sent).toEqual([]);
+    expect(units.value).toBe("16"); // the kernel's value, not "abc"
+    expect(root.querySelector(".kc-error")?.textContent).toBe('intermediate_dim: expected a whole number, got "abc"; it stays 16.');
+    // the next accepted edit makes the form again (its config changed): the message goes
+    renderInspector(root, { ...decoder, config: { ...decoder.config, intermediate_dim: 32 } } as LayerState, undefined, null,
+      () => undefined, () => undefined, inspected);
+    expect(root.querySelector(".kc-error")).toBe(null);
   });
 
   it("disables a read-only field and says why, visibly and as its title", () => {
@@ -194,3 +210,21 @@ describe("the Inspector asks the kernel", () => {
     expect(control(root, "activation").value).toBe("keras_hub>gelu_approximate");
   });
 });
+
+describe("the palette's Inputs", () => {
+  it("offers Inputs shaped like the data first, once data is set", () => {
+    expect(Object.keys(inputPresets(undefined))).toEqual(["Input", "Input 28x28x1", "Input 32x32x3", "Input 16x8 sequence"]);
+    const presets = inputPresets([{ name: null, shape: [8, 8, 1], dtype: "float32" }]);
+    expect(Object.entries(presets)[0]).toEqual(["Input 8x8x1 (your data)", { shape: [8, 8, 1], dtype: "float32" }]);
+    const named = inputPresets([{ name: "age", shape: [1], dtype: "int64" }, { name: "text", shape: [], dtype: "float32" }]);
+    expect(named["Input age 1 (your data)"]).toEqual({ shape: [1], dtype: "int64", name: "age" });
+    expect(named["Input text scalar (your data)"]).toEqual({ shape: [], dtype: "float32", name: "text" });
+    const root = host();
+    const picked: string[] = [];
+    renderPalette(root, [], (c) => picked.push(c), presets);
+    const entry = root.all().find((e) => e.attributes["data-class"] === "Input 8x8x1 (your data)");
+    expect(entry?.textContent).toBe("Input 8x8x1 (your data)");
+    expect(root.all().filter((e) => e.attributes.class === "kc-entry").map((e) => e.textContent)[0]).toBe("Input 8x8x1 (your data)");
+  });
+});
+

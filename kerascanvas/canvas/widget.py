@@ -242,7 +242,8 @@ class Canvas(anywidget.AnyWidget):
         curve = curve_sent(self._trainer.curve)
         self._note_run(self._trainer.run, snapshot, curve)
         self.training = {**snapshot, "curve": curve, **self._run_shown(), **self._runs_view(),
-                         "data": self._trainer.data_summary}
+                         "data": self._trainer.data_summary,
+                         "data_inputs": list(self._trainer.data_inputs)}
         self._show_insights()
 
     def _note_run(self, run: int | None, snapshot: dict, curve: list) -> None:
@@ -398,7 +399,8 @@ class Canvas(anywidget.AnyWidget):
         it got in words ("1,797 samples · x (8, 8, 1) float32 · y int64, 10 classes"),
         which the Train panel shows too."""
         said = self.trainer.set_data(x, y, validation_data=validation_data)
-        self.training = {**self.training, "data": str(said)}
+        self.training = {**self.training, "data": str(said),
+                         "data_inputs": list(self.trainer.data_inputs)}
         return said
 
     def fit(self, block: bool = True, **fit_kwargs):

@@ -137,6 +137,23 @@ def summary(batches: Batches, y: Any = None) -> str:
     return " · ".join(parts)
 
 
+def data_inputs(batches: Batches) -> list[dict]:
+    """The Inputs the data fits, for the palette to offer once data is set: per x array its
+    key (a dict's; None for one array or a list's), shape per sample and an Input dtype
+    (floats as float32, Keras's default; integers and booleans as they are; strings, which an
+    Input from the browser cannot hold, left out). At most 8."""
+    keys = list(batches.x) if isinstance(batches.x, dict) else None
+    found = []
+    for i, (_, leaf) in enumerate(_named(batches.x, "x")[:8]):
+        if leaf.kind == "string" or len(leaf.shape) > 9:
+            continue
+        dtype = leaf.dtype if leaf.dtype in ("int32", "int64", "bool") else "float32"
+        found.append({"name": keys[i] if keys and isinstance(keys[i], str) else None,
+                      "shape": [d if isinstance(d, int) else None for d in leaf.shape[1:]],
+                      "dtype": dtype})
+    return found
+
+
 def _classes(y: Any) -> int | None:
     """How many classes integer labels hold (one label per sample), else None."""
     import numpy as np
@@ -256,6 +273,20 @@ def _target_shape(y: tuple, out: tuple) -> bool:
     return _fits(y, out) or (out[-1:] == (1,) and _fits(y, out[:-1]))
 
 
+def _head_hint(tensor, out: tuple, y: tuple) -> str:
+    """What fixes an output that kept its input's spatial axes when y has one label or one row
+    of targets per sample (a Dense on a Conv2D's (None, 6, 6, 8) gives (None, 6, 6, 10)): a
+    Flatten or a global pooling before the layer that makes it. Empty when that is not it."""
+    if len(out) < 3 or len(y) > 2:
+        return ""
+    head = getattr(getattr(tensor, "_keras_history", None), "operation", None)
+    pooling = {3: "GlobalAveragePooling1D", 4: "GlobalAveragePooling2D",
+               5: "GlobalAveragePooling3D"}.get(len(out))
+    fix = f"a Flatten or a {pooling}" if pooling else "a Flatten"
+    return (f". The output keeps its input's {_shape(out[1:-1])} grid: put {fix} before "
+            f"{getattr(head, 'name', 'the last layer')} so it gives {_shape((None, out[-1]))}")
+
+
 def _check_outputs(model: keras.Model, batches: Batches, loss: Any) -> list[_Leaf]:
     tensors = list(model.outputs)
     names = output_names(model)
@@ -270,19 +301,20 @@ def _check_outputs(model: keras.Model, batches: Batches, loss: Any) -> list[_Lea
             raise DataError(f"Output {name!r}: targets must be numbers, but {what} holds "
                             f"{leaf.dtype} data.")
         labels, targets = _label_shape(leaf.shape, out), _target_shape(leaf.shape, out)
+        hint = _head_hint(tensor, out, tuple(leaf.shape))
         if sparse is True and not labels:
             raise DataError(f"Output {name!r} has shape {_shape(out)}, so the sparse loss "
                             f"{one_loss!r} needs integer labels of shape {_shape(out[:-1])}, but "
-                            f"{what} has shape {_shape(leaf.shape)}.")
+                            f"{what} has shape {_shape(leaf.shape)}{hint}.")
         if sparse is False and not targets:
             raise DataError(f"Output {name!r} has shape {_shape(out)}, but {what} has shape "
                             f"{_shape(leaf.shape)}"
                             + ("; for integer class labels use a sparse loss such as "
-                               "'sparse_categorical_crossentropy'." if labels else "."))
+                               "'sparse_categorical_crossentropy'." if labels else f"{hint}."))
         if sparse is None and not (targets or labels):
             raise DataError(f"Output {name!r} has shape {_shape(out)}, but {what} has shape "
                             f"{_shape(leaf.shape)} (neither that shape nor integer labels of "
-                            f"shape {_shape(out[:-1])}).")
+                            f"shape {_shape(out[:-1])}){hint}.")
     return leaves
 
 

@@ -11,7 +11,15 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import DataError, TrainingError
-from .data import Batches, check_data, check_finite, describe_data, is_dataset, summary
+from .data import (
+    Batches,
+    check_data,
+    check_finite,
+    data_inputs,
+    describe_data,
+    is_dataset,
+    summary,
+)
 
 # Arguments of keras.Model.fit that the Trainer sets itself.
 _OWN_FIT_ARGUMENTS = {"x", "y", "epochs", "batch_size", "validation_split", "validation_data"}
@@ -28,6 +36,7 @@ class Given:
     """What a run is given: its data, checked, and the arguments fit takes."""
 
     data_summary: str | None = None  # what set_data got, in words (DataSummary)
+    data_inputs: tuple = ()  # the Inputs x fits (data.data_inputs), for the palette
 
     def set_data(self, x: Any, y: Any = None, validation_data: Any = None) -> DataSummary:
         """Data to train on: NumPy arrays (a list or a dict by input name for several inputs),
@@ -50,6 +59,7 @@ class Given:
         if len(batches) > 1:
             said += " · validation: " + summary(batches[1], None)
         self.data_summary = DataSummary(said)
+        self.data_inputs = tuple(data_inputs(batches[0]))
         return self.data_summary
 
     @property

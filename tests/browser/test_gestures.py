@@ -319,4 +319,16 @@ def test_a_refused_value_in_the_inspector_shows_the_layers_real_value(lab, page)
         details.click()
         page.wait_for_timeout(200)
         assert inside(page.locator(".kc-toast.kc-show").bounding_box(), stage_box(page))
+    # text refused before it is sent ("abc" for a whole number): the field shows 10 again,
+    # the message says so, and the next accepted value takes the message away
+    units = page.locator('.kc-inspector [aria-label="units"]')
+    units.fill("abc")
+    units.press("Enter")
+    error = page.locator(".kc-inspector .kc-error")
+    error.wait_for(timeout=10_000)
+    assert "it stays 10" in error.text_content() and units.input_value() == "10"
+    units.fill("12")
+    units.press("Enter")
+    page.wait_for_function("() => !document.querySelector('.kc-inspector .kc-error')", timeout=20_000)
+    assert kernel.value("canvas.graph.layers['dense']['config']['units']") == 12
     kernel.close()

@@ -25,11 +25,11 @@ import { Legend, ProblemList } from "../panels/legend";
 import { GLIDE_MS, Glide } from "../scene/glide";
 import { toolbar } from "../panels/toolbar";
 import { summary } from "../mirror/mirror";
-import { renderPalette } from "../panels/panels";
+import { INPUT_PRESETS, type InputPreset, inputPresets, renderPalette } from "../panels/panels";
 import { Client, type Model } from "../mirror/protocol";
 import { exportHtml, exportPng, exportSvg } from "../panels/exporting";
 import { Teacher, sideColumn } from "../teaching/teacher";
-import { TrainingPanel } from "../training/training";
+import { TrainingPanel, type TrainingView } from "../training/training";
 import { Toast } from "../panels/toast";
 import { MiniMap } from "../scene/minimap";
 import { type UiState, UiStore } from "../interaction/ui";
@@ -121,12 +121,22 @@ export class CanvasView {
     main.append(this.legend.root, stageRow, this.status, this.notes, this.problemList.root, this.code.root);
     this.training = new TrainingPanel(model, this.client, (m) => this.showError(m));
     main.append(this.training.root);
-    this.onTraining = () => this.training.update(model.get("training") ?? {});
+    this.onTraining = () => {
+      const view: TrainingView = model.get("training") ?? {};
+      this.training.update(view);
+      const presets = inputPresets(view.data_inputs);
+      if (JSON.stringify(presets) !== JSON.stringify(this.presets)) { // set_data: its Inputs first
+        this.presets = presets;
+        this.drawPalette();
+      }
+    };
     model.on("change:training", this.onTraining);
     this.root.append(side, main);
     host.append(this.root);
     this.fitted = this.state.layers.length === 0; // an empty canvas keeps screen = world: drops land where dropped
-    renderPalette(paletteHost, this.palette, (c, ev) => this.pointer.pickFromPalette(c, ev));
+    this.presets = inputPresets((model.get("training") as TrainingView | undefined)?.data_inputs);
+    this.drawPalette = () => renderPalette(paletteHost, this.palette, (c, ev) => this.pointer.pickFromPalette(c, ev), this.presets);
+    this.drawPalette();
     this.panel = new Inspector(this.inspector, this.client, this.abort.signal, () => this.root.focus({ preventScroll: true }),
       (root, layer) => this.teacher.internals.attach(root, layer, this.state.version));
     this.pointer = new Pointer(this.pointerHost(), this.abort.signal);
@@ -169,6 +179,8 @@ export class CanvasView {
 
   private sized: ResizeObserver;
   private training: TrainingPanel;
+  private presets: Record<string, InputPreset> = INPUT_PRESETS; // the palette's Inputs (the data's first)
+  private drawPalette: () => void = () => undefined;
   private teacher: Teacher;
   private onTraining: () => void;
 
@@ -399,6 +411,7 @@ export class CanvasView {
       client: this.client, ui: this.ui,
       state: () => this.state, placed: () => this.placed(), routes: () => this.routes, ports: () => this.allPorts,
       viewRect: () => this.stageView.kernelRect(), follow: (names) => this.follow(names),
+      inputPreset: (className) => this.presets[className],
       showError: (m, at) => this.showError(m, at), hideError: () => this.toast.hide(),
       focusCanvas: () => this.root.focus({ preventScroll: true }), focusEdge: (key) => this.focusEdge(key),
     };

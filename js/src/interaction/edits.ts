@@ -5,7 +5,7 @@
 import { type Point, type Port, slotKey } from "../mirror/geometry";
 import { type Intent, connectIntent, insertIntent } from "./gestures";
 import { neighbours } from "../scene/edges";
-import { type Explanation, INPUT_PRESETS } from "../panels/panels";
+import type { Explanation, InputPreset } from "../panels/panels";
 import type { Client, FieldsArg, IntentArgs, IntentFields, IntentKind } from "../mirror/protocol";
 import { edgeKey } from "../scene/scene";
 import type { UiStore } from "./ui";
@@ -24,6 +24,7 @@ export interface EditsHost {
   routes(): (Point[] | null)[];         // each edge's drawn polyline, by edge index
   ports(): Port[];
   viewRect(): number[];                 // the world rectangle on screen: where the kernel puts new boxes
+  inputPreset(className: string): InputPreset | undefined; // a palette Input's shape (the data's among them)
   follow(names: Iterable<string>): void; // the view glides to keep these boxes in view
   showError(message: string, at?: Point): void;
   hideError(): void;
@@ -86,9 +87,9 @@ export class Edits {
 
   /** A new box of `className` at world point `at` (an Input preset makes an Input). */
   addLayer(className: string, at: Point): void {
-    const preset = INPUT_PRESETS[className];
+    const preset = this.host.inputPreset(className);
     const view = this.host.viewRect();
-    const made = preset ? this.actResult("add_input", { shape: preset, x: at.x, y: at.y, view })
+    const made = preset ? this.actResult("add_input", { ...preset, x: at.x, y: at.y, view })
       : this.actResult("add_layer", { class_name: className, x: at.x, y: at.y, view });
     made.then((name) => this.selectNew(name)); // a new box is selected, as in every node editor
   }
@@ -98,7 +99,7 @@ export class Edits {
   dropLayer(className: string, at: Point, wire: number): void {
     const e = wire >= 0 ? this.host.state().edges[wire] : undefined;
     const pts = wire >= 0 ? this.host.routes()[wire] : null;
-    if (e && pts && !INPUT_PRESETS[className]) {
+    if (e && pts && !this.host.inputPreset(className)) {
       const { kind, ...fields } = insertIntent(className, e, pts, at);
       this.actResult(kind, fields, at).then((name) => this.selectNew(name));
     } else this.addLayer(className, at);

@@ -3,24 +3,40 @@
 import { clear, el } from "../base/dom";
 import { fieldText, grouped, search } from "../mirror/mirror";
 import type { LayerState, PaletteEntry } from "../mirror/types";
+import type { DataInput } from "../training/training";
 
-/** Input boxes the palette offers, by their palette name: the shape each starts with. */
-export const INPUT_PRESETS: Record<string, number[]> = {
-  "Input": [8],
-  "Input 28x28x1": [28, 28, 1],
-  "Input 32x32x3": [32, 32, 3],
-  "Input 16x8 sequence": [16, 8],
+/** An Input box the palette offers: the shape (and dtype, and name) it starts with. */
+export interface InputPreset { shape: (number | null)[]; dtype?: string; name?: string }
+
+/** Input boxes the palette always offers, by their palette name. */
+export const INPUT_PRESETS: Record<string, InputPreset> = {
+  "Input": { shape: [8] },
+  "Input 28x28x1": { shape: [28, 28, 1] },
+  "Input 32x32x3": { shape: [32, 32, 3] },
+  "Input 16x8 sequence": { shape: [16, 8] },
 };
+
+/** The palette's Inputs: first those shaped like the data set_data got ("Input 8x8x1 (your
+ * data)", named by a dict's key), then the built-in ones. */
+export function inputPresets(data: readonly DataInput[] | undefined): Record<string, InputPreset> {
+  const found: Record<string, InputPreset> = {};
+  for (const d of data ?? []) {
+    const dims = d.shape.length ? d.shape.map((n) => (n === null ? "?" : String(n))).join("x") : "scalar";
+    found[`Input ${d.name ? `${d.name} ` : ""}${dims} (your data)`] = { shape: d.shape, dtype: d.dtype, ...(d.name ? { name: d.name } : {}) };
+  }
+  return { ...found, ...INPUT_PRESETS };
+}
 
 export function renderPalette(
   host: HTMLElement, entries: PaletteEntry[],
   onPick: (className: string, ev: PointerEvent | KeyboardEvent) => void,
+  presets: Record<string, InputPreset> = INPUT_PRESETS,
 ): void {
   clear(host);
   const input = el("input", { type: "search", placeholder: "Search layers", "aria-label": "Search layers", class: "kc-search" });
   const list = el("div", { class: "kc-palette-list", role: "list" });
   host.append(input, list);
-  const inputs = Object.keys(INPUT_PRESETS).map((class_name) => ({ class_name, group: "input", slots: { kind: "none" as const, names: [], min: 0, max: 0 }, schema: [], suggested: {} }));
+  const inputs = Object.keys(presets).map((class_name) => ({ class_name, group: "input", slots: { kind: "none" as const, names: [], min: 0, max: 0 }, schema: [], suggested: {} }));
   const all: PaletteEntry[] = [...inputs, ...entries];
   const draw = () => {
     clear(list);
@@ -136,11 +152,12 @@ function fieldRow(label: string, input: HTMLElement, f: InspectField, common: st
 /** An Input's shape without its batch size (the kernel's batch_shape), sent as `shape`. */
 function shapeInput(host: HTMLElement, f: InspectField, onChange: (config: Record<string, unknown>) => void): HTMLElement {
   const shape = Array.isArray(f.value) ? (f.value as (number | null)[]).slice(1) : [];
-  const input = el("input", { value: shape.map((d) => (d === null ? "None" : d)).join(", "), "aria-label": "shape", class: "kc-field" });
+  const text = shape.map((d) => (d === null ? "None" : d)).join(", ");
+  const input = el("input", { value: text, "aria-label": "shape", class: "kc-field" });
   if (!f.editable) input.setAttribute("disabled", "");
   input.addEventListener("change", () => {
     try { onChange({ shape: parseFieldValue("shape", input.value) }); }
-    catch (e) { onError(host, (e as Error).message); }
+    catch (e) { refusedHere(host, input, text, `shape: ${(e as Error).message}`); }
   });
   return input;
 }
@@ -166,7 +183,7 @@ function fieldInput(host: HTMLElement, f: InspectField, onChange: (config: Recor
     input = el("input", { value: text, "aria-label": f.name, class: "kc-field" });
     input.addEventListener("change", () => {
       try { onChange({ [f.name]: parseFieldValue(f.kind, (input as HTMLInputElement).value) }); }
-      catch (e) { onError(host, `${f.name}: ${(e as Error).message}`); }
+      catch (e) { refusedHere(host, input as HTMLInputElement, text, `${f.name}: ${(e as Error).message}`); }
     });
   }
   if (!f.editable) input.setAttribute("disabled", "");
@@ -231,6 +248,13 @@ function row(label: string, input: HTMLElement): HTMLElement {
   const r = el("label", { class: "kc-row" });
   r.append(el("span", {}, label), input);
   return r;
+}
+
+/** Typed text refused before anything is sent: the field shows the kernel's value again (the
+ * form never shows what the layer does not have) and the message says what was typed. */
+function refusedHere(host: HTMLElement, input: HTMLInputElement, kept: string, message: string): void {
+  input.value = kept;
+  onError(host, `${message}; it stays ${kept}.`);
 }
 
 /** A mistake caught before anything is sent, shown where the kernel's refusals are. */

@@ -18,7 +18,11 @@ export interface TrainingView {
   runs?: RunView[];                 // earlier runs on this drawing not undone, oldest first
   this_run?: RunView | null;        // the run shown: its number, first epoch, learning rate
   data?: string | null;             // what set_data got, in words (training/data.py: summary)
+  data_inputs?: DataInput[];        // the Inputs x fits (training/data.py: data_inputs): the palette offers them
 }
+
+/** An Input the data set fits: its key in x (a dict's), its shape per sample and dtype. */
+export interface DataInput { name: string | null; shape: (number | null)[]; dtype: string }
 
 /** The panel's data line: what set_data got, or how to give it data. */
 export function dataText(view: TrainingView): string {
