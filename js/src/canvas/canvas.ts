@@ -5,7 +5,7 @@
 import { el, svg } from "../base/dom";
 import { IdleWork } from "../base/idle";
 import {
-  type Point, type Port, type Rect, type View, boxHeight, boxWidth, bounds, readableFit, toWorld,
+  type Point, type Port, type Rect, type View, boxHeight, boxWidth, bounds, fitsIn, readableFit, toWorld,
 } from "../mirror/geometry";
 import { Pointer, type PointerHost } from "../interaction/pointer";
 import { Scene, type SceneInput, edgeKey } from "../scene/scene";
@@ -15,7 +15,7 @@ import { Adding, type AddingHost } from "../interaction/adding";
 import { FindBar } from "../interaction/find";
 import { drawnEdges, hiddenLayers, innerBox, innerLayers, innerPath, innerRunOf, openInner, shownLayers, splitPath } from "../mirror/folds";
 import { markInner } from "../scene/inner";
-import { showTop } from "../scene/camera";
+import { showTop, workRect } from "../scene/camera";
 import { ContextMenu } from "../interaction/menu";
 import { CanvasMenus, type MenusHost } from "../interaction/contextmenus";
 import { Keyboard, type KeyboardHost } from "../interaction/keyboard";
@@ -219,6 +219,16 @@ export class CanvasView {
     this.code.changed();
     this.teacher.stateChanged(state);
     this.glide.start(state.layers, before);
+    const added = state.layers.filter((l) => !before.has(l.name)).map((l) => l.name);
+    if (added.length) this.reveal(added);
+  }
+
+  /** Boxes that came from elsewhere (a cell's g.add_layer, a Load, an undo) and are not wholly
+   * on screen: the view glides to show them. One dropped here is where it was dropped: in view. */
+  private reveal(names: string[]): void {
+    const stage = this.stageSize();
+    if (!this.fitted || !stage.width || this.ui.state.gesture.kind !== "idle") return; // (the first draw fits)
+    if (!fitsIn(workRect(this.state.layers, names), this.view, stage.width, stage.height)) this.stageView.follow(this.state.layers, names);
   }
 
   /** The state as the kernel sent it (this.state: with the runs unfolded inside nested models). */
