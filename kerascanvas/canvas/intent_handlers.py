@@ -33,6 +33,8 @@ class Host(Protocol):
 
     def stop(self) -> None: ...
 
+    def undo(self) -> None: ...
+
     def wire_state(self) -> dict: ...
 
     @property
@@ -388,7 +390,7 @@ INTENTS: dict[str, Intent] = {
     "duplicate": _edit(_duplicate),
     "insert_layer": _edit(_insert_layer),
     "rewire": _edit(_rewire),
-    "undo": _edit(lambda h, m: h.graph.undo()),
+    "undo": _edit(lambda h, m: h.undo()),  # (stops once before a cell's edits: widget.py)
     "redo": _edit(lambda h, m: h.graph.redo()),
     # the canvas's file and training (what its buttons do)
     "save": _read(lambda h, m: h.save()),

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import logging
+import weakref
 import math
 from collections.abc import Callable
 from pathlib import Path
@@ -31,6 +32,7 @@ import traitlets
 from .. import limits
 from ..errors import EditError
 from ..graph.graph import Graph
+from ..graph.history import WEIGHTS
 from ..insights import insights
 from ..kinds import custom, kinds
 from ..mirror import shape
@@ -123,6 +125,10 @@ class Canvas(anywidget.AnyWidget):
         self._oversize: str | None = None  # why the last state push was too big to send
         self._picture = PictureOutput(self._picture_bundle)  # its picture in a notebook
         self._answering = False  # an intent from the browser is being applied
+        # Ctrl+Z stops once before undoing a cell's edit: the undo steps this canvas made (held
+        # weakly: history drops old steps), and whether it said so since its last edit
+        self._own_steps: weakref.WeakSet = weakref.WeakSet()
+        self._undo_stopped = False
         # The training runs seen, by id ({"previous", "number", "curve", "history", ...}), and
         # the last run not undone as last seen: a new run follows it (fine-tuning's second stage
         # is drawn after the first). Undo and redo move that head (insights journals it).
@@ -532,9 +538,12 @@ class Canvas(anywidget.AnyWidget):
             ident = None
         self._oversize = None
         self._answering = True  # the diffs sent meanwhile are an edit made on the canvas
+        kind = content.get("kind") if isinstance(content, dict) else None
+        step = self.graph.undo_step
         try:
             result = self.handle(content)
-            self._refuse_oversize(content.get("kind"))
+            self._refuse_oversize(kind)
+            self._note_own_step(kind, step)
         except (IntentError, EditError, ValueError, TypeError, RuntimeError) as e:
             self.send({"id": ident, "error": canvas_words(str(e))})
             return
@@ -556,6 +565,27 @@ class Canvas(anywidget.AnyWidget):
         elif intent_handlers.edits(kind) and self.graph.can_undo:
             self.graph.undo()
         raise IntentError(why)
+
+    def _note_own_step(self, kind: Any, before: Any) -> None:
+        """An edit made here: its undo step is the canvas's own (undo never stops before it)."""
+        if not intent_handlers.edits(kind) or kind in ("undo", "redo"):
+            return
+        step = self.graph.undo_step
+        if step is not None and step is not before:
+            self._own_steps.add(step)
+        self._undo_stopped = False
+
+    def undo(self) -> None:
+        """Ctrl+Z on the canvas: undo its edits; before the first edit a cell made (or an
+        import, a Load) it stops once and says so, and the next Ctrl+Z goes on. Training runs
+        undo without stopping (the canvas shows them). Python's g.undo() never stops."""
+        step = self.graph.undo_step
+        if (step is not None and step not in self._own_steps and step.kind != WEIGHTS
+                and not self._undo_stopped):
+            self._undo_stopped = True
+            raise IntentError("Undo stopped: this is the drawing as your notebook made it. "
+                              "Press Ctrl+Z again to undo the cell's own edits too.")
+        self.graph.undo()
 
     def handle(self, message: Any) -> Any:
         """Apply one intent (a dict from the browser) for this canvas; returns its result

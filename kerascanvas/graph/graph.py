@@ -284,6 +284,13 @@ class Graph:
         self._history.lock_reason = reason
 
     @property
+    def undo_step(self):
+        """The step the next undo takes back (history.Step: its kind says what it changed), or
+        None: a canvas tells its own steps from a cell's by it (canvas/widget.py)."""
+        steps = self._history.undo_steps
+        return steps[-1] if steps else None
+
+    @property
     def _undo(self):  # (older tests read the steps)
         return self._history.undo_steps
 

@@ -28,7 +28,9 @@ FLAGS = "flags"  # trainable flags on the live layers (and the configs that say 
 NamesChanged = Callable[[Journal, Mapping[str, str], set[str]], None]  # (journal, renamed, removed)
 
 
-@dataclass(slots=True)  # (no __dict__: history keeps thousands of these)
+# (no __dict__: history keeps thousands; a canvas holds its own steps weakly, weakref_slot is
+# Python 3.11's: before it, a step has a __dict__)
+@dataclass(eq=False, **({"slots": True, "weakref_slot": True} if sys.version_info >= (3, 11) else {}))
 class Step:
     changes: tuple  # the drawing's change log (Drawing.end)
     journal: Journal
