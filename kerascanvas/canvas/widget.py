@@ -39,7 +39,7 @@ from ..mirror import shape
 from ..mirror.diffs import Tracker
 from ..text import check_text
 from ..words import canvas_words
-from . import intent_handlers, later
+from . import intent_handlers, keeping, later
 from .intent_checks import IntentError
 from .picture_output import PictureOutput, plain_text
 
@@ -105,13 +105,28 @@ class Canvas(anywidget.AnyWidget):
     insight_epoch = traitlets.Float(-1.0).tag(sync=True)  # the forward pass's (browser: untrusted)
     insight_activations = traitlets.Dict().tag(sync=True, echo_update=False)  # insights.epoch_view
 
-    def __init__(self, graph: Graph | None = None, *, height: int = 520, path: str | None = None):
-        """Canvas(path="model.kcanvas") loads that file if it exists (a canvas survives a
-        kernel restart this way) and saves to it from its Save button."""
+    def __init__(self, graph: Graph | None = None, *, height: int = 520, path: str | None = None,
+                 keep: bool = True):
+        """Canvas(path="model.kcanvas") loads that file if it exists and saves to it from its
+        Save button. A canvas without a file in a notebook cell keeps its drawing, weights
+        included, after every change (keeping.py: .kerascanvas/kept/ beside the notebook), and
+        `kc.Canvas()` run again in that cell, after a kernel restart too, shows it again.
+        keep=False: nothing kept (KERASCANVAS_KEEP=0 for every canvas)."""
         if graph is not None and not isinstance(graph, Graph):
             raise TypeError(f"Canvas(graph=...) takes a kerascanvas.Graph, got {type(graph).__name__}.")
         if graph is None and path is not None and Path(path).is_file():
             graph = Graph.load(path)
+        kept = keeping.kept_path() if keep and path is None else None
+        if graph is None and kept is not None and kept.is_file():
+            try:
+                graph = Graph.load(kept)
+                graph.notes = (*graph.notes, f"Restored from {kept} (the drawing this cell's "
+                               "canvas kept); kc.Canvas(keep=False) starts empty.")
+            except EditError as e:  # left there untouched: this canvas keeps nothing
+                graph = Graph()
+                graph.notes = (f"The drawing kept in {kept} could not be read ({e}); the file is "
+                               "left as it is and this canvas keeps nothing.",)
+                kept = None
         from ..training.choices import choices
 
         super().__init__(height=height, palette=kinds.palette(), path=str(path or ""),
@@ -124,6 +139,8 @@ class Canvas(anywidget.AnyWidget):
         self._check_waits = False
         self._oversize: str | None = None  # why the last state push was too big to send
         self._picture = PictureOutput(self._picture_bundle)  # its picture in a notebook
+        self._kept = kept  # where this canvas keeps its drawing (keeping.py), or None
+        self._keep_waits = False
         self._answering = False  # an intent from the browser is being applied
         # Ctrl+Z stops once before undoing a cell's edit: the undo steps this canvas made (held
         # weakly: history drops old steps), and whether it said so since its last edit
@@ -442,6 +459,27 @@ class Canvas(anywidget.AnyWidget):
         if not (graph.model_checked and graph.repeats_found) and not self._check_waits:
             self._check_waits = True  # once however many edits come before it (a loop in a cell)
             later.when_drawn(self._check_model)
+        if self._kept is not None and not self._keep_waits:
+            self._keep_waits = True  # once for a burst of edits, after their diffs are drawn
+            later.when_drawn(self._keep)
+
+    def _keep(self) -> None:
+        """Write the drawing to its kept file (atomic: a restart mid-write keeps the last one)."""
+        self._keep_waits = False
+        if self._kept is None:
+            return
+        try:
+            self._kept.parent.mkdir(parents=True, exist_ok=True)
+            self.graph.save(self._kept)
+        except (EditError, OSError) as e:  # a full disk, a read-only folder: said once, then off
+            _log.warning("kerascanvas: the drawing could not be kept in %s (%s); this canvas "
+                         "keeps nothing more.", self._kept, e)
+            self._kept = None
+
+    @property
+    def kept_in(self) -> Path | None:
+        """The file this canvas keeps its drawing in (keeping.py), or None."""
+        return self._kept
 
     def _check_model(self) -> None:
         """Keras's answer for the structure shown (the model built or refused) and the repeated

@@ -1,0 +1,90 @@
+"""A drawing is never lost (issue 43): a canvas made without a file in a notebook cell keeps its
+drawing, weights included, after every change, and the same cell's kc.Canvas() shows it again
+after a kernel restart or a re-run. The kernel's cell id is stood in for (no kernel here)."""
+
+import numpy as np
+import pytest
+from support import recorder, sent
+
+import kerascanvas as kc
+from kerascanvas.canvas import keeping
+
+
+@pytest.fixture
+def cell(monkeypatch, tmp_path):
+    """Run as the cell "cell-a" of a notebook in tmp_path; returns a function that starts the
+    cell's next run (restart=True: a new kernel, whose count of canvases starts again)."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("JPY_SESSION_NAME", str(tmp_path / "digits.ipynb"))
+    monkeypatch.delenv("KERASCANVAS_KEEP", raising=False)
+    run = {"n": 0}
+
+    def next_run(restart=False):
+        run["n"] += 1
+        if restart:
+            keeping._made.clear()
+        monkeypatch.setattr(keeping, "_running_cell", lambda: ("cell-a", run["n"]))
+    monkeypatch.setattr(keeping, "_made", {})
+    next_run()
+    return next_run
+
+
+def intent(canvas, **message):
+    canvas.receive(message)
+    return sent(canvas)[-1]
+
+
+def draw_by_mouse(c):
+    recorder(c)
+    intent(c, kind="add_input", id=1, shape=[4], name="x", x=0, y=0)
+    intent(c, kind="add_layer", id=2, class_name="Dense", config={"units": 3}, x=0, y=100)
+    intent(c, kind="connect", id=3, src=["x", 0, 0], dst=["dense", 0, None])
+
+
+@pytest.mark.parametrize("restart", [True, False])
+def test_a_mouse_made_drawing_comes_back_with_its_weights(cell, tmp_path, restart):
+    c = kc.Canvas()
+    assert c.kept_in == keeping.FOLDER / "digits-cell-a-0.kc"
+    draw_by_mouse(c)
+    data = np.random.rand(2, 4).astype("float32")
+    c.set_data(np.random.rand(16, 4).astype("float32"), np.random.rand(16, 3).astype("float32"))
+    c.fit(epochs=1, block=True, loss="mse")  # trained weights are kept too
+    expected = np.asarray(c.graph.model(data))
+    assert (tmp_path / c.kept_in).is_file()
+    cell(restart=restart)  # the kernel restarted (or the cell runs again), the cell runs again
+    again = kc.Canvas()
+    assert set(again.graph.layers) == {"x", "dense"}
+    np.testing.assert_allclose(np.asarray(again.graph.model(data)), expected, rtol=1e-6)
+    assert "Restored from" in again.state["notes"][0]
+
+
+def test_each_canvas_of_a_cell_keeps_its_own(cell):
+    first, second = kc.Canvas(), kc.Canvas()
+    draw_by_mouse(first)
+    cell(restart=True)
+    assert set(kc.Canvas().graph.layers) == {"x", "dense"} and kc.Canvas().graph.layers == {}
+
+
+def test_turned_off_nothing_is_kept(cell, monkeypatch):
+    assert kc.Canvas(keep=False).kept_in is None
+    assert kc.Canvas(path="m.kc").kept_in is None  # a canvas with its own file uses that
+    monkeypatch.setenv("KERASCANVAS_KEEP", "0")
+    assert kc.Canvas().kept_in is None
+
+
+def test_outside_a_notebook_cell_nothing_is_kept():
+    assert kc.Canvas().kept_in is None  # (no kernel here: no cell id)
+
+
+def test_a_kept_file_that_cannot_be_read_is_left_alone(cell, tmp_path):
+    c = kc.Canvas()
+    draw_by_mouse(c)
+    path = tmp_path / c.kept_in
+    path.write_bytes(b"not a zip")
+    cell(restart=True)
+    again = kc.Canvas()
+    assert again.graph.layers == {} and again.kept_in is None
+    assert "could not be read" in again.state["notes"][0]
+    recorder(again)
+    intent(again, kind="add_input", id=1, shape=[4], name="x")  # an edit: still nothing kept
+    assert path.read_bytes() == b"not a zip"  # nothing written over it
