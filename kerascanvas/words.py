@@ -25,8 +25,12 @@ _RULES = [
      "Change the name in the name field (or Rename in the box's menu)."),
     (re.compile(r"Keras refused Input\(shape=(\(.*?\)), dtype='?(\w+)'?\)"),
      r"Keras refused an Input of shape \1 and dtype \2"),
-    (re.compile(r"This canvas has no file: make it with kc\.Canvas\(path=\.\.\.\)\."),
-     "This canvas has no file (it was made without one), so it cannot save or load."),
+    (re.compile(r"This canvas has no file yet: Save as\.\.\. names one \(in the notebook's folder\), "
+                r"or make it with kc\.Canvas\(path=\.\.\.\)\."),
+     "This canvas has no file yet: Save as… names one (in the notebook's folder)."),
+    (re.compile(r"This canvas has no file: Load\.\.\. names one, or make it with "
+                r"kc\.Canvas\(path=\.\.\.\)\."),
+     "This canvas has no file yet: Load… names one (in the notebook's folder)."),
     (re.compile(r"\(raise it from Python with kerascanvas\.limits\.allow\((\w+)=\.\.\.\) if you mean it\)"),
      r"(a notebook cell can raise this limit, \1, with kerascanvas.limits.allow if you mean it)"),
     (re.compile(r"kerascanvas\.(?:catalog|ops)\.names\(\) lists them"), "the palette lists them"),

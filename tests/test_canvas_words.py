@@ -76,7 +76,9 @@ def test_the_known_python_phrases_are_said_in_canvas_words():
     assert "name field" in said and "configure()" not in said
     said = rec.intent(kind="configure", name="a", config={"shape": [0]})["error"]
     said = rec.intent(kind="save")["error"]
-    assert said == "This canvas has no file (it was made without one), so it cannot save or load."
+    assert said == "This canvas has no file yet: Save as… names one (in the notebook's folder)."
+    said = rec.intent(kind="load")["error"]
+    assert said == "This canvas has no file yet: Load… names one (in the notebook's folder)."
     said = rec.intent(kind="train")["error"]  # the drawing is not complete: problems joined
     assert ".;" not in said
     rec.intent(kind="disconnect", src=["b", 0, 0], dst=["dense", 0, 0])  # no such edge

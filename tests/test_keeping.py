@@ -59,7 +59,7 @@ def test_a_mouse_made_drawing_comes_back_with_its_weights(cell, tmp_path, restar
 
 
 def test_each_canvas_of_a_cell_keeps_its_own(cell):
-    first, second = kc.Canvas(), kc.Canvas()
+    first, _second = kc.Canvas(), kc.Canvas()
     draw_by_mouse(first)
     cell(restart=True)
     assert set(kc.Canvas().graph.layers) == {"x", "dense"} and kc.Canvas().graph.layers == {}
@@ -88,3 +88,44 @@ def test_a_kept_file_that_cannot_be_read_is_left_alone(cell, tmp_path):
     recorder(again)
     intent(again, kind="add_input", id=1, shape=[4], name="x")  # an edit: still nothing kept
     assert path.read_bytes() == b"not a zip"  # nothing written over it
+
+
+# ----- Save as... and Load... on every canvas: a bare file name in the notebook's folder --------
+
+def test_save_as_and_load_by_a_file_name_from_the_browser(monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    c = kc.Canvas()
+    draw_by_mouse(c)
+    assert "Save as" in intent(c, kind="save", id=10)["error"]  # no file yet: it says how
+    assert intent(c, kind="save", id=11, name="my model")["result"] == "my model.kc"
+    assert c.path == "my model.kc" and (tmp_path / "my model.kc").is_file()
+    assert intent(c, kind="save", id=12)["ok"]  # then Save writes there
+    other = kc.Canvas()
+    recorder(other)
+    assert intent(other, kind="load", id=13, name="my model.kc")["result"] == "my model.kc"
+    assert set(other.graph.layers) == {"x", "dense"} and other.path == "my model.kc"
+
+
+@pytest.mark.parametrize("name, says", [
+    ("../up.kc", "no folders"), ("/etc/passwd", "no folders"), (".hidden.kc", "no folders"),
+    ("a/b.kc", "no folders"), ("x" * 101, "up to 100"), (3, "bare name"),
+])
+def test_a_file_name_the_browser_cannot_use_is_refused(monkeypatch, tmp_path, name, says):
+    monkeypatch.chdir(tmp_path)
+    c = kc.Canvas()
+    draw_by_mouse(c)
+    for kind in ("save", "load"):
+        assert says in intent(c, kind=kind, id=20, name=name)["error"]
+    assert list(tmp_path.iterdir()) == [] and c.path == ""
+
+
+def test_save_as_never_writes_over_a_file_it_did_not_make(monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "theirs.kc").write_bytes(b"someone's")
+    c = kc.Canvas()
+    draw_by_mouse(c)
+    assert "already in the notebook's folder" in intent(c, kind="save", id=1, name="theirs")["error"]
+    assert (tmp_path / "theirs.kc").read_bytes() == b"someone's"
+    assert "There is no" in intent(c, kind="load", id=2, name="missing.kc")["error"]
+    intent(c, kind="save", id=3, name="mine.kc")
+    assert intent(c, kind="save", id=4, name="mine.kc")["ok"]  # its own file: saved again

@@ -39,7 +39,7 @@ def test_ctrl_z_stops_once_at_the_drawing_the_cell_made():
 
 
 def test_a_canvas_edit_after_the_stop_makes_it_stop_again():
-    g, c = cell_made()
+    _g, c = cell_made()
     assert "Undo stopped" in intent(c, kind="undo", id=1)["error"]
     intent(c, kind="add_layer", id=2, class_name="Dropout", x=0, y=300)
     assert intent(c, kind="undo", id=3)["ok"]

@@ -9,7 +9,9 @@ the value it checked, or raises IntentError naming what was wrong (nothing has c
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from ..drawing.drawing import MAX_NAME_LENGTH
@@ -270,3 +272,32 @@ def _setting_value(name: str, value: Any) -> Any:
         return check_text(value, f"Call setting {name}=")
     raise IntentError(f"Call setting {name}= must be true/false, a number, text (at most "
                       f"{MAX_SETTING_TEXT} characters) or null, got {value!r:.60}.")
+
+
+# A file the browser names (Save as..., Load...): a bare name in the kernel's working folder
+# (the notebook's), with the drawing's suffix: the browser is untrusted, so it can neither
+# reach another folder, nor a dot file, nor a file of another kind.
+FILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9 _.()-]{0,99}")
+FILE_SUFFIXES = (".kc", ".kcanvas")
+
+
+def file_name(m: Mapping, existing: bool, own: str = "") -> str | None:
+    """The file an intent's "name" says, or None when it names none. existing=True (Load):
+    the file must be there; False (Save as): it must not be, unless it is the canvas's own
+    (`own`), so the browser never writes over a file it did not make."""
+    value = m.get("name")
+    if value is None:
+        return None
+    if not isinstance(value, str) or not FILE_NAME.fullmatch(value):
+        raise IntentError(f"A file name is letters, digits, spaces and _ . ( ) - (up to 100, "
+                          f"no folders), got {value!r:.80}.")
+    if not value.endswith(FILE_SUFFIXES):
+        value += FILE_SUFFIXES[0]
+    there = Path(value).is_file()
+    if existing and not there:
+        raise IntentError(f"There is no {value!r} in the notebook's folder.")
+    if not existing and there and not (own and Path(value).resolve() == Path(own).resolve()):
+        raise IntentError(f"{value!r} is already in the notebook's folder: choose another "
+                          "name, or Load it.")
+    return value
+

@@ -25,9 +25,11 @@ class Host(Protocol):
 
     graph: Graph
 
-    def save(self) -> None: ...
+    path: str
 
-    def load(self) -> None: ...
+    def save(self, path: str | None = None) -> str: ...
+
+    def load(self, path: str | None = None) -> str: ...
 
     def fit(self, block: bool = True, **fit_kwargs: Any) -> Any: ...
 
@@ -393,8 +395,9 @@ INTENTS: dict[str, Intent] = {
     "undo": _edit(lambda h, m: h.undo()),  # (stops once before a cell's edits: widget.py)
     "redo": _edit(lambda h, m: h.graph.redo()),
     # the canvas's file and training (what its buttons do)
-    "save": _read(lambda h, m: h.save()),
-    "load": _read(lambda h, m: h.load()),  # a new drawing with a fresh history: nothing to undo
+    "save": _read(lambda h, m: h.save(check.file_name(m, existing=False, own=h.path))),
+    # a new drawing with a fresh history: nothing to undo
+    "load": _read(lambda h, m: h.load(check.file_name(m, existing=True))),
     "train": _read(_train),
     "stop": _read(lambda h, m: h.stop()),
 }

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import json
 import logging
-import weakref
 import math
+import weakref
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -120,12 +120,12 @@ class Canvas(anywidget.AnyWidget):
         if graph is None and kept is not None and kept.is_file():
             try:
                 graph = Graph.load(kept)
-                graph.notes = (*graph.notes, f"Restored from {kept} (the drawing this cell's "
-                               "canvas kept); kc.Canvas(keep=False) starts empty.")
+                graph.notes = (*graph.notes, (f"Restored from {kept} (the drawing this cell's "
+                               "canvas kept); kc.Canvas(keep=False) starts empty."))
             except EditError as e:  # left there untouched: this canvas keeps nothing
                 graph = Graph()
-                graph.notes = (f"The drawing kept in {kept} could not be read ({e}); the file is "
-                               "left as it is and this canvas keeps nothing.",)
+                graph.notes = ((f"The drawing kept in {kept} could not be read ({e}); the file is "
+                               "left as it is and this canvas keeps nothing."),)
                 kept = None
         from ..training.choices import choices
 
@@ -543,18 +543,30 @@ class Canvas(anywidget.AnyWidget):
         state = self.graph.state()  # checked: Keras's answer and the runs found, as drawn
         return {"image/svg+xml": picture.svg(state), "text/plain": plain_text(state)}
 
-    def save(self) -> None:
-        """Save the drawing and its weights to `path` (what the Save button does)."""
+    def save(self, path: str | Path | None = None) -> str:
+        """Save the drawing and its weights to `path` (what the Save button does); given a
+        path (Save as...), the canvas saves there from then on. Returns the file."""
+        if path is not None:
+            self.graph.save(path)
+            self.path = str(path)
+            return self.path
         if not self.path:
-            raise IntentError("This canvas has no file: make it with kc.Canvas(path=...).")
+            raise IntentError("This canvas has no file yet: Save as... names one (in the "
+                              "notebook's folder), or make it with kc.Canvas(path=...).")
         self.graph.save(self.path)
+        return self.path
 
-    def load(self) -> None:
-        """Replace the drawing by the one in `path`; a bad file changes nothing."""
-        if not self.path:
-            raise IntentError("This canvas has no file: make it with kc.Canvas(path=...).")
+    def load(self, path: str | Path | None = None) -> str:
+        """Replace the drawing by the one in `path` (the canvas's file when None), which the
+        canvas then saves to; a bad file changes nothing. Returns the file."""
+        if path is None and not self.path:
+            raise IntentError("This canvas has no file: Load... names one, or make it with "
+                              "kc.Canvas(path=...).")
         self._check_not_training("a file cannot be loaded")
-        self.graph = Graph.load(self.path)
+        chosen = str(path) if path is not None else self.path
+        self.graph = Graph.load(chosen)
+        self.path = chosen
+        return chosen
 
     # ----- messages ------------------------------------------------------------------------
 

@@ -641,7 +641,14 @@ export class CanvasView {
       arrange: () => this.arrange(),
       fit: () => this.fit(),
       save: () => this.edits.act("save").then((ok) => ok && this.notice(`Saved to ${path()}`)),
-      load: () => this.edits.act("load"),
+      "save-as": () => {
+        const name = window.prompt("Save the drawing and its weights as (a file in the notebook's folder):", path() || `${this.state.name}.kc`);
+        if (name) void this.edits.act("save", { name }).then((ok) => ok && this.notice(`Saved to ${path()}`));
+      },
+      load: () => {
+        const name = path() ? null : window.prompt("Load a drawing saved in the notebook's folder (its file name):", `${this.state.name}.kc`);
+        if (path() || name) void this.edits.act("load", name ? { name } : {}).then((ok) => ok && this.notice(`Loaded ${path()}`));
+      },
       "depth-steps": () => this.teacher.play("depth_steps"),
       "forward-pass": () => this.teacher.play("forward_steps"),
       outputs: () => this.teacher.toggleOutputs(),

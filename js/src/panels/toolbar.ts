@@ -6,13 +6,14 @@
 import { el } from "../base/dom";
 
 export type ToolAction =
-  | "undo" | "redo" | "add-layer" | "find" | "arrange" | "fit" | "save" | "load"
+  | "undo" | "redo" | "add-layer" | "find" | "arrange" | "fit" | "save" | "save-as" | "load"
   | "depth-steps" | "forward-pass" | "outputs" | "node-view" | "export-svg" | "export-png" | "export-html";
 
 export interface ToolButton { label: string; title: string; action: ToolAction }
 export interface ToolGroup { name: string; buttons: ToolButton[] }
 
-/** The buttons in named groups; Save and Load only for a canvas with a file. */
+/** The buttons in named groups. Every canvas saves and loads: one with a file saves to it and
+ * loads it again; one without asks for a file name (Save as..., Load...). */
 export function toolbarButtons(hasFile: boolean): ToolGroup[] {
   const groups: ToolGroup[] = [
     { name: "Edit", buttons: [{ label: "Undo", title: "Undo (Ctrl+Z)", action: "undo" },
@@ -22,10 +23,12 @@ export function toolbarButtons(hasFile: boolean): ToolGroup[] {
       { label: "Arrange", title: "Lay the drawing out again from its depth map", action: "arrange" },
       { label: "Fit", title: "Show the drawing (from its inputs when it is too big to read whole)", action: "fit" }] },
   ];
-  if (hasFile) {
-    groups.push({ name: "File", buttons: [{ label: "Save", title: "Save drawing and weights", action: "save" },
-      { label: "Load", title: "Load the saved drawing", action: "load" }] });
-  }
+  groups.push({ name: "File", buttons: hasFile
+    ? [{ label: "Save", title: "Save drawing and weights to its file", action: "save" },
+      { label: "Save as…", title: "Save drawing and weights to another file in the notebook's folder", action: "save-as" },
+      { label: "Load", title: "Load the saved drawing again", action: "load" }]
+    : [{ label: "Save as…", title: "Save drawing and weights to a file in the notebook's folder", action: "save-as" },
+      { label: "Load…", title: "Load a drawing saved in the notebook's folder", action: "load" }] });
   groups.push(
     { name: "Teach", buttons: [{ label: "Keras's walk", title: "Step through how keras.Model walks from the outputs and finds each node's depth", action: "depth-steps" },
       { label: "Forward pass", title: "Run one sample through, node by node: the value on every edge", action: "forward-pass" },
