@@ -129,3 +129,25 @@ def test_save_as_never_writes_over_a_file_it_did_not_make(monkeypatch, tmp_path)
     assert "There is no" in intent(c, kind="load", id=2, name="missing.kc")["error"]
     intent(c, kind="save", id=3, name="mine.kc")
     assert intent(c, kind="save", id=4, name="mine.kc")["ok"]  # its own file: saved again
+
+
+# ----- an empty canvas's "Start from an example" ----------------------------------------------
+
+def test_start_from_an_example_draws_a_model_shaped_like_the_data():
+    from kerascanvas.datasets import digits
+
+    c = kc.Canvas()
+    recorder(c)
+    made = intent(c, kind="example", id=1)["result"]
+    assert made == ["image", "conv2d", "max_pooling2d", "flatten", "dense"]
+    assert c.graph.model.output.shape == (None, 10) and c.graph.can_undo
+    x, y = digits()
+    c.set_data(x, y)
+    c.fit(epochs=1, batch_size=256, block=True)  # a first Train works at once
+    assert "already" not in intent(c, kind="example", id=2)["error"] and "empty canvas" in \
+        sent(c)[-1]["error"]
+    other = kc.Canvas()
+    recorder(other)
+    other.set_data(np.random.rand(30, 5).astype("float32"), np.arange(30) % 3)
+    intent(other, kind="example", id=3)
+    assert other.graph.model.input.shape == (None, 5) and other.graph.model.output.shape == (None, 3)

@@ -17,9 +17,14 @@ describe("the legend and the problem list", () => {
     const problems = [{ message: "d is pending", layer: "d", call: 0, slot: null },
       { message: "The drawing has no output.", layer: null, call: null, slot: null },
       ...Array.from({ length: PROBLEMS_SHOWN + 3 }, (_, i) => ({ message: `p${i}`, layer: `l${i}`, call: 0, slot: null }))];
-    const { shown, more } = problemItems({ problems } as unknown as GraphState);
+    const { shown, more } = problemItems({ problems, layers: [{ name: "d" }] } as unknown as GraphState);
     expect(shown[0]).toEqual({ text: "The drawing has no output.", layer: null });
     expect(shown.length).toBe(PROBLEMS_SHOWN);
     expect(more).toBe(problems.length - PROBLEMS_SHOWN);
+  });
+
+  it("shows no problem on an empty canvas (it says how to begin instead, never red)", () => {
+    const problems = [{ message: "The drawing has no Input: drag an Input from the palette.", layer: null, call: null, slot: null }];
+    expect(problemItems({ problems, layers: [] } as unknown as GraphState)).toEqual({ shown: [], more: 0 });
   });
 });

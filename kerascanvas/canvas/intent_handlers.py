@@ -109,6 +109,13 @@ def _add_input(host: Host, m: dict) -> str:
     return name
 
 
+def _example(host: Host, m: dict) -> list[str]:
+    """An empty canvas's "Start from an example": a small model shaped like the data."""
+    from .example import draw_example
+
+    return draw_example(host.graph, host.training_data)
+
+
 def _configure(host: Host, m: dict) -> None:
     g = host.graph
     name, config = check.layer_name(m), check.config(m)
@@ -371,6 +378,7 @@ INTENTS: dict[str, Intent] = {
     "set_outputs": _edit(_set_outputs),
     "add_layer": _edit(_add_layer),
     "add_input": _edit(_add_input),
+    "example": _edit(_example),
     "connect": _edit(_connect(Graph.connect)),
     "disconnect": _edit(_connect(Graph.disconnect)),
     "remove": _edit(_remove),

@@ -131,7 +131,7 @@ def summary(batches: Batches, y: Any = None) -> str:
     for name, leaf in _named(batches.x, "x") + _named(batches.y, "y"):
         per_sample = tuple(leaf.shape[1:])  # (a label per sample: no shape to say)
         parts.append(f"{name} {_shape(per_sample) + ' ' if per_sample else ''}{leaf.dtype}")
-    classes = _classes(y)
+    classes = classes_of(y)
     if classes:
         parts[-1] += f", {classes} classes"
     return " · ".join(parts)
@@ -154,7 +154,7 @@ def data_inputs(batches: Batches) -> list[dict]:
     return found
 
 
-def _classes(y: Any) -> int | None:
+def classes_of(y: Any) -> int | None:
     """How many classes integer labels hold (one label per sample), else None."""
     import numpy as np
 

@@ -110,7 +110,8 @@ export class CanvasView {
     this.quick = this.adding.quick;
     this.finder = new FindBar(() => [...this.state.layers, ...innerLayers(this.state.layers)], (name, next) => this.showHit(name, next),
       () => this.root.focus({ preventScroll: true }), this.abort.signal);
-    this.stage.append(this.svgEl, this.minimap.root, this.toast.root, this.menu.root, this.quick.root, this.finder.root);
+    this.start = startHere(() => void this.edits.act("example"));
+    this.stage.append(this.svgEl, this.start, this.minimap.root, this.toast.root, this.menu.root, this.quick.root, this.finder.root);
     this.legend = new Legend();
     const teachSide = sideColumn(); // the step player beside the drawing, not under it
     const stageRow = el("div", { class: "kc-stage-row" });
@@ -179,6 +180,7 @@ export class CanvasView {
 
   private sized: ResizeObserver;
   private training: TrainingPanel;
+  private start: HTMLElement;
   private presets: Record<string, InputPreset> = INPUT_PRESETS; // the palette's Inputs (the data's first)
   private drawPalette: () => void = () => undefined;
   private teacher: Teacher;
@@ -338,6 +340,7 @@ export class CanvasView {
       this.legend.draw(this.state.layers);
       this.status.textContent = summary(this.state);
       this.notes.textContent = (this.state.notes ?? []).join(" ");
+      this.start.hidden = this.state.layers.length > 0; // an empty canvas says how to begin
       this.problemList.draw(this.state);
     }
     if (this.minimapFor !== this.state.layers || this.shown.size) {
@@ -665,3 +668,18 @@ export class CanvasView {
   }
 
 }
+
+/** What an empty canvas shows in the middle of its stage: how to begin, and a button that draws
+ * a small model shaped like the data (the kernel's `example` intent). Never red. */
+export function startHere(example: () => void): HTMLElement {
+  const box = el("div", { class: "kc-start", role: "note", "aria-label": "Start here" });
+  box.append(
+    el("div", { class: "kc-start-title" }, "An empty canvas"),
+    el("div", {}, "Drag an Input from the palette on the left, then layers below it. Drag from the bottom of a box to the top of the next to wire them. Every box is a real Keras layer."),
+  );
+  const button = el("button", { class: "kc-button jp-mod-styled kc-start-example", type: "button" }, "Start from an example");
+  button.addEventListener("click", example);
+  box.append(button);
+  return box;
+}
+

@@ -110,6 +110,13 @@ export const CSS = `
 .kc-status { margin-top: 4px; color: var(--jp-ui-font-color2, #555); }
 .kc-notes { margin-top: 2px; font-size: 11px; color: var(--jp-ui-font-color2, #555); }
 .kc-notes:empty { display: none; }
+.kc-start { position: absolute; left: 50%; top: 40%; transform: translate(-50%, -50%); max-width: 360px;
+  padding: 14px 16px; text-align: center; font-size: 12px; line-height: 1.45; pointer-events: none;
+  color: var(--jp-ui-font-color1, #333); background: var(--jp-layout-color1, #fff);
+  border: 1px dashed var(--jp-border-color1, #bbb); border-radius: 8px; }
+.kc-start[hidden] { display: none; }
+.kc-start-title { font-weight: 600; font-size: 13px; margin-bottom: 4px; }
+.kc-start-example { margin-top: 10px; pointer-events: auto; }
 .kc-minimap { position: absolute; right: 6px; bottom: 6px; width: 140px; height: 100px;
   background: var(--jp-layout-color1, #fff); border: 1px solid var(--jp-border-color1, #ccc); opacity: 0.9; }
 .kc-mini-box { fill: var(--jp-layout-color3, #aaa); }

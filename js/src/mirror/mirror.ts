@@ -49,6 +49,7 @@ export function summary(state: GraphState): string {
     const memory = state.model.weight_bytes === undefined ? "" : ` · ${memoryText(state.model.weight_bytes)}`;
     return `${paramsText(state.model.params)} params${trainableText(state.model)}${memory} · inputs: ${state.model.inputs.join(", ")} · outputs: ${outs}`;
   }
+  if (!state.layers.length) return "Empty: drag an Input from the palette, or start from an example.";
   const n = state.problems.length;
   return `${paramsText(params)} params · not a model yet: ${n} problem${n === 1 ? "" : "s"}`;
 }

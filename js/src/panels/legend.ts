@@ -26,7 +26,7 @@ export function presentFamilies(layers: LayerState[]): typeof FAMILIES {
 
 /** The problem lines shown (at most PROBLEMS_SHOWN) and how many more there are. */
 export function problemItems(state: GraphState): { shown: { text: string; layer: string | null }[]; more: number } {
-  const lines = problemLines(state);
+  const lines = state.layers.length ? problemLines(state) : []; // an empty canvas shows how to begin instead
   return { shown: lines.slice(0, PROBLEMS_SHOWN), more: Math.max(0, lines.length - PROBLEMS_SHOWN) };
 }
 
