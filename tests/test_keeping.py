@@ -22,9 +22,9 @@ def cell(monkeypatch, tmp_path):
     def next_run(restart=False):
         run["n"] += 1
         if restart:
-            keeping._made.clear()
+            keeping.new_kernel()
         monkeypatch.setattr(keeping, "_running_cell", lambda: ("cell-a", run["n"]))
-    monkeypatch.setattr(keeping, "_made", {})
+    keeping.new_kernel()
     next_run()
     return next_run
 

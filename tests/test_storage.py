@@ -172,7 +172,7 @@ def test_a_canvas_with_a_file_survives_a_kernel_restart(tmp_path):
     canvas.send = lambda content, buffers=None: sent.append(content)
     canvas.graph.add_input((3,), name="x")
     canvas.receive({"kind": "save", "id": 1})
-    assert sent[-1] == {"id": 1, "ok": True, "result": None}
+    assert sent[-1] == {"id": 1, "ok": True, "result": str(path)}
     restarted = kc.Canvas(path=str(path))  # a new kernel: the file brings the drawing back
     assert list(restarted.graph.layers) == ["x"]
     canvas.graph.add_layer("Dense", units=2)

@@ -597,7 +597,8 @@ def test_a_model_that_takes_and_gives_dicts_trains_on_data_keyed_as_keras_keys_i
 def test_fit_refuses_what_cannot_start(data):
     x, y = data
     g = mlp()
-    g.add_layer("Add")  # a merge with no inputs: the drawing is not a model
+    g.add_layer("Add")  # a merge given one input of two: the drawing is not a model
+    g.connect("dense_1", "add")
     trainer = Trainer(g)
     with pytest.raises(TrainingError, match="not a complete model yet"):
         trainer.fit()

@@ -34,6 +34,11 @@ def kept_path() -> Path | None:
     return FOLDER / f"{_safe(notebook)}-{_safe(cell)}-{n}.kc"
 
 
+def new_kernel() -> None:
+    """Count canvases from the start again, as a restarted kernel does (tests stand in)."""
+    _made.clear()
+
+
 def _running_cell() -> tuple[str | None, int | None]:
     """(the id of the cell running now, which run of the kernel it is) or (None, None)."""
     kernelbase = sys.modules.get("ipykernel.kernelbase")
