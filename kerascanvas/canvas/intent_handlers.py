@@ -37,6 +37,8 @@ class Host(Protocol):
 
     def undo(self) -> None: ...
 
+    def example(self) -> list[str]: ...
+
     def wire_state(self) -> dict: ...
 
     @property
@@ -107,13 +109,6 @@ def _add_input(host: Host, m: dict) -> str:
         name = g.add_input(check.shape(m), check.optional_name(m), dtype=dtype)
         _place(g, name, m)
     return name
-
-
-def _example(host: Host, m: dict) -> list[str]:
-    """An empty canvas's "Start from an example": a small model shaped like the data."""
-    from .example import draw_example
-
-    return draw_example(host.graph, host.training_data)
 
 
 def _configure(host: Host, m: dict) -> None:
@@ -378,7 +373,7 @@ INTENTS: dict[str, Intent] = {
     "set_outputs": _edit(_set_outputs),
     "add_layer": _edit(_add_layer),
     "add_input": _edit(_add_input),
-    "example": _edit(_example),
+    "example": _edit(lambda h, m: h.example()),  # an empty canvas's "Start from an example"
     "connect": _edit(_connect(Graph.connect)),
     "disconnect": _edit(_connect(Graph.disconnect)),
     "remove": _edit(_remove),

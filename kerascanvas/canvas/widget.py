@@ -543,6 +543,14 @@ class Canvas(anywidget.AnyWidget):
         state = self.graph.state()  # checked: Keras's answer and the runs found, as drawn
         return {"image/svg+xml": picture.svg(state), "text/plain": plain_text(state)}
 
+    def example(self) -> list[str]:
+        """What an empty canvas's "Start from an example" button draws: a small model shaped
+        like the data set_data got (the digits' 8x8x1 and ten classes when none), one undo
+        step. Returns its boxes' names; refused on a drawing that is not empty."""
+        from .example import draw_example
+
+        return draw_example(self.graph, self.training_data)
+
     def save(self, path: str | Path | None = None) -> str:
         """Save the drawing and its weights to `path` (what the Save button does); given a
         path (Save as...), the canvas saves there from then on. Returns the file."""

@@ -109,3 +109,30 @@ def test_ctrl_z_stops_once_before_the_cells_own_edits(lab, page):
     wait_edges(page, 2)
     assert kernel.value("len(canvas.graph.edges)") == 2
     kernel.close()
+
+
+@pytest.mark.parametrize("app", ["lab", "notebook"])
+def test_the_quickstart_as_published_draws_trains_and_exports(lab, page, app):
+    """notebooks/quickstart.ipynb run top to bottom, in JupyterLab and in Notebook 7: the canvas
+    shows the example on the digits, the panel says what data it has and how the run ended, and a
+    press of Train runs again from the page."""
+    from pathlib import Path
+
+    source = Path(__file__).parents[2] / "notebooks" / "quickstart.ipynb"
+    kernel = open_notebook(page, lab, source, app=app)
+    box(page, "dense").wait_for(timeout=60_000)
+    page.wait_for_timeout(600)
+    for name in ("image", "conv2d", "dense"):
+        assert in_stage(page, name), name
+    training = page.locator(".kc-training")
+    training.locator("summary").first.click()
+    assert "Data: 1,797 samples · x (8, 8, 1) float32" in training.text_content()
+    page.wait_for_function("() => (document.querySelector('.kc-training [aria-label=\"final "
+                           "metrics\"]') || {}).textContent?.startsWith('Final: loss')",
+                           timeout=60_000)
+    training.locator('[aria-label="Train"]').click()
+    page.wait_for_function("() => document.querySelectorAll('.kc-run-mark').length === 2",
+                           timeout=240_000)
+    assert [r["number"] for r in kernel.value("canvas.training['runs']")] == [1]
+    screenshot(page, f"first-hour-quickstart-{app}")
+    kernel.close()

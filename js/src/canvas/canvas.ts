@@ -677,7 +677,7 @@ export function startHere(example: () => void): HTMLElement {
     el("div", { class: "kc-start-title" }, "An empty canvas"),
     el("div", {}, "Drag an Input from the palette on the left, then layers below it. Drag from the bottom of a box to the top of the next to wire them. Every box is a real Keras layer."),
   );
-  const button = el("button", { class: "kc-button jp-mod-styled kc-start-example", type: "button" }, "Start from an example");
+  const button = el("button", { class: "kc-button jp-mod-styled jp-mod-accept kc-start-example", type: "button" }, "Start from an example");
   button.addEventListener("click", example);
   box.append(button);
   return box;
