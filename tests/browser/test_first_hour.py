@@ -118,13 +118,16 @@ def test_the_quickstart_as_published_draws_trains_and_exports(lab, page, app):
     press of Train runs again from the page."""
     from pathlib import Path
 
-    source = Path(__file__).parents[2] / "notebooks" / "quickstart.ipynb"
+    import shutil
+
+    source = lab.root / f"quickstart-{app}.ipynb"  # (one kernel session per app)
+    shutil.copy(Path(__file__).parents[2] / "notebooks" / "quickstart.ipynb", source)
     kernel = open_notebook(page, lab, source, app=app)
     box(page, "dense").wait_for(timeout=60_000)
     page.wait_for_timeout(600)
     for name in ("image", "conv2d", "dense"):
         assert in_stage(page, name), name
-    training = page.locator(".kc-training")
+    training = page.locator(".kc-training").first  # (the API part shows a second canvas)
     training.locator("summary").first.click()
     assert "Data: 1,797 samples · x (8, 8, 1) float32" in training.text_content()
     page.wait_for_function("() => (document.querySelector('.kc-training [aria-label=\"final "
