@@ -391,6 +391,44 @@ def test_a_layer_made_around_another_layer_is_kept_as_the_object():
             custom.unregister(name)
 
 
+class TiedOutput(keras.layers.Layer):
+    """Logits from the token embedding's own matrix, given the embedding layer (a language
+    model's tied output as published): its config cannot make it again."""
+
+    def __init__(self, embedding, **kwargs):
+        super().__init__(**kwargs)
+        self.embedding = embedding
+
+    def call(self, x):
+        return keras.ops.matmul(x, keras.ops.transpose(self.embedding.embeddings))
+
+
+def test_a_kept_layer_holding_another_boxs_layer_shares_its_weights():
+    """The tied output holds the embedding drawn as its own box: that box is kept as its object
+    too, so both hold one variable (was: a second copy, 392 parameters for Keras's 232)."""
+    emb = keras.layers.Embedding(20, 8, name="tokens")
+    ids = keras.Input((5,), dtype="int32", name="ids")
+    out = TiedOutput(emb, name="logits")(keras.layers.Dense(8, name="mix")(emb(ids)))
+    model = keras.Model(ids, out)
+    before = {*custom.registered(), *custom.trusted()}
+    try:
+        g = ok(kc.Graph.from_model(model, trust_custom=True))
+        assert g.keras_layer("tokens").embeddings is g.keras_layer("logits").embedding.embeddings
+        assert g.model.count_params() == model.count_params() == 232
+        summary = g.state()["model"]
+        assert (summary["params"], summary["weight_bytes"]) == (232, 232 * 4)
+        assert g.param_counts()["total"] == 232
+        data = np.random.default_rng(0).integers(0, 20, (2, 5))
+        _same(g.model(data), model(data))
+        g.model.compile(optimizer="sgd", loss="mse")  # trained together: one variable
+        g.model.fit(data, np.ones((2, 5, 20), "float32"), epochs=1, verbose=0)
+        assert g.keras_layer("tokens").embeddings is g.keras_layer("logits").embedding.embeddings
+        assert [e["made_from"] for e in g.state()["layers"][1:]] == ["object", "config", "object"]
+    finally:
+        for name in {*custom.registered(), *custom.trusted()} - before:
+            custom.unregister(name)
+
+
 class Experts(keras.layers.Layer):
     """One expert layer given to the constructor, a gate made inside (a mixture of experts as
     published: get_config serializes the expert, from_config deserializes it)."""

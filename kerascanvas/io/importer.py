@@ -78,6 +78,8 @@ def walk(model, trust_custom: bool = False) -> Walk:
     per_class: dict = {}
     for op in layers:
         _check_offered(op, trust_custom)
+    _tie_held(layers)
+    for op in layers:
         nodes = [n for n in op._inbound_nodes if id(n) in mine]
         w.configs[op.name] = config = _box_config(op, nodes)
         slots = _slots(op, config, nodes)
@@ -417,6 +419,18 @@ def _check_offered(layer, trust_custom: bool = False) -> None:
     raise EditError(f"Layer {layer.name!r} is a {type(layer).__module__}.{name}, a class of your "
                     f"own: register it with kc.register({name}) (or import with "
                     "trust_custom=True) to draw it.", layer=layer.name)
+
+
+def _tie_held(layers: list) -> None:
+    """A layer kept as the object (its config cannot make it again) that holds another layer
+    of the model (a tied output made around the token embedding): that layer's box is kept as
+    its object too, so both boxes hold the same variables (one copy, trained together), as in
+    the model. Only layers the user trusted are kept (trust_custom, kc.register)."""
+    kept = [op for op in layers if isinstance(custom.get(custom.trusted_name(op)), custom.TrustedObject)]
+    held = {id(inner) for op in kept for inner in op._flatten_layers(include_self=False)}
+    for op in layers:
+        if id(op) in held and custom.trusted_name(op) is None:
+            custom.keep_object(op)
 
 
 def _trust_held(layer) -> None:

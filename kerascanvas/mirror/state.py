@@ -140,13 +140,24 @@ def _structure(g, p: Parts, previous: Parts | None, quick: bool = False) -> None
         # nested models are refused): its count is the boxes' sum, without walking Keras's
         # weight lists (a quarter of a second at 5,000 layers)
         "model": None if not has_model else {
-            "inputs": g.inputs, "outputs": [list(t) for t in g.outputs],
-            "params": sum(entry["params"] or 0 for entry in p.layers.values()),
-            "trainable_params": sum(entry["trainable_params"] or 0 for entry in p.layers.values()),
-            "non_trainable_params": sum((entry["params"] or 0) - (entry["trainable_params"] or 0)
-                                        for entry in p.layers.values()),
-            "weight_bytes": sum(entry["weight_bytes"] or 0 for entry in p.layers.values())},
+            "inputs": g.inputs, "outputs": [list(t) for t in g.outputs], **_model_counts(g, p)},
     }
+
+
+def _model_counts(g, p: Parts) -> dict:
+    """The model's parameter counts and weight memory: the boxes' sum, or, where a box kept as
+    its object holds another box's layer (tied weights), each variable once (g.param_counts)."""
+    entries = p.layers.values()
+    if any(entry["made_from"] == "object" for entry in entries):
+        counts = g.param_counts()
+        return {"params": counts["total"], "trainable_params": counts["trainable"],
+                "non_trainable_params": counts["non_trainable"],
+                "weight_bytes": g.weight_bytes()}
+    return {"params": sum(entry["params"] or 0 for entry in entries),
+            "trainable_params": sum(entry["trainable_params"] or 0 for entry in entries),
+            "non_trainable_params": sum((entry["params"] or 0) - (entry["trainable_params"] or 0)
+                                        for entry in entries),
+            "weight_bytes": sum(entry["weight_bytes"] or 0 for entry in entries)}
 
 
 def _remake(g, p: Parts, name: str, by_layer: dict, cached: tuple | None = None,
