@@ -56,6 +56,10 @@ after they were trained): they have no shapes to check the file against until ca
 DOCUMENT_BYTES = 256 << 20
 """Bytes of a saved file's drawing (its JSON document), decompressed."""
 
+CONSTANT_VALUES = 10_000
+"""Numbers in one constant of an operation (the mean of `x - mean`; a list of lists counts
+every number): what a config, a file's weights part and the code carry inline."""
+
 CALLS = 10_000
 """Calls of one layer (shared uses): what a file may hold, and so what an edit may make."""
 

@@ -136,6 +136,18 @@ def test_a_lambdas_function_is_not_trusted_by_trust_custom():
     assert registered_name(swishy) not in custom.held()
 
 
+def test_an_instance_registers_its_class(tmp_path):
+    """kc.register(MyReg(0.05)), as one holds it in hand: its class is what a config names."""
+    model = model_with(kernel_regularizer=MyReg(strength=0.05))
+    try:
+        assert kc.register(MyReg(strength=0.05)) == registered_name(MyReg)
+        assert custom.held()[registered_name(MyReg)] is MyReg
+        check_works(ok(kc.Graph.from_model(model)), model, "kernel_regularizer=MyReg(strength=0.05)",
+                    tmp_path)
+    finally:
+        custom.unregister(registered_name(MyReg))
+
+
 def test_register_refuses_what_layers_cannot_name():
     with pytest.raises(TypeError, match="def"):
         kc.register(lambda x: x)

@@ -70,8 +70,8 @@ def register(cls: Any, name: str | None = None, list_input: bool = False,
     object: a model holding it imports (its box is named "Lambda_scale" unless `name` says),
     while any other Lambda stays refused.
 
-    A Regularizer, Initializer or Constraint subclass, or a plain function (an activation),
-    is what layers may hold: `Dense(kernel_regularizer=MyReg())` then imports, loads and
+    A Regularizer, Initializer or Constraint subclass (or an instance: its class), or a plain
+    function (an activation), is what layers may hold: `Dense(kernel_regularizer=MyReg())` then imports, loads and
     exports. It is recorded under the name Keras serializes it with (returned)."""
     import keras
 
@@ -79,6 +79,8 @@ def register(cls: Any, name: str | None = None, list_input: bool = False,
         raise TypeError(f"outputs is a number of tensors (1 to 1000), got {outputs!r:.40}.")
     if is_held_kind(cls):
         return _register_held(cls, name)
+    if is_held_kind(type(cls)) and not inspect.isfunction(cls):  # an instance: MyReg(0.05)
+        return _register_held(type(cls), name)  # (a config names its class, with its values)
     if isinstance(cls, keras.layers.Lambda):
         return _trust_lambda(cls, name, list_input, outputs)
     if isinstance(cls, keras.layers.Layer) and not isinstance(cls, keras.Model):

@@ -19,6 +19,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
+from .. import limits
 from ..errors import EditError
 from .layerkind import Slots, plain, type_of
 
@@ -48,7 +49,7 @@ SUGGESTED = {"axis": -1, "newshape": [-1], "repeats": 2, "x_min": 0.0, "x_max": 
              "axis1": 1, "axis2": -1, "source": 1, "destination": -1, "shape": [1],
              "dtype": "float32", "num_classes": 10, "pad_width": [[0, 0], [1, 1]], "axes": 1}
 SUGGESTED_FOR = {"expand_dims": {"axis": 1}, "squeeze": {"axis": 1}, "get_item": {"key": [":", 0]}}
-MAX_VALUES = 10_000  # numbers in one constant (a list of lists counts every number)
+MAX_VALUES = limits.CONSTANT_VALUES  # numbers in one constant (limits.py)
 
 
 @dataclass(frozen=True)
