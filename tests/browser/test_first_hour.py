@@ -116,9 +116,8 @@ def test_the_quickstart_as_published_draws_trains_and_exports(lab, page, app):
     """notebooks/quickstart.ipynb run top to bottom, in JupyterLab and in Notebook 7: the canvas
     shows the example on the digits, the panel says what data it has and how the run ended, and a
     press of Train runs again from the page."""
-    from pathlib import Path
-
     import shutil
+    from pathlib import Path
 
     source = lab.root / f"quickstart-{app}.ipynb"  # (one kernel session per app)
     shutil.copy(Path(__file__).parents[2] / "notebooks" / "quickstart.ipynb", source)
