@@ -1,9 +1,10 @@
-"""mkdocs hook: the notebooks in notebooks/ become pages of the site, read where they are.
+"""mkdocs hooks for the docs site (mkdocs.yml names this file).
 
-mkdocs only reads files under docs_dir, and the notebooks live in notebooks/ (they run as tests
-there). This hook adds each notebooks/*.ipynb to the build's files as `notebooks/<name>.ipynb`,
-its source left in place: nothing is copied into docs/, nothing is committed twice. It runs
-before mkdocs-jupyter's own on_files, which then renders them as pages.
+The notebooks in notebooks/ become pages of the site, read where they are. mkdocs only reads
+files under docs_dir, and the notebooks live in notebooks/ (they run as tests there): on_files
+adds each notebooks/*.ipynb to the build's files as `notebooks/<name>.ipynb`, its source left in
+place (nothing copied into docs/, nothing committed twice), before mkdocs-jupyter's own on_files
+renders them as pages. on_config imports Keras quietly for the API page.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from pathlib import Path
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File
 
-ROOT = Path(__file__).resolve().parents[2]  # docs/hooks/notebooks.py -> the repository
+ROOT = Path(__file__).resolve().parents[2]  # docs/hooks/build.py -> the repository
 
 
 @event_priority(100)  # before mkdocs-jupyter (priority 0), which turns .ipynb files into pages

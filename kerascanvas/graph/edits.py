@@ -98,7 +98,8 @@ class Edits:
         return self.history.edit(change)
 
     def connect(self, src: str | Triple, dst: str, call: int = 0, slot: int | None = None) -> None:
-        """Feed a tensor into a slot of a layer's call. call=<number of calls> adds a new call."""
+        """Feed a tensor into a slot of a layer's call. A `call` equal to the number of calls
+        adds a new call."""
         source = as_triple(src)
         self.history.edit(lambda d: d.connect(source, (dst, call, slot)) and None)
 
