@@ -151,3 +151,20 @@ def test_start_from_an_example_draws_a_model_shaped_like_the_data():
     other.set_data(np.random.rand(30, 5).astype("float32"), np.arange(30) % 3)
     intent(other, kind="example", id=3)
     assert other.graph.model.input.shape == (None, 5) and other.graph.model.output.shape == (None, 3)
+
+
+def test_keeping_a_big_drawing_waits_its_share_of_time(cell, monkeypatch, tmp_path):
+    """A save that took d seconds lets the next wait until d / KEEP_SHARE has passed: a big
+    base keeps after a burst of edits, not after each (later.after runs it then)."""
+    from kerascanvas.canvas import later
+
+    c = kc.Canvas()
+    draw_by_mouse(c)  # kept (the first save runs once the diff is drawn: at once here)
+    waits = []
+    monkeypatch.setattr(later, "after", lambda seconds, work: waits.append((seconds, work)))
+    intent(c, kind="add_layer", id=9, class_name="Dropout", x=0, y=300)
+    intent(c, kind="add_layer", id=10, class_name="ReLU", x=0, y=400)
+    assert len(waits) == 1 and waits[0][0] > 0  # one deferred save for the burst
+    assert "dropout" not in kc.Graph.load(tmp_path / c.kept_in).layers
+    waits[0][1]()  # its time comes
+    assert {"dropout", "re_lu"} <= set(kc.Graph.load(tmp_path / c.kept_in).layers)

@@ -30,6 +30,15 @@ def when_drawn(work: Callable[[], None]) -> None:
     loop.add_callback(lambda: loop.call_later(DRAWING_TIME, run_waiting))  # from any thread
 
 
+def after(seconds: float, work: Callable[[], None]) -> None:
+    """Run `work` on the kernel's event loop in `seconds` (at once outside a kernel)."""
+    loop = _kernel_loop()
+    if loop is None:
+        work()
+        return
+    loop.add_callback(lambda: loop.call_later(seconds, work))  # from any thread
+
+
 def waiting() -> int:
     """How many pieces of work wait until the browser has drawn the last diff."""
     return len(_waiting)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import logging
 import math
+import time
 import weakref
 from collections.abc import Callable
 from pathlib import Path
@@ -44,6 +45,7 @@ from .intent_checks import IntentError
 from .picture_output import PictureOutput, plain_text
 
 _log = logging.getLogger(__name__)
+KEEP_SHARE = 0.1  # at most this share of the kernel's time goes to keeping the drawing
 
 CURVE_SENT = 500  # points of the training curve a panel update carries
 RUNS_SHOWN = 8  # earlier runs (not undone) the training panel draws beside the current one
@@ -141,6 +143,7 @@ class Canvas(anywidget.AnyWidget):
         self._picture = PictureOutput(self._picture_bundle)  # its picture in a notebook
         self._kept = kept  # where this canvas keeps its drawing (keeping.py), or None
         self._keep_waits = False
+        self._keep_next = 0.0  # time.monotonic() before which the next keep waits (_keep)
         self._answering = False  # an intent from the browser is being applied
         # Ctrl+Z stops once before undoing a cell's edit: the undo steps this canvas made (held
         # weakly: history drops old steps), and whether it said so since its last edit
@@ -461,13 +464,22 @@ class Canvas(anywidget.AnyWidget):
             later.when_drawn(self._check_model)
         if self._kept is not None and not self._keep_waits:
             self._keep_waits = True  # once for a burst of edits, after their diffs are drawn
-            later.when_drawn(self._keep)
+            # and, for a big drawing, no sooner than KEEP_SHARE of the time allows
+            wait = self._keep_next - time.monotonic()
+            if wait > 0:
+                later.after(wait, self._keep)
+            else:
+                later.when_drawn(self._keep)
 
     def _keep(self) -> None:
-        """Write the drawing to its kept file (atomic: a restart mid-write keeps the last one)."""
+        """Write the drawing to its kept file (atomic: a restart mid-write keeps the last one).
+        A save that took d seconds allows the next one d / KEEP_SHARE later (a 100 MB base
+        keeps after a burst of edits, not after each), so keeping takes at most that share of
+        the kernel's time."""
         self._keep_waits = False
         if self._kept is None:
             return
+        started = time.monotonic()
         try:
             self._kept.parent.mkdir(parents=True, exist_ok=True)
             self.graph.save(self._kept)
@@ -475,6 +487,8 @@ class Canvas(anywidget.AnyWidget):
             _log.warning("kerascanvas: the drawing could not be kept in %s (%s); this canvas "
                          "keeps nothing more.", self._kept, e)
             self._kept = None
+        ended = time.monotonic()
+        self._keep_next = ended + (ended - started) / KEEP_SHARE
 
     @property
     def kept_in(self) -> Path | None:
