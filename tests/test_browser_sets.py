@@ -35,7 +35,7 @@ def test_the_browser_cannot_choose_the_file_save_writes_or_load_reads(tmp_path, 
     sent_back = [m["state"] for m in wire.messages if m.get("method") == "update"]
     assert {"path": str(own)} in sent_back  # the browser's copy is set back
     wire.deliver({"kind": "save", "id": 1})
-    assert wire.custom()[-1] == {"id": 1, "ok": True, "result": None}
+    assert wire.custom()[-1] == {"id": 1, "ok": True, "result": str(own)}
     assert target.read_text() == "import os  # a file the kernel can write\n"  # untouched
     assert kc.Graph.load(own).layers.keys() == {"x", "head"}
     wire.update({"path": str(target)})
