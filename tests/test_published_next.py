@@ -512,3 +512,16 @@ def test_a_layer_whose_constructor_takes_layers_exports_them_as_constructor_call
     finally:
         for name in {*custom.registered(), *custom.trusted()} - before:
             custom.unregister(name)
+
+
+def test_a_constant_over_the_bound_is_refused_until_the_bound_is_raised(monkeypatch, tmp_path):
+    x = keras.Input((12_000,), name="x")
+    model = keras.Model(x, x + np.arange(12_000, dtype="float32"))
+    with pytest.raises(kc.EditError):
+        kc.Graph.from_model(model)
+    monkeypatch.setattr(kc.limits, "CONSTANT_VALUES", 20_000)  # kc.limits.CONSTANT_VALUES = ...
+    g = ok(kc.Graph.from_model(model))
+    data = np.random.rand(2, 12_000).astype("float32")
+    _same(g.model(data), model(data))
+    g.save(tmp_path / "big.kc")
+    _same(ok(kc.Graph.load(tmp_path / "big.kc")).model(data), model(data))

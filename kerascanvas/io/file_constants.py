@@ -65,18 +65,18 @@ def _named_constants(document: dict):
 
 def _constant_budgets(document: dict) -> dict[str, int]:
     """{entry: bytes} of the array constants the configs name: each as its stated dtype and
-    shape take (at most ops.MAX_VALUES values), plus room for its header."""
+    shape take (at most limits.CONSTANT_VALUES values), plus room for its header."""
     from ..kinds import ops
 
     budgets = {}
     for i, (dtype, shape, entry) in _named_constants(document):
         if not (entry.startswith(f"c{i}_") and dtype in ops.ARRAY_DTYPES
                 and isinstance(shape, list) and all(type(n) is int and n >= 0 for n in shape)
-                and math.prod(shape) <= ops.MAX_VALUES):
+                and math.prod(shape) <= limits.CONSTANT_VALUES):
             raise EditError(f"{document['layers'][i]['name']!r}'s config names an array "
                             f"constant {[dtype, shape, entry]!r:.120}: it must be [dtype, shape, "
                             f"'c{i}_<k>'] with a dtype among {', '.join(ops.ARRAY_DTYPES)} and "
-                            f"at most {ops.MAX_VALUES:,} values.")
+                            f"at most {limits.CONSTANT_VALUES:,} values.")
         budgets[f"{entry}.npy"] = math.prod(shape) * limits.itemsize(dtype) + 1024
     return budgets
 

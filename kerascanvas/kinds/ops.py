@@ -49,7 +49,6 @@ SUGGESTED = {"axis": -1, "newshape": [-1], "repeats": 2, "x_min": 0.0, "x_max": 
              "axis1": 1, "axis2": -1, "source": 1, "destination": -1, "shape": [1],
              "dtype": "float32", "num_classes": 10, "pad_width": [[0, 0], [1, 1]], "axes": 1}
 SUGGESTED_FOR = {"expand_dims": {"axis": 1}, "squeeze": {"axis": 1}, "get_item": {"key": [":", 0]}}
-MAX_VALUES = limits.CONSTANT_VALUES  # numbers in one constant (limits.py)
 
 
 @dataclass(frozen=True)
@@ -233,7 +232,7 @@ def encoded(value: Any) -> Any:
         return [encoded(v) for v in value]
     if isinstance(value, np.generic):
         return value.item()
-    if isinstance(value, np.ndarray) and value.size <= MAX_VALUES:
+    if isinstance(value, np.ndarray) and value.size <= limits.CONSTANT_VALUES:
         if value.ndim and str(value.dtype) in ARRAY_DTYPES:
             return {"__array__": [str(value.dtype), list(value.shape), value.ravel().tolist()]}
         return value.tolist()
@@ -278,9 +277,9 @@ def _check_constant(where: str, value: Any) -> None:
     while todo:
         v, depth = todo.pop()
         count += 1
-        if depth > 8 or count > MAX_VALUES:
+        if depth > 8 or count > limits.CONSTANT_VALUES:
             raise EditError(f"{where} is too large or too deeply nested (a constant holds at most "
-                            f"{MAX_VALUES} values).")
+                            f"{limits.CONSTANT_VALUES} values).")
         if isinstance(v, (list, tuple)):
             todo.extend((x, depth + 1) for x in v)
         elif isinstance(v, str):
@@ -478,7 +477,7 @@ def _as_plain(value: Any, keep_arrays: bool = False) -> Any:
     if isinstance(value, np.generic):
         return value.item()
     if (keras.ops.is_tensor(value) or isinstance(value, np.ndarray)) and \
-            int(np.prod(value.shape)) <= MAX_VALUES:
+            int(np.prod(value.shape)) <= limits.CONSTANT_VALUES:
         array = keras.ops.convert_to_numpy(value)
         return array if keep_arrays and array.ndim else array.tolist()
     return value
