@@ -23,12 +23,6 @@ export function toolbarButtons(hasFile: boolean): ToolGroup[] {
       { label: "Arrange", title: "Lay the drawing out again from its depth map", action: "arrange" },
       { label: "Fit", title: "Show the drawing (from its inputs when it is too big to read whole)", action: "fit" }] },
   ];
-  groups.push({ name: "File", buttons: hasFile
-    ? [{ label: "Save", title: "Save drawing and weights to its file", action: "save" },
-      { label: "Save as…", title: "Save drawing and weights to another file in the notebook's folder", action: "save-as" },
-      { label: "Load", title: "Load the saved drawing again", action: "load" }]
-    : [{ label: "Save as…", title: "Save drawing and weights to a file in the notebook's folder", action: "save-as" },
-      { label: "Load…", title: "Load a drawing saved in the notebook's folder", action: "load" }] });
   groups.push(
     { name: "Teach", buttons: [{ label: "Keras's walk", title: "Step through how keras.Model walks from the outputs and finds each node's depth", action: "depth-steps" },
       { label: "Forward pass", title: "Run one sample through, node by node: the value on every edge", action: "forward-pass" },
@@ -37,6 +31,13 @@ export function toolbarButtons(hasFile: boolean): ToolGroup[] {
     { name: "Export", buttons: [{ label: "Export SVG", title: "Save the drawing as SVG", action: "export-svg" },
       { label: "Export PNG", title: "Save the drawing as PNG", action: "export-png" },
       { label: "Export HTML", title: "Save a read-only interactive view as one HTML file (opens without Jupyter)", action: "export-html" }] });
+  // last: where the canvas is narrow it goes into More first (a canvas keeps its drawing by itself)
+  groups.push({ name: "File", buttons: hasFile
+    ? [{ label: "Save", title: "Save drawing and weights to its file", action: "save" },
+      { label: "Save as…", title: "Save drawing and weights to another file in the notebook's folder", action: "save-as" },
+      { label: "Load", title: "Load the saved drawing again", action: "load" }]
+    : [{ label: "Save as…", title: "Save drawing and weights to a file in the notebook's folder", action: "save-as" },
+      { label: "Load…", title: "Load a drawing saved in the notebook's folder", action: "load" }] });
   return groups;
 }
 
