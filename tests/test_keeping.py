@@ -2,6 +2,7 @@
 drawing, weights included, after every change, and the same cell's kc.Canvas() shows it again
 after a kernel restart or a re-run. The kernel's cell id is stood in for (no kernel here)."""
 
+import keras
 import numpy as np
 import pytest
 from support import recorder, sent
@@ -49,12 +50,13 @@ def test_a_mouse_made_drawing_comes_back_with_its_weights(cell, tmp_path, restar
     data = np.random.rand(2, 4).astype("float32")
     c.set_data(np.random.rand(16, 4).astype("float32"), np.random.rand(16, 3).astype("float32"))
     c.fit(epochs=1, block=True, loss="mse")  # trained weights are kept too
-    expected = np.asarray(c.graph.model(data))
+    expected = keras.ops.convert_to_numpy(c.graph.model(data))
     assert (tmp_path / c.kept_in).is_file()
     cell(restart=restart)  # the kernel restarted (or the cell runs again), the cell runs again
     again = kc.Canvas()
     assert set(again.graph.layers) == {"x", "dense"}
-    np.testing.assert_allclose(np.asarray(again.graph.model(data)), expected, rtol=1e-6)
+    np.testing.assert_allclose(keras.ops.convert_to_numpy(again.graph.model(data)), expected,
+                               rtol=1e-6)
     assert "Restored from" in again.state["notes"][0]
 
 
