@@ -76,12 +76,14 @@ export function toolbar(hasFile: boolean, run: Record<ToolAction, () => void>, s
   document.addEventListener("pointerdown", (ev) => { if (!bar.contains(ev.target as Node)) close(); }, { signal });
   // the groups that fit stay on the bar; the others go into the menu, last first
   const arrange = () => {
+    more.hidden = false; // measured as it is drawn (a guess of 70 px pushed a group that fits into it)
+    const moreWidth = more.getBoundingClientRect().width + 4;
     more.hidden = true;
     bar.insertBefore(groupsFragment(groups), more);
-    const widths = groups.map((g) => g.getBoundingClientRect().width + 6);
+    const widths = groups.map((g) => g.getBoundingClientRect().width + 4); // + margin and gap
     const room = bar.clientWidth - 8;
     if (room <= 0) return; // not laid out (hidden): arranged when it is
-    const kept = groupsThatFit(widths, room, more.getBoundingClientRect().width || 70);
+    const kept = groupsThatFit(widths, room, moreWidth > 4 ? moreWidth : 70);
     if (kept < groups.length) {
       more.hidden = false;
       menu.append(...groups.slice(kept));
