@@ -5,7 +5,7 @@
 
 __version__ = "0.1.0"
 
-__all__ = ["Canvas", "EditError", "Graph", "Problem", "register", "unregister"]
+__all__ = ["Canvas", "EditError", "Graph", "Problem", "compare", "register", "unregister"]
 
 import sys as _sys
 
@@ -16,6 +16,22 @@ if "ipykernel.kernelapp" in _sys.modules:  # in a kernel: TensorFlow's start-up 
         from . import startup as _startup
 
         _startup.install()
+
+
+def compare(a, b):
+    """What changed from model a to model b: each a kc.Graph, a snapshot (`g.snapshot()`,
+    `g.as_imported`), a keras.Model or the path of a saved .kc or .keras file. Returns a
+    Comparison: `added` and `removed` (layer names of b, of a), `renamed` [(name in a, name in
+    b)], `changed` {name in b: {config key: (value in a, value in b)}}, `rewired` (edges only in
+    a, edges only in b), `weights` {name in b: norm of the weights' difference}; print it to
+    read it (kerascanvas/io/compare.py)."""
+    from .quiet import quiet_tensorflow
+
+    with quiet_tensorflow():
+        from .graph.graph import Graph
+        from .io.compare import compare as compare_drawings
+
+    return compare_drawings(a, b, Graph)
 
 
 def __getattr__(name):

@@ -83,6 +83,9 @@ class Graph:
         # The compile and fit settings of the last training run, set by the trainer as a run
         # starts (training_code.run_settings), written by to_code(training=True); or None.
         self.last_training: dict | None = None
+        # The drawing as imported or loaded (from_model, load_keras, load), frozen, to compare
+        # against: kc.compare(g.as_imported, g). None for a drawing begun here.
+        self.as_imported = None
 
     # ----- building (edits.py) -----------------------------------------------------------------
 
@@ -514,14 +517,14 @@ class Graph:
         trust_custom=True registers the user classes the model uses."""
         from ..io.importer import from_model
 
-        return from_model(model, cls, trust_custom)
+        return _keeping_as_imported(from_model(model, cls, trust_custom))
 
     @classmethod
     def load_keras(cls, path, trust_custom: bool = False) -> Graph:
         """A drawing of a model saved as a .keras file (trust_custom: as in from_model)."""
         from ..io.importer import load_keras
 
-        return load_keras(path, cls, trust_custom)
+        return _keeping_as_imported(load_keras(path, cls, trust_custom))
 
     def replay(self, description: Mapping[str, Any], as_given: bool = False) -> None:
         """Draw a described drawing in one batch (one rebuild, one undo step): what a file holds
@@ -544,7 +547,15 @@ class Graph:
     def load(cls, path) -> Graph:
         from ..io.storage import load
 
-        return load(path, cls)
+        return _keeping_as_imported(load(path, cls))
+
+    def snapshot(self, name: str | None = None):
+        """The drawing as it is now, frozen, to compare against later (kc.compare(s, g)): its
+        specs and edges (immutable, shared) and one copy of every live layer's weights as numpy
+        arrays; nothing live (io/snapshot.py)."""
+        from ..io.snapshot import take
+
+        return take(self, name)
 
     def __repr__(self) -> str:
         d = self._drawing
@@ -552,6 +563,15 @@ class Graph:
                 f"{'model' if self.model is not None else f'{len(self.problems)} problem(s)'}>")
 
 
+
+
+def _keeping_as_imported(g: Graph) -> Graph:
+    """g with `as_imported` set: its snapshot, weights included up to
+    snapshot.AS_IMPORTED_WEIGHT_BYTES."""
+    from ..io import snapshot
+
+    g.as_imported = snapshot.take(g, "as imported", snapshot.AS_IMPORTED_WEIGHT_BYTES)
+    return g
 
 
 class _Layers(Mapping):
