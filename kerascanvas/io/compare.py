@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..errors import EditError
-from .snapshot import Snapshot
+from .snapshot import Snapshot, weights_now
 
 
 class Rewired(NamedTuple):
@@ -266,10 +266,10 @@ def _weight_norms(a, b, pairs: dict[str, str]) -> dict[str, float]:
     of the same shapes on both sides (all of a layer's arrays as one vector)."""
     norms = {}
     for name_a, name_b in pairs.items():
-        wa = a.saved_weights(name_a)
+        wa = _arrays(a, name_a)
         if not wa:
             continue
-        wb = b.saved_weights(name_b)
+        wb = _arrays(b, name_b)
         if len(wa) != len(wb) or any(np.shape(x) != np.shape(y) for x, y in zip(wa, wb)):
             continue
         total = 0.0
@@ -279,3 +279,7 @@ def _weight_norms(a, b, pairs: dict[str, str]) -> dict[str, float]:
                 total += float(np.vdot(d, d))
         norms[name_b] = float(np.sqrt(total))
     return norms
+
+
+def _arrays(side, name: str) -> list:
+    return side.saved_weights(name) if isinstance(side, Snapshot) else weights_now(side, name)
