@@ -4,7 +4,9 @@ The trainer records a run's settings as it starts (`run_settings`, kept on the g
 `last_training`): plain values and Keras's own serialized objects, never the data or the live
 optimizer. `to_code` writes them after the model's code (Graph.to_code(training=True)); the data
 are written as names (`x_train, y_train`): the code cannot hold the arrays given to set_data
-(so `ruff check` finds them undefined, and nothing else).
+(so `ruff check` finds them undefined, and nothing else). A run under a keras.distribution object
+is written as Keras code too, set before the model is made (its variables are laid out as they
+are created).
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from .codegen import Call, Raw, statement
 
 DATA_NAMES = frozenset({"x_train", "y_train", "x_val", "y_val", "train_data", "val_data"})
 """The names the training code gives the data: kept free of layers' identifiers."""
+DISTRIBUTION_NAMES = frozenset({"device_mesh", "layout_map"})
+"""The names the distribution's code uses, likewise."""
 
 # fit arguments never written: the data, and what only the canvas uses
 _NOT_WRITTEN = {"x", "y", "validation_data", "callbacks", "verbose", "sample_weight"}
@@ -27,21 +31,59 @@ _PLAIN = (bool, int, float, str, type(None))
 
 def to_code(g, op_names: bool = False) -> str:
     """codegen.to_code's code, then the compile and fit of the graph's last training run."""
-    return codegen.to_code(g, op_names, reserved=DATA_NAMES) + "\n".join(lines(g)) + "\n"
+    model = codegen.to_code(g, op_names, reserved=DATA_NAMES | DISTRIBUTION_NAMES).split("\n")
+    distribution = (g.last_training or {}).get("distribution")
+    if distribution is not None:  # after the imports, before any variable is made
+        after_imports = model.index("") + 1
+        model[after_imports:after_imports] = [*distribution_lines(distribution), ""]
+    return "\n".join(model) + "\n".join(lines(g)) + "\n"
 
 
 def run_settings(optimizer: Any, loss: Any, metrics: Any, fit_arguments: dict, dataset: bool,
-                 validation: str | None) -> dict:
+                 validation: str | None, distribution: Any = None) -> dict:
     """What a run compiles and fits with, as plain data: the optimizer the model is compiled
     with, the loss (the one chosen when "auto"), the metrics, fit's literal arguments (epochs,
     batch_size, validation_split, ...); `dataset`: whether the training data is a dataset;
-    `validation`: "arrays", "dataset" or None."""
+    `validation`: "arrays", "dataset" or None; `distribution`: the keras.distribution object
+    the run used, or None."""
     return {"optimizer": keras.optimizers.serialize(optimizer),
             "loss": _serialized(loss, keras.losses.serialize),
             "metrics": _serialized(metrics, keras.metrics.serialize),
             "fit": {k: v for k, v in fit_arguments.items()
                     if k not in _NOT_WRITTEN and _is_literal(v)},
-            "validation": validation, "dataset": dataset}
+            "validation": validation, "dataset": dataset,
+            "distribution": distribution_settings(distribution)}
+
+
+def distribution_settings(distribution: Any) -> dict | None:
+    """A keras.distribution object as plain data: its class, mesh (shape and axis names; the
+    devices are those the code's machine lists), batch axis and layout map ({key: axes})."""
+    mesh = getattr(distribution, "device_mesh", None)
+    if mesh is None:
+        return None
+    layout_map = getattr(distribution, "_layout_map", None) or {}  # (Keras offers no getter)
+    return {"class_name": type(distribution).__name__,
+            "shape": [int(s) for s in mesh.shape], "axis_names": list(mesh.axis_names),
+            "batch_dim_name": getattr(distribution, "batch_dim_name", None),
+            "layout_map": {str(k): list(layout_map[k].axes) for k in layout_map}}
+
+
+def distribution_lines(settings: dict) -> list[str]:
+    """The Keras code that sets the distribution a run used: a DeviceMesh, a LayoutMap for a
+    ModelParallel, then set_distribution (before the model is made)."""
+    mesh = (f"keras.distribution.DeviceMesh(shape={tuple(settings['shape'])!r}, "
+            f"axis_names={tuple(settings['axis_names'])!r})")
+    said = ["# The last run was distributed: its device mesh, set before the model is made."]
+    if settings["class_name"] != "ModelParallel":
+        return [*said, f"device_mesh = {mesh}",
+                ("keras.distribution.set_distribution(keras.distribution.DataParallel("
+                 "device_mesh=device_mesh))")]
+    entries = [f"layout_map[{key!r}] = {tuple(axes)!r}"
+               for key, axes in settings["layout_map"].items()]
+    return [*said, f"device_mesh = {mesh}",
+            "layout_map = keras.distribution.LayoutMap(device_mesh)", *entries,
+            "keras.distribution.set_distribution(keras.distribution.ModelParallel(",
+            f"    layout_map=layout_map, batch_dim_name={settings['batch_dim_name']!r}))"]
 
 
 def lines(g) -> list[str]:

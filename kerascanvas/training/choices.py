@@ -9,13 +9,14 @@ from typing import Any
 
 import keras
 
-from .devices import device_description
+from .devices import device_description, visible_devices
 
 OPTIMIZERS = ("adam", "adamw", "sgd", "rmsprop", "adagrad", "adadelta", "adamax", "nadam", "lion")
 LOSSES = ("auto", "sparse_categorical_crossentropy", "categorical_crossentropy",
           "binary_crossentropy", "mean_squared_error", "mean_absolute_error", "huber")
-# Distribution engines: "auto" uses the backend's own one when it sees several GPUs.
-STRATEGIES = ("auto", "none", "mirrored", "data_parallel")
+# Distribution engines: "auto" uses the backend's own one when it sees several GPUs;
+# "model_parallel" (JAX, several devices) splits the largest kernels over them (layouts.py).
+STRATEGIES = ("auto", "none", "mirrored", "data_parallel", "model_parallel")
 METRICS = ("accuracy", "sparse_categorical_accuracy", "categorical_accuracy", "binary_accuracy",
            "mean_absolute_error", "mean_squared_error", "auc", "precision", "recall")
 
@@ -24,8 +25,15 @@ def choices() -> dict[str, Any]:
     """Names the training panel offers: optimizers, losses ("auto" picks one), metrics; and
     where training would run: the Keras backend and its device."""
     return {"optimizers": list(OPTIMIZERS), "losses": list(LOSSES), "metrics": list(METRICS),
-            "strategies": list(STRATEGIES), "backend": keras.backend.backend(),
+            "strategies": offered_strategies(), "backend": keras.backend.backend(),
             "device": device_description()}
+
+
+def offered_strategies() -> list[str]:
+    """The engines the panel offers: "model_parallel" only where it can run (JAX, several
+    devices visible)."""
+    many = keras.backend.backend() == "jax" and len(visible_devices()) > 1
+    return [s for s in STRATEGIES if s != "model_parallel" or many]
 
 
 def make_optimizer(optimizer: Any, learning_rate: float | None) -> keras.optimizers.Optimizer:

@@ -16,6 +16,7 @@ import keras
 
 from ..network.detached import fit_variables, reattach, usable
 from . import run_gate
+from .placement import weight_layouts
 
 LOCK_MESSAGE = ("Training is running: the graph cannot be edited until it ends. "
                 "Stop it (canvas.stop()) or wait for it to finish.")
@@ -86,6 +87,12 @@ class Ending:
         except Exception:  # noqa: BLE001, S110 - sealing reads them again, and says what failed
             pass
         self._records_done()
+        try:  # where each box's weights lie now (a mesh's runs: placement.py)
+            layouts = weight_layouts(model if model is not None else fitting)
+        except Exception:  # noqa: BLE001 - a description must not keep the canvas locked
+            layouts = {}
+        with self._lock:
+            self._status["layouts"] = layouts
         try:  # undo (Ctrl+Z) puts the weights from before the run back
             self.graph.weights_changed(self._weights_before)
         except Exception:  # noqa: BLE001 - an observer's failure must not keep the lock

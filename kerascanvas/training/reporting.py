@@ -112,5 +112,5 @@ class Reporting:
     @staticmethod
     def _fresh_status(state: str, epochs: int) -> dict[str, Any]:
         return {"state": state, "epoch": 0, "epochs": epochs, "batch": 0, "batches": None,
-                "eta_s": None, "elapsed_s": 0.0, "device": None, "loss": None, "logs": {},
-                "message": "", "traceback": None}
+                "eta_s": None, "elapsed_s": 0.0, "device": None, "mesh": None, "layouts": {},
+                "loss": None, "logs": {}, "message": "", "traceback": None}

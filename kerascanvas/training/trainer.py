@@ -4,8 +4,9 @@ second; `stop()` ends it after the current batch and keeps the weights.
 
 While it runs the Graph refuses edits (`graph.lock_reason` holds the reason), so the layers being
 trained never change under it. The graph's own model is trained, so the weights stay on the
-graph's layers. With a distribution engine (several GPUs, or when asked) the variables must be
-created under the engine's scope: the model is cloned there, trained, and its weights are copied
+graph's layers. Under a keras.distribution object (JAX) the graph's model trains with its
+variables laid out over the mesh (placement.py); under a tf.distribute.Strategy the variables
+must be created in its scope: the model is cloned there, trained, and its weights are copied
 back onto the graph's layers at the end (also after a stop or a failure).
 
 Only the keras API is used, except to name the GPU and to make a `tf.distribute.MirroredStrategy`,
@@ -168,7 +169,8 @@ class Trainer(Reporting, Ending, Given):
 
         `optimizer` by name (or a keras Optimizer), `learning_rate` None for the optimizer's own
         default, `loss` None to pick one from the targets (integer labels: sparse categorical
-        cross-entropy), `strategy` "auto" | "none" | "mirrored" | "data_parallel" or an engine.
+        cross-entropy), `strategy` "auto" | "none" | "mirrored" | "data_parallel" |
+        "model_parallel", a keras.distribution object (JAX) or a tf.distribute.Strategy.
         Other keyword arguments go to `keras.Model.fit` (shuffle, class_weight, callbacks, ...).
 
         With block=False (the default, as the Train button does) training runs in a background
@@ -215,9 +217,9 @@ class Trainer(Reporting, Ending, Given):
                 loss = dict(zip(output_names(model), loss))  # (Keras wants a dict's keys)
             elif len(loss) == 1:
                 loss = loss[0]
-        engine = choose_engine(strategy)
+        engine = choose_engine(strategy, model)
         note = ""
-        if engine.name == "data_parallel" and not batches.is_dataset:
+        if engine.splits_batches and not batches.is_dataset:
             x, y, validation_data, dropped = divisible(
                 x, y, validation_data, arguments, batches.samples, engine.replicas)
             if dropped:
@@ -228,7 +230,8 @@ class Trainer(Reporting, Ending, Given):
         self.graph.last_training = run_settings(  # what to_code(training=True) writes
             fitting.optimizer, loss, metrics, arguments, batches.is_dataset,
             None if validation_data is None else
-            "arrays" if isinstance(validation_data, (tuple, list)) else "dataset")
+            "arrays" if isinstance(validation_data, (tuple, list)) else "dataset",
+            engine.distribution)
 
         self._stop_requested.clear()
         self._error = None
@@ -255,8 +258,8 @@ class Trainer(Reporting, Ending, Given):
                first_epoch) -> None:
         with self._lock:
             self._status = self._fresh_status("running", epochs)
-            self._status.update(device=engine.description, loss=", ".join(loss_names),
-                                message=f"Training on {engine.description}.{note}")
+            self._status.update(device=engine.description, mesh=engine.mesh,
+                                loss=", ".join(loss_names), message=f"Training on {engine.description}.{note}")
             self._epochs, self._curve = {}, []
             self._first_epoch = first_epoch
             self._fitting, self._fitted_for = fitting, model
@@ -328,7 +331,7 @@ class Trainer(Reporting, Ending, Given):
     def _compile(self, model, engine, optimizer, learning_rate, losses, metrics) -> keras.Model:
         """The model to fit, compiled. The graph's model itself when no engine is used (compiled
         again only when a setting changed, so the optimizer's state carries over between runs);
-        under an engine, a clone made in its scope."""
+        under an engine, compiled again in its scope (devices.Engine.model_to_fit)."""
         metrics = list(metrics) if isinstance(metrics, (list, tuple)) else metrics
         for m in metrics if isinstance(metrics, list) else []:
             if isinstance(m, str) and m not in ("accuracy", "acc", "crossentropy", "ce"):
@@ -340,10 +343,7 @@ class Trainer(Reporting, Ending, Given):
                 self._compiled[0] is model and self._compiled[1] == key:
             return model
         with engine.scope():
-            fitting = model
-            if engine.distributed:
-                fitting = keras.models.clone_model(model)
-                fitting.set_weights(model.get_weights())
+            fitting = engine.model_to_fit(model)  # (a clone under a tf.distribute.Strategy)
             fitting.compile(optimizer=make_optimizer(optimizer, learning_rate), loss=loss,
                             metrics=metrics)
         self._compiled = None if engine.distributed else (model, key)

@@ -1,0 +1,96 @@
+"""Where a model's variables live: laid out over a device mesh by a keras.distribution object
+(JAX), or back on one device; and how each layer's weights are laid out now, read from the live
+variables.
+
+Keras lays out a variable only as it is created under a distribution (it keeps the layout in
+the variable's `_layout`, which later assigns and the optimizer's slots follow). The canvas's
+layers already exist when a run starts, so `lay_out` gives each live variable the layout the
+distribution would have given it, and moves its value there: the graph's own model then trains
+under the distribution, and its weights stay where they trained until a run without one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import keras
+
+
+def is_keras_distribution(strategy: Any) -> bool:
+    """Whether `strategy` offers what Keras's fit uses of a keras.distribution object
+    (DataParallel, ModelParallel): a scope, variable and data layouts and a device mesh.
+    Checked by what it offers: Keras 3.15 exports no `keras.distribution.Distribution`."""
+    return all(callable(getattr(strategy, name, None))
+               for name in ("scope", "get_variable_layout", "get_data_layout")) and \
+        hasattr(strategy, "device_mesh")
+
+
+def is_tf_strategy(strategy: Any) -> bool:
+    """Whether `strategy` offers what a tf.distribute.Strategy does (a scope, replicas in sync,
+    `run`), checked without importing TensorFlow."""
+    return callable(getattr(strategy, "scope", None)) and callable(getattr(strategy, "run", None)) \
+        and hasattr(strategy, "num_replicas_in_sync")
+
+
+def lay_out(model: keras.Model, distribution: Any) -> None:
+    """Every variable of `model` laid out as `distribution` lays out a new one, its value moved
+    there. A layout left by an earlier run is dropped first (Keras's get_variable_layout would
+    keep it)."""
+    for variable in model.variables:
+        variable._layout = None
+        variable._layout = distribution.get_variable_layout(variable)
+        variable.assign(variable.value)  # (an assign distributes the value to the layout)
+
+
+def gather(model: keras.Model) -> None:
+    """Variables laid out by an earlier distributed run back on the default device (JAX); a run
+    without a distribution must not mix them with single-device arrays."""
+    for variable in model.variables:
+        if getattr(variable, "_layout", None) is not None:
+            value = keras.ops.convert_to_numpy(variable.value)
+            variable._layout = None
+            variable.assign(value)
+
+
+def weight_layouts(model: keras.Model | None) -> dict[str, dict[str, str]]:
+    """{layer name: {weight name: "sharded on model (dim 1 of 2)" or "replicated"}} for the
+    layers whose weights live on a mesh of several devices (JAX), from the live values; {} when
+    every weight is on one device."""
+    if model is None or keras.backend.backend() != "jax":
+        return {}
+    found: dict[str, dict[str, str]] = {}
+    for layer in model.layers:
+        for variable in layer.weights:
+            said = _said(getattr(variable, "_value", None))
+            if said is not None:
+                found.setdefault(layer.name, {})[variable.name] = said
+    return found
+
+
+def _said(value: Any) -> str | None:
+    spec = getattr(getattr(value, "sharding", None), "spec", None)
+    if spec is None or len(value.sharding.device_set) < 2:
+        return None
+    axes = [(dim, axis) for dim, axis in enumerate(spec) if axis is not None]
+    if not axes:
+        return "replicated"
+    return ", ".join(f"sharded on {axis if isinstance(axis, str) else '+'.join(axis)} "
+                     f"(dim {dim} of {len(value.shape)})" for dim, axis in axes)
+
+
+def mesh_of(distribution: Any) -> dict[str, Any] | None:
+    """The device mesh a distribution uses, as plain data: {"devices": [...], "axes": {name:
+    size}, "batch_axis": name}; None without one."""
+    mesh = getattr(distribution, "device_mesh", None)
+    if mesh is None:
+        return None
+    return {"devices": [str(d) for d in mesh.devices.flatten()],
+            "axes": dict(zip(mesh.axis_names, (int(s) for s in mesh.shape))),
+            "batch_axis": getattr(distribution, "batch_dim_name", None)}
+
+
+def describe_mesh(mesh: dict[str, Any]) -> str:
+    """"mesh (batch: 1, model: 2) over 2 devices (cpu:0, cpu:1)"."""
+    axes = ", ".join(f"{name}: {size}" for name, size in mesh["axes"].items())
+    devices = mesh["devices"]
+    return f"mesh ({axes}) over {len(devices)} devices ({', '.join(devices)})"
