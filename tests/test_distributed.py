@@ -102,8 +102,11 @@ JAX_RUN = """
 @pytest.fixture(scope="module")
 def jax_run() -> dict:
     """One JAX interpreter with two logical CPU devices runs every distributed check (about
-    15 s); skipped where JAX is not installed."""
+    15 s), whatever the suite's backend; once per suite pass that can import JAX (the PyTorch
+    pass skips it: the same checks ran in the others)."""
     pytest.importorskip("jax")
+    if keras.backend.backend() == "torch":
+        pytest.skip("run in the TensorFlow and JAX passes of the suite")
     env = {**os.environ, "KERAS_BACKEND": "jax", "TF_CPP_MIN_LOG_LEVEL": "3",
            "XLA_FLAGS": "--xla_force_host_platform_device_count=2"}
     done = subprocess.run([sys.executable, "-c", textwrap.dedent(JAX_RUN)], cwd=ROOT, env=env,
@@ -232,3 +235,24 @@ def test_largest_kernels_are_split_where_the_model_axis_divides():
     layout_map = layouts.largest_kernels(g.model, Mesh())
     assert {k: tuple(v.axes) for k, v in layout_map.items()} == {
         "wide/kernel": (None, "model"), "odd/kernel": ("model", None)}
+
+
+def test_a_tf_distribute_strategy_object_trains_under_tensorflow():
+    if keras.backend.backend() != "tensorflow":
+        pytest.skip("a tf.distribute.Strategy is TensorFlow's")
+    import tensorflow as tf
+
+    g = kc.Graph()
+    g.add_input((4,), name="x")
+    g.add_layer("Dense", units=2)
+    g.connect("x", "dense")
+    trainer = Trainer(g)
+    trainer.set_data(np.ones((16, 4), "float32"), np.zeros((16,), "int32"))
+    before = g.keras_layer("dense").get_weights()[0].copy()
+    history = trainer.fit(epochs=1, strategy=tf.distribute.OneDeviceStrategy("/cpu:0"),
+                          block=True)
+    assert trainer.status["state"] == "finished"
+    assert trainer.status["device"].startswith("OneDeviceStrategy; ")
+    assert history.model is not g.model  # a clone made in its scope, its weights copied back
+    assert not np.array_equal(before, g.keras_layer("dense").get_weights()[0])
+    assert trainer.status["mesh"] is None and trainer.status["layouts"] == {}
