@@ -4,6 +4,7 @@ vitest checks through js/src/mirror/shape.ts too, are what the kernel makes (KC_
 them again); a state departing from it is caught, at the place it departs, on both sides."""
 
 import copy
+import itertools
 import json
 import os
 from pathlib import Path
@@ -171,13 +172,13 @@ def box_key(is_input, slots, n_outputs, filled, inside, folded) -> str:
                       separators=(",", ":"))
 
 
-def kernel_box(is_input, slots, n_outputs, filled, inside, folded) -> dict:
+def kernel_box(is_input, slots, n_outputs, filled, inside, folded, direction="down") -> dict:
     kind, names, lo, hi = slots
     spec = SimpleNamespace(is_input=is_input, calls=len(filled), n_outputs=n_outputs,
                            slots=SimpleNamespace(kind=kind, names=tuple(names), min=lo, max=hi))
     inner = None if inside is None else {"width": inside[0], "height": inside[1]}
-    size = folds.size() if folded else boxes.box_size(spec, filled, inner)
-    return {"w": size[0], "h": size[1], "ports": boxes.port_layout(spec, filled, size),
+    size = folds.size() if folded else boxes.box_size(spec, filled, inner, direction)
+    return {"w": size[0], "h": size[1], "ports": boxes.port_layout(spec, filled, size, direction),
             "stack": folds.STACK if folded else None}
 
 
@@ -193,6 +194,35 @@ def test_the_boxes_fixture_is_the_kernels_geometry():
     g.add_input((4,), name="x")
     g.add_layer("Add", name="add")
     g.connect("x", "add")
+    add = next(l for l in g.state()["layers"] if l["name"] == "add")
+    case = made[box_key(False, ("list", [], 2, None), 1, [1], None, False)]
+    assert (add["w"], add["h"], json.loads(json.dumps(add["ports"]))) == (
+        case["w"], case["h"], case["ports"])
+
+
+def test_the_left_to_right_boxes_fixture_is_the_kernels_geometry():
+    """The same boxes in a drawing that flows right (js/test/portlabels.test.ts reads them): slots
+    down the left edge, outputs down the right edge, a box tall enough for its ports."""
+    made = {box_key(*case): kernel_box(*case, direction="right") for case in BOX_CASES
+            if case[4] is None and not case[5]}  # (an inside and a folded run keep their size)
+    path = FIXTURES / "boxes-right.json"
+    if WRITE:
+        path.write_text("{\n" + ",\n".join(f"{json.dumps(k)}: {json.dumps(v)}"
+                                             for k, v in made.items()) + "\n}\n")
+    assert json.loads(path.read_text()) == json.loads(json.dumps(made))
+    for box in made.values():
+        ins, outs = box["ports"]["in"], box["ports"]["out"]
+        assert all(x == 0 and 0 < y < box["h"] for _, _, x, y in ins)
+        assert all(x == box["w"] and 0 < y < box["h"] for _, _, x, y in outs)
+        for side in (ins, outs):
+            ys = sorted(y for *_, y in side)
+            assert all(b - a >= boxes.PORT_SPACING for a, b in itertools.pairwise(ys))
+    # and a real state agrees
+    g = kc.Graph()
+    g.add_input((4,), name="x")
+    g.add_layer("Add", name="add")
+    g.connect("x", "add")
+    g.set_direction("right")
     add = next(l for l in g.state()["layers"] if l["name"] == "add")
     case = made[box_key(False, ("list", [], 2, None), 1, [1], None, False)]
     assert (add["w"], add["h"], json.loads(json.dumps(add["ports"]))) == (

@@ -3,12 +3,14 @@ import { ports } from "../src/mirror/geometry";
 import { markerRect, portLabels } from "../src/scene/portlabels";
 import type { LayerState, Slots } from "../src/mirror/types";
 import written from "./fixtures/boxes.json";
+import writtenRight from "./fixtures/boxes-right.json";
 
 type Box = { w: number; h: number; ports: LayerState["ports"] };
 
-/** Every box of the kernel's geometry fixture (kerascanvas/geometry/boxes.py), as a layer at (100, 50). */
-function fixtureLayers(): LayerState[] {
-  return Object.entries(written as unknown as Record<string, Box>).map(([key, box], i) => {
+/** Every box of the kernel's geometry fixture (kerascanvas/geometry/boxes.py), as a layer at (100, 50);
+ * `right`: as laid out in a drawing that flows left to right. */
+function fixtureLayers(right = false): LayerState[] {
+  return Object.entries((right ? writtenRight : written) as unknown as Record<string, Box>).map(([key, box], i) => {
     const [isInput, [kind, names, min, max], nOutputs, filled] = JSON.parse(key) as [boolean, [Slots["kind"], string[], number, number | null], number, number[]];
     return {
       name: `l${i}`, class_name: "Dense", group: "core", config: {}, is_input: isInput,
@@ -51,6 +53,30 @@ describe("port labels", () => {
     expect(side[3]).toBeGreaterThan(0);
     const label = portLabels(shared, ports(shared), { x: shared.x, y: shared.y }).find((t) => t.text === "call 1")!;
     expect(label.rect.x + label.rect.w).toBeLessThanOrEqual(0);
+  });
+});
+
+describe("port labels in a drawing that flows left to right", () => {
+  it("slots are named left of the box and outputs right of it, each beside its port, none over another", () => {
+    const layers = fixtureLayers(true);
+    expect(layers.length).toBeGreaterThan(10);
+    let named = 0;
+    for (const l of layers) {
+      const labels = portLabels(l, ports(l), { x: l.x, y: l.y });
+      for (let i = 0; i < labels.length; i++) {
+        for (let j = i + 1; j < labels.length; j++) {
+          expect(overlap(labels[i].rect, labels[j].rect), `${JSON.stringify(l.slots)}: "${labels[i].text}" and "${labels[j].text}"`).toBe(false);
+        }
+        // relative to the box: wholly left of it (a slot) or wholly right of it (an output)
+        const r = labels[i].rect;
+        expect(r.x + r.w <= 0 || r.x >= l.w, `"${labels[i].text}" inside its box`).toBe(true);
+        named++;
+      }
+    }
+    expect(named).toBeGreaterThan(20);
+    const decoder = layers.find((l) => l.slots.names.includes("decoder_sequence"))!;
+    const texts = portLabels(decoder, ports(decoder), { x: decoder.x, y: decoder.y });
+    expect(texts.filter((t) => t.rect.x + t.rect.w <= 0).map((t) => t.text)).toContain("encoder_sequence");
   });
 });
 

@@ -16,7 +16,7 @@ const INFO = { copies: 2, layers: 1, last: "b", classes: "Dense", members: 2, st
 // stem; a run (a, b) folded into a's box; head below it
 function data(): ViewerData {
   const state: GraphState = { version: 1, revision: 3, name: "m", problems: [], model: null, can_undo: false, can_redo: false,
-    history_dropped: 0, notes: [], box: { w: 180, h: 62, header: 40, call_row: 16 },
+    history_dropped: 0, notes: [], direction: "down", box: { w: 180, h: 62, header: 40, call_row: 16 },
     layers: [layer("stem", 0), layer("a", 100, { run: "a", fold: INFO, w: 240, h: 80 }), layer("b", 100, { run: "a" }),
       layer("head", 220)],
     edges: [{ src: ["stem", 0, 0], dst: ["a", 0, 0], shape: [null, 8], dtype: "float32", built: true }] };

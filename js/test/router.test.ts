@@ -1,8 +1,9 @@
 // The edge router: skip connections and edges going up run around boxes, never behind them, and
 // shape labels collide with no box and no other label.
 import { describe, expect, it } from "vitest";
-import type { Point, Rect } from "../src/mirror/geometry";
-import { placeLabels, polylineHits, route, segmentHits, sideOf } from "../src/scene/router";
+import { type Point, type Rect, edgePath, turnPath, turnRect } from "../src/mirror/geometry";
+import { BoxIndex } from "../src/scene/obstacles";
+import { placeLabels, polylineHits, route, routeFlowing, segmentHits, sideOf } from "../src/scene/router";
 
 const W = 180, H = 62; // a plain box
 
@@ -177,5 +178,45 @@ describe("a wire into a later call's slot, on its box's side", () => {
 
   it("a slot on the top edge is routed as before", () => {
     expect(sideOf({ x: 190, y: 100 }, box)).toBe(0);
+  });
+});
+
+describe("router: a drawing that flows left to right", () => {
+  // ports on the right edge (outputs) and the left edge (inputs), boxes in columns
+  const outR = (r: Rect): Point => ({ x: r.x + r.w, y: r.y + r.h / 2 });
+  const intoL = (r: Rect): Point => ({ x: r.x, y: r.y + r.h / 2 });
+
+  it("mirrors an SVG path's points and nothing else", () => {
+    expect(turnPath("M1,2 C1,32 5.5,-4 5.5,20 L1e-3,7")).toBe("M2,1 C32,1 -4,5.5 20,5.5 L7,1e-3");
+    expect(turnRect({ x: 1, y: 2, w: 3, h: 4 })).toEqual({ x: 2, y: 1, w: 4, h: 3 });
+  });
+
+  it("a plain edge leaves the right edge and comes into the left edge, level", () => {
+    const src = box(0, 0), dst = box(290, 0);
+    const r = routeFlowing("right", outR(src), intoL(dst), [], 0, [src, dst]);
+    expect(r.points[0]).toEqual(outR(src));
+    expect(r.points[r.points.length - 1]).toEqual(intoL(dst));
+    expect(r.d.startsWith(`M${outR(src).x},${outR(src).y} C`)).toBe(true);
+    // the curve leaves and arrives horizontally: its control points are level with its ends
+    expect(r.d).toContain(`C${outR(src).x + 55},${outR(src).y}`);
+  });
+
+  it("a skip over a box between goes around it (above or below), never through it", () => {
+    const src = box(0, 0), mid = box(290, 0), dst = box(580, 0);
+    const r = routeFlowing("right", outR(src), intoL(dst), [mid], 0, [src, dst]);
+    expect(clear(r.points, [mid])).toBe(true);
+    expect(orthogonal(r.points)).toBe(true);
+    expect(r.points[0]).toEqual(outR(src));
+    expect(r.points[r.points.length - 1]).toEqual(intoL(dst));
+  });
+
+  it("the index gives an edge the boxes in its horizontal span, at any distance up or down", () => {
+    const rects = new Map<string, Rect>([["a", box(0, 0)], ["far", box(290, 5000)], ["after", box(900, 0)], ["b", box(580, 0)]]);
+    const found = new BoxIndex(rects, "right").obstacles(outR(rects.get("a")!), intoL(rects.get("b")!), "a", "b");
+    expect(found).toEqual([rects.get("far")]);
+  });
+
+  it("the wire being drawn curves sideways", () => {
+    expect(edgePath({ x: 0, y: 0 }, { x: 100, y: 40 }, "right")).toBe("M0,0 C50,0 50,40 100,40");
   });
 });

@@ -392,6 +392,7 @@ INTENTS: dict[str, Intent] = {
     "expand": _edit(lambda h, m: h.graph.expand(check.layer_name(m), m["open"])),
     "fold": _edit(lambda h, m: h.graph.fold(check.layer_name(m), m["folded"])),
     "fold_all": _edit(lambda h, m: h.graph.fold_all(m["folded"])),
+    "set_direction": _edit(lambda h, m: h.graph.set_direction(m["direction"])),
     "duplicate": _edit(_duplicate),
     "insert_layer": _edit(_insert_layer),
     "rewire": _edit(_rewire),

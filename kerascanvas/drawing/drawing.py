@@ -93,6 +93,7 @@ class Drawing(Logged):
         self.pinned: dict[str, tuple[float, float]] = {}
         self.expanded: frozenset[str] = frozenset()  # nested-model boxes shown with their inside
         self.folded: frozenset[str] = frozenset()  # runs of repeated blocks shown as one box (first layers)
+        self.direction = "down"  # the layout's flow: "down" (inputs at the top) or "right"
         self.output_order: tuple[Triple, ...] = ()
         self.outputs_only = False  # True: the model's outputs are exactly output_order (import)
         self.dict_inputs = False  # True: the model takes {input name: tensor} (as imported)
@@ -144,6 +145,7 @@ class Drawing(Logged):
         d.layers, d.edges, d.pinned = dict(self.layers), list(self.edges), dict(self.pinned)
         d.output_order, d.name_counts = self.output_order, dict(self.name_counts)
         d.outputs_only, d.expanded, d.folded = self.outputs_only, self.expanded, self.folded
+        d.direction = self.direction
         d.dict_inputs, d.output_keys = self.dict_inputs, self.output_keys
         d.input_structure, d.output_structure = self.input_structure, self.output_structure
         d._into, d._out = dict(self._into), dict(self._out)

@@ -35,15 +35,20 @@ def in_ports(slots, is_input: bool, filled: int) -> int:
     return 1
 
 
-def box_size(spec, filled: list[int], inner: Mapping | None = None) -> tuple[float, float]:
+def box_size(spec, filled: list[int], inner: Mapping | None = None,
+             direction: str = "down") -> tuple[float, float]:
     """(width, height) of a layer's box. filled: how many edges enter each call; inner: the
-    inner view of an expanded nested model (kerascanvas/io/inner.py), or None."""
+    inner view of an expanded nested model (kerascanvas/io/inner.py), or None. direction
+    "right": ports go down the left and right edges, so many of them make the box taller (their
+    names are written outside it, beside the ports)."""
     if inner is not None:
         return (float(inner["width"]), float(inner["height"]))
     calls = max(1, spec.calls)
     ins = sum(in_ports(spec.slots, spec.is_input, filled[k] if k < len(filled) else 0)
               for k in range(calls))
     outs = calls * spec.n_outputs
+    if direction == "right":
+        return (WIDTH, max(HEADER + CALL_ROW * calls + FOOT, PORT_SPACING * (max(ins, outs) + 1)))
     width = max(WIDTH, PORT_SPACING * (max(ins, outs) + 1),
                 _name_room(ins, _longest_in_name(spec, ins)),
                 _name_room(outs, _longest_out_name(spec)))
@@ -91,17 +96,21 @@ def layout() -> dict:
     return {"w": WIDTH, "h": HEADER + CALL_ROW + FOOT, "header": HEADER, "call_row": CALL_ROW}
 
 
-def port_layout(spec, filled: list[int], size: tuple[float, float]) -> dict:
+def port_layout(spec, filled: list[int], size: tuple[float, float], direction: str = "down") -> dict:
     """Where a box of `size` shows its ports, relative to its top left corner: input slots spread
     evenly along the top edge, call by call ([call, slot, x, y]), but a later call's (one or two
     slots) on the left (slot 0) and right (slot 1) sides at its row; output ports along the bottom
-    edge ([node_index, tensor_index, x, y]). The state sends this (its view row's "ports"); the
-    front end draws and hit-tests ports there."""
+    edge ([node_index, tensor_index, x, y]). Direction "right": input slots down the left edge
+    and outputs down the right edge, in the same order. The state sends this (its view row's
+    "ports"); the front end draws and hit-tests ports there."""
     w, h = size
     calls = max(1, spec.calls)
     ins = [(k, s) for k in range(calls)
            for s in range(in_ports(spec.slots, spec.is_input, filled[k] if k < len(filled) else 0))]
     outs = [(n, t) for n in range(calls) for t in range(spec.n_outputs)]
+    if direction == "right":
+        return {"in": [[k, s, 0.0, _spread(i, len(ins), h)] for i, (k, s) in enumerate(ins)],
+                "out": [[n, t, w, _spread(i, len(outs), h)] for i, (n, t) in enumerate(outs)]}
     # a later call's slots (at most two: one a side) sit on the box's sides at that call's row,
     # so a wire into them (its own output fed back, d(d(x))) comes in from beside the box
     # instead of looping over it to the top edge

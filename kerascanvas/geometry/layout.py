@@ -12,9 +12,21 @@ from bisect import bisect_left
 from collections import deque
 from collections.abc import Mapping, Sequence
 
-__all__ = ["Placer", "count_crossings", "layout", "place", "rows"]
+__all__ = ["DIRECTIONS", "Placer", "count_crossings", "gap_for", "layout", "place", "rows"]
 
 SWEEPS = 8  # down, up, down, ...: enough for drawings people make; each costs O(boxes + edges)
+
+# How the layout flows: "down" puts inputs at the top and each row under the one before it;
+# "right" (as Netron and Model Explorer offer) puts inputs on the left and each row, turned into
+# a column, right of the one before it. The rows are the same; only their placing turns.
+DIRECTIONS = ("down", "right")
+# (between boxes of one row, between rows): a column of the "right" layout leaves room beside
+# its boxes for the slot and output names written outside them (js/src/scene/portlabels.ts)
+GAPS = {"down": (60.0, 40.0), "right": (30.0, 110.0)}
+
+
+def gap_for(direction: str) -> tuple[float, float]:
+    return GAPS[direction]
 
 
 def layout(
@@ -54,10 +66,11 @@ def rows(layer_depth: Mapping[str, int], edges: Sequence[tuple[str, str]],
 
 def place(rows: Sequence[Sequence[str]], pinned: Mapping[str, tuple[float, float]],
           sizes: Mapping[str, tuple[float, float]],
-          gap: tuple[float, float] = (60.0, 40.0)) -> dict[str, tuple[float, float]]:
+          gap: tuple[float, float] = (60.0, 40.0),
+          direction: str = "down") -> dict[str, tuple[float, float]]:
     """Top-left corners for `rows` (from `rows`) with boxes of `sizes` (every box's (w, h)).
     To place the same rows again after a move, keep a `Placer`."""
-    return _place(rows, pinned, sizes, gap)
+    return Placer(rows, sizes, gap, direction).place(pinned)
 
 
 def count_crossings(rows: Sequence[Sequence[str]], edges: Sequence[tuple[str, str]]) -> int:
@@ -180,18 +193,18 @@ def _inversions(pairs: list[tuple[int, int]]) -> int:
     return crossings
 
 
-def _place(rows, pinned, box, gap) -> dict[str, tuple[float, float]]:
-    """Coordinates: rows centred on x = 0, each row as tall as its tallest box, pinned
-    boxes where the user put them. box: name -> (width, height)."""
-    return Placer(rows, box, gap).place(pinned)
-
-
 class Placer:
     """`place` for the same rows and sizes again and again (each move of a box): a row is placed
     again only when the pinned boxes in it or in its way changed; the others keep their
-    coordinates (the same tuples)."""
+    coordinates (the same tuples). Rows are centred on x = 0, each as tall as its tallest box;
+    with direction "right" they are columns centred on y = 0, each as wide as its widest box
+    (placed as rows of the boxes turned a quarter, then turned back)."""
 
-    def __init__(self, rows, box, gap):
+    def __init__(self, rows, box, gap, direction: str = "down"):
+        self.turned = direction == "right"
+        if self.turned:
+            box = {n: (wh[1], wh[0]) for n, wh in box.items()}
+            self._back: dict[str, tuple] = {}  # name -> (turned corner, its corner turned back)
         self.rows, self.box, self.gap = rows, box, gap
         self.tops, y = [], 0.0
         for row in rows:
@@ -203,6 +216,18 @@ class Placer:
         self.positions: dict[str, tuple[float, float]] = {}
 
     def place(self, pinned) -> dict[str, tuple[float, float]]:
+        if not self.turned:
+            return self._place(pinned)
+        placed = self._place({n: (y, x) for n, (x, y) in pinned.items()})
+        back, out = self._back, {}
+        for n, xy in placed.items():
+            was = back.get(n)
+            if was is None or was[0] is not xy:  # the same corner as last time: the same tuple
+                was = back[n] = (xy, (xy[1], xy[0]))
+            out[n] = was[1]
+        return out
+
+    def _place(self, pinned) -> dict[str, tuple[float, float]]:
         box, gap, tops, bottoms = self.box, self.gap, self.tops, self.bottoms
         # Pinned boxes each row would run into, as [left, right) spans that include the gaps.
         blocking: dict[int, list[tuple[float, float]]] = {}

@@ -152,6 +152,8 @@ class Graph:
     fold = _to("_view", View.fold)
     show = _to("_view", View.show)
     fold_all = _to("_view", View.fold_all)
+    set_direction = _to("_view", View.set_direction)
+    direction = _read("_view", View, "direction")
 
     @property
     def expanded(self) -> frozenset[str]:
@@ -530,8 +532,8 @@ class Graph:
         """Draw a described drawing in one batch (one rebuild, one undo step): what a file holds
         and what import makes of a model. {"layers": [{"name", "class_name", "config", "calls"}],
         "edges": [[src triple, [dst, call, slot]]], and optionally "pinned": {name: [x, y]},
-        "expanded": [name], "folded": [first layer of a run], "outputs": [triple],
-        "outputs_only": bool, "dict_inputs": bool,
+        "expanded": [name], "folded": [first layer of a run], "direction": "down" | "right",
+        "outputs": [triple], "outputs_only": bool, "dict_inputs": bool,
         "output_keys": [key per output]} (see storage.py)."""
         from ..io.storage import replay
 

@@ -17,15 +17,13 @@ from ..drawing.drawing import Drawing
 from ..errors import EditError
 from ..geometry import folds
 from ..geometry.boxes import box_size
-from ..geometry.layout import Placer
+from ..geometry.layout import DIRECTIONS, Placer, gap_for
 from ..geometry.layout import rows as layout_rows
 from ..geometry.repeats import Repeat, config_text, repeated_blocks
 from ..io.inner import inner_view
 from ..kinds import kinds
 from ..network.depth import DepthMap
 from .history import History
-
-GAP = (60.0, 40.0)  # between boxes in a row, between rows
 
 
 class View:
@@ -48,7 +46,7 @@ class View:
         self._placer = None  # places those rows again after each move
         self._plain_sizes: dict[str, tuple[float, float]] | None = None
         self._sizes: dict[str, tuple[float, float]] | None = None  # with expanded boxes' insides
-        self._sizes_key: tuple = ()  # the (expanded, folded) boxes these sizes are for
+        self._sizes_key: tuple = ()  # the (expanded, folded, direction) these sizes are for
         self._repeats: tuple[Repeat, ...] | None = None
         self._run_index: tuple[dict, dict] = ({}, {})
         self.forget_positions()
@@ -83,6 +81,25 @@ class View:
     def arrange(self) -> None:
         """Unpin every box and lay the drawing out again from its depth map."""
         self.history.edit(lambda d: d.unpin_all(), network=False, view=True)
+
+    def set_direction(self, direction: str) -> None:
+        """Lay the drawing out flowing "down" (inputs at the top) or "right" (inputs on the left,
+        ports on the boxes' left and right edges). Boxes placed by hand are laid out again: a
+        place chosen for one flow means nothing in the other. A view change, like `arrange`:
+        saved with the drawing, one undo step."""
+        if direction not in DIRECTIONS:
+            raise EditError(f"direction must be 'down' or 'right', got {direction!r:.80}.")
+
+        def change(d: Drawing) -> None:
+            d.unpin_all()
+            d.direction = direction
+
+        self.history.edit(change, network=False, view=True)
+
+    @property
+    def direction(self) -> str:
+        """How the layout flows: "down" (inputs at the top) or "right" (`set_direction`)."""
+        return self.drawing.direction
 
     def expand(self, name: str, open: bool = True) -> None:
         """Show a nested model's box with its own graph inside (open=False: as one box again).
@@ -174,23 +191,24 @@ class View:
         head, (hx, hy) = members[0], self.positions[members[0]]
         sizes = self.box_sizes
         plain = {**self._plain_sizes, **{n: sizes[n] for n in d.expanded if n in sizes}}
-        folded_h = folds.size()[1]
+        a = 0 if d.direction == "right" else 1  # the axis the layout flows along
+        folded_size = folds.size()[a]
         if folding:
             pos = self.positions
-            edge = max(pos[m][1] + plain[m][1] for m in members)
-            delta = hy + folded_h - edge  # < 0: up
+            edge = max(pos[m][a] + plain[m][a] for m in members)
+            delta = (hx, hy)[a] + folded_size - edge  # < 0: back (up, or left)
         else:
-            natural = Placer(self.layout_rows(), plain, GAP).place({})
+            natural = Placer(self.layout_rows(), plain, gap_for(d.direction), d.direction).place({})
             nx, ny = natural[head]
             for m in members[1:]:
                 d.pin(m, (hx + natural[m][0] - nx, hy + natural[m][1] - ny))
-            edge = hy + folded_h
-            delta = max(d.pinned.get(m, (hx, hy))[1] + plain[m][1] for m in members) - edge
+            edge = (hx, hy)[a] + folded_size
+            delta = max(d.pinned.get(m, (hx, hy))[a] + plain[m][a] for m in members) - edge
         d.pin(head, (hx, hy))
         for n in others:
             x, y = d.pinned[n]
-            if y >= edge - 1:
-                d.pin(n, (x, y + delta))
+            if (x, y)[a] >= edge - 1:
+                d.pin(n, (x + delta, y) if a == 0 else (x, y + delta))
 
     # ----- runs of repeated blocks ------------------------------------------------------------
 
@@ -255,7 +273,7 @@ class View:
                     if hidden:  # a folded run is one box in one row: the rows it emptied go
                         rows = [kept for kept in ([n for n in row if n not in hidden]
                                                   for row in rows) if kept]
-                    self._placer = Placer(rows, sizes, GAP)
+                    self._placer = Placer(rows, sizes, gap_for(d.direction), d.direction)
                 placed = self._placer.place(
                     {n: p for n, p in d.pinned.items() if n not in hidden} if hidden else d.pinned)
             if hidden:
@@ -275,17 +293,20 @@ class View:
     def box_sizes(self) -> dict[str, tuple[float, float]]:
         """(width, height) of every box, as the layout places it and the canvas draws it."""
         d = self.drawing
-        if self._plain_sizes is None:  # depend on the structure: a box's spec and filled slots
+        flow = d.direction
+        if self._plain_sizes is None or self._sizes_key[2:] != (flow,):
+            # depend on the structure (a box's spec and filled slots) and the flow
             into = Counter(e.dst[:2] for e in d.edges)
             made, old = {}, self._size_of
             for name, spec in d.layers.items():
                 filled = [into[(name, k)] for k in range(spec.calls)]
                 was = old.get(name)
                 made[name] = was if was is not None and was[0] is spec and was[1] == filled \
-                    else (spec, filled, box_size(spec, filled))
+                    and was[3] == flow else (spec, filled, box_size(spec, filled, direction=flow), flow)
             self._size_of = made  # kept across edits: an edit sizes only the boxes it changed
             self._plain_sizes = {name: entry[2] for name, entry in made.items()}
-        if self._sizes is None or self._sizes_key != (d.expanded, d.folded):
+            self._sizes = None
+        if self._sizes is None or self._sizes_key != (d.expanded, d.folded, flow):
             self._sizes = dict(self._plain_sizes)
             for name in d.expanded:  # a view choice: as big as its inside
                 inside = self.inner(name)
@@ -293,7 +314,7 @@ class View:
                     self._sizes[name] = box_size(d.layers[name], [], inside)
             for head in set(self.hidden().values()):  # a folded run: one box
                 self._sizes[head] = folds.size()
-            self._sizes_key, self._placer = (d.expanded, d.folded), None
+            self._sizes_key, self._placer = (d.expanded, d.folded, flow), None
         return self._sizes
 
     def inner(self, name: str) -> dict | None:

@@ -9,14 +9,18 @@ the model where no kernel runs (GitHub, nbviewer, nbconvert HTML).
 Its size is bounded: a drawing taller than a column is cut between rows of boxes into columns
 side by side, as many as fit a page's width at full scale, so ResNet50 stays readable at the
 width of a page; a wire from one column to another leaves its column at the bottom and enters
-the next at the top, each end labelled with the box at its other end. Every user string is
-escaped text: names come from the browser.
+the next at the top, each end labelled with the box at its other end. A drawing that flows left
+to right (the state's direction "right") is cut the same way turned a quarter: between its
+columns of boxes into bands a page wide, one under another, its wires leaving a band on the
+right and entering the next on the left. Every user string is escaped text: names come from the
+browser.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
+import re
 from bisect import bisect_right
 from types import SimpleNamespace
 from xml.sax.saxutils import escape, quoteattr
@@ -31,6 +35,7 @@ MAX_HEIGHT = 4000.0  # no column is taller: the boxes below are left out, and a 
 COLUMN_GAP = 40.0
 DETOUR_ROOM = 40.0  # right of the boxes, for wires that go round them
 STUB = 24.0  # how far a wire to another column runs before its label
+BAND_END = 110.0  # a band's room at each end for a wire's label (turned: labels run along wires)
 
 # js/src/scene/families.ts: (catalog groups, hue); tests/test_static_view.py checks they agree
 FAMILIES = [(("input",), 210), (("core", "activations"), 265), (("convolutional",), 25),
@@ -246,23 +251,35 @@ def _column_width(shown: list[dict], sizes: dict) -> tuple[float, float]:
     return left, right - left
 
 
-def _bounded(shown: list[dict], sizes: dict) -> tuple[list[dict], int]:
-    """The boxes that fit the picture's bounded size (as many columns as fit PAGE_WIDTH, none
-    taller than MAX_HEIGHT), and how many are left out below them."""
+def _span(shown: list[dict], sizes: dict, turned: bool) -> tuple[int, float, float]:
+    """(how many columns the picture may have, the length each is cut to, the longest one may
+    be): columns side by side as many as fit PAGE_WIDTH, cut to COLUMN_HEIGHT, none over
+    MAX_HEIGHT; turned (bands one under another), bands a page wide, as many as fit MAX_HEIGHT."""
+    across = _column_width(shown, sizes)[1] + COLUMN_GAP
+    if turned:
+        length = PAGE_WIDTH - 2 * MARGIN - 2 * BAND_END
+        return max(1, int((MAX_HEIGHT + COLUMN_GAP) // across)), length, length
+    return max(1, int((PAGE_WIDTH + COLUMN_GAP) // across)), COLUMN_HEIGHT, MAX_HEIGHT
+
+
+def _bounded(shown: list[dict], sizes: dict, turned: bool = False) -> tuple[list[dict], int]:
+    """The boxes that fit the picture's bounded size (`_span`), and how many are left out
+    below (or right of) them."""
     top = min(layer["y"] for layer in shown)
-    fit = max(1, int((PAGE_WIDTH + COLUMN_GAP) // (_column_width(shown, sizes)[1] + COLUMN_GAP)))
-    limit = top + fit * MAX_HEIGHT
+    fit, _, longest = _span(shown, sizes, turned)
+    limit = top + fit * longest
     kept = [layer for layer in shown if layer["y"] + sizes[layer["name"]][1] <= limit]
     return kept, len(shown) - len(kept)
 
 
-def _columns(shown: list[dict], sizes: dict) -> list[tuple[float, float]]:
+def _columns(shown: list[dict], sizes: dict, turned: bool = False) -> list[tuple[float, float]]:
     """[top, bottom) of each column: the drawing cut between rows of boxes (never through a
-    box) into as many columns as fit PAGE_WIDTH, each at least COLUMN_HEIGHT tall."""
+    box) into as many columns as `_span` allows, each about its length."""
     top = min(layer["y"] for layer in shown)
     bottom = max(layer["y"] + sizes[layer["name"]][1] for layer in shown)
-    fit = max(1, int((PAGE_WIDTH + COLUMN_GAP) // (_column_width(shown, sizes)[1] + COLUMN_GAP)))
-    count = min(fit, max(1, math.ceil((bottom - top) / COLUMN_HEIGHT)))
+    fit, length, _ = _span(shown, sizes, turned)
+    whole = turned and bottom - top <= PAGE_WIDTH - 2 * MARGIN  # one band, no ends needed
+    count = 1 if whole else min(fit, max(1, math.ceil((bottom - top) / length)))
     if count == 1:
         return [(top, bottom)]
     spans = sorted((layer["y"], layer["y"] + sizes[layer["name"]][1]) for layer in shown)
@@ -272,6 +289,14 @@ def _columns(shown: list[dict], sizes: dict) -> list[tuple[float, float]]:
             cuts.append((reach + y0) / 2)
         reach = max(reach, y1)
     edges, start = [top], top
+    if turned:  # bands at most a page wide: cut at the last cut before one would be wider
+        last = None
+        for cut in [*cuts, bottom]:
+            if cut - start > length and last is not None and len(edges) < fit:
+                edges.append(last)
+                start = last
+            last = cut
+        return list(itertools.pairwise([*edges, bottom]))
     target = (bottom - top) / count
     for cut in cuts:
         if len(edges) < count and cut - start >= target:
@@ -281,33 +306,60 @@ def _columns(shown: list[dict], sizes: dict) -> list[tuple[float, float]]:
     return list(itertools.pairwise(edges))
 
 
+def _turned(layers: list[dict], sizes: dict) -> tuple[list[dict], dict]:
+    """Boxes mirrored over the diagonal (x and y swapped, and width and height): a drawing that
+    flows right is cut into bands as the top-to-bottom drawing it mirrors is cut into columns."""
+    return ([{**layer, "x": layer["y"], "y": layer["x"]} for layer in layers],
+            {n: (h, w) for n, (w, h) in sizes.items()})
+
+
+def _turn_path(d: str) -> str:
+    """An SVG path mirrored as `_turned` mirrors boxes: each "x,y" pair of it swapped."""
+    return _PAIR.sub(r"\2,\1", d)
+
+
+_PAIR = re.compile(r"(-?[\d.]+),(-?[\d.]+)")
+
+
 def svg(state: dict) -> str:
     """The drawing in `state` (from `Graph.state()`) as one standalone SVG document."""
+    if state.get("direction") == "right":
+        return _svg(state, turned=True)
+    return _svg(state, turned=False)
+
+
+def _svg(state: dict, turned: bool) -> str:
+    """svg(): where `turned`, the layout (columns, routes) is worked out on the drawing mirrored
+    over its diagonal, and each place and path mirrored back as it is written."""
     shown, wires = drawn(state)
     if not shown:
         return ('<svg xmlns="http://www.w3.org/2000/svg" class="kerascanvas-picture" width="240" '
                 'height="40" role="img" aria-label="empty kerascanvas drawing"><text x="10" y="24" '
                 'font-family="sans-serif" font-size="12" fill="#777">empty drawing</text></svg>')
     sizes = {layer["name"]: box_size(layer) for layer in shown}
-    shown, left_out = _bounded(shown, sizes)
+    real = {layer["name"]: layer for layer in shown}
+    flip = (lambda p: (p[1], p[0])) if turned else (lambda p: p)
+    if turned:
+        shown, sizes = _turned(shown, sizes)
+    shown, left_out = _bounded(shown, sizes, turned)
     filled: dict = {}
     for e in state["edges"]:
         key = (e["dst"][0], e["dst"][1])
         filled[key] = filled.get(key, 0) + 1
-    columns = _columns(shown, sizes)
+    columns = _columns(shown, sizes, turned)
     column_of = {layer["name"]: next(i for i, (_, b) in enumerate(columns) if layer["y"] < b
                                      or i == len(columns) - 1) for layer in shown}
     left, col_width = _column_width(shown, sizes)
-    height = max(b - t for t, b in columns) + 2 * MARGIN
-    if len(columns) > 1:
-        height += 2 * STUB
+    ends = 0.0 if len(columns) == 1 else BAND_END if turned else STUB  # room for wires' labels
+    height = max(b - t for t, b in columns) + 2 * MARGIN + 2 * ends
+    width = col_width * len(columns) + COLUMN_GAP * (len(columns) - 1)
+    if turned:
+        width, height = height, width
     if left_out:
         height += 30
-    width = col_width * len(columns) + COLUMN_GAP * (len(columns) - 1)
 
-    def shift(i: int) -> tuple[float, float]:  # world -> picture, for column i
-        return (-left + i * (col_width + COLUMN_GAP),
-                -columns[i][0] + MARGIN + (STUB if len(columns) > 1 else 0))
+    def shift(i: int) -> tuple[float, float]:  # world -> picture, for column i (mirrored where turned)
+        return (-left + i * (col_width + COLUMN_GAP), -columns[i][0] + MARGIN + ends)
 
     title = state.get("name", "model")
     out = [(f'<svg xmlns="http://www.w3.org/2000/svg" class="kerascanvas-picture" viewBox="0 0 '
@@ -315,7 +367,10 @@ def svg(state: dict) -> str:
             f'aria-label={quoteattr(f"kerascanvas drawing of {title}")} font-family="sans-serif">'),
            f"<title>{escape(str(title))}</title>",
            f'<rect width="{width:.0f}" height="{height:.0f}" fill="#fafafa"/>']
-    where = {layer["name"]: ports(layer, filled) for layer in shown}
+    where = {layer["name"]: ports(real[layer["name"]], filled) for layer in shown}
+    if turned:
+        where = {n: tuple({k: flip(p) for k, p in side.items()} for side in sides)
+                 for n, sides in where.items()}
     # by top: a wire looks only at the boxes whose top lies between its ends (O(layers + edges))
     rects = sorted(((layer["x"], layer["y"], *sizes[layer["name"]]) for layer in shown),
                    key=lambda r: r[1])
@@ -331,32 +386,42 @@ def svg(state: dict) -> str:
             between = rects[bisect_right(tops, a[1]):bisect_right(tops, b[1])]
             path, detoured = _route(a, b, between, detours)
             detours += detoured
-            out.append(f'<path class="wire" transform="translate({shift(ca)[0]:.1f},{shift(ca)[1]:.1f})" '
-                       f'd="{path}" fill="none" stroke="#777" stroke-width="1.6"/>')
+            dx, dy = flip(shift(ca))
+            out.append(f'<path class="wire" transform="translate({dx:.1f},{dy:.1f})" '
+                       f'd="{_turn_path(path) if turned else path}" fill="none" stroke="#777" '
+                       'stroke-width="1.6"/>')
         else:  # to another column: out at the bottom of this one, in at the top of that one
-            out.append(_stub(a, columns[ca][1], shift(ca), f"to {dst}", down=True))
-            out.append(_stub(b, columns[cb][0], shift(cb), f"from {src}", down=False))
+            out.append(_stub(a, columns[ca][1], shift(ca), f"to {dst}", down=True, turned=turned))
+            out.append(_stub(b, columns[cb][0], shift(cb), f"from {src}", down=False, turned=turned))
     for layer in shown:
-        dx, dy = shift(column_of[layer["name"]])
-        w, h = sizes[layer["name"]]
-        out.append(f'<g transform="translate({layer["x"] + dx:.1f},{layer["y"] + dy:.1f})">'
-                   f'{_box(layer, w, h)}</g>')
+        dx, dy = flip(shift(column_of[layer["name"]]))
+        x, y = flip((layer["x"], layer["y"]))
+        w, h = flip(sizes[layer["name"]])
+        out.append(f'<g transform="translate({x + dx:.1f},{y + dy:.1f})">'
+                   f'{_box(real[layer["name"]], w, h)}</g>')
         ins, outs = where[layer["name"]]
         if not layer.get("fold"):  # (a folded box shows no ports)
-            out.extend(f'<circle cx="{x + dx:.1f}" cy="{y + dy:.1f}" r="4" fill="#fff" stroke="#777"/>'
-                       for x, y in [*ins.values(), *outs.values()])
+            out.extend(f'<circle cx="{px + dx:.1f}" cy="{py + dy:.1f}" r="4" fill="#fff" stroke="#777"/>'
+                       for px, py in map(flip, [*ins.values(), *outs.values()]))
     if left_out:
         out.append(f'<text x="{MARGIN}" y="{height - 12:.0f}" font-size="12" fill="#555">… and '
-                   f'{left_out} more box{"es" * (left_out != 1)} below: the drawing is too big for '
+                   f'{left_out} more box{"es" * (left_out != 1)} {"after" if turned else "below"}: the drawing is too big for '
                    'one picture (g.to_html writes all of it)</text>')
     out.append("</svg>")
     return "".join(out)
 
 
-def _stub(port, edge: float, shift, label: str, down: bool) -> str:
-    """A wire's end in a column it leaves (down to the column's bottom) or enters (from its top)."""
+def _stub(port, edge: float, shift, label: str, down: bool, turned: bool = False) -> str:
+    """A wire's end in a column it leaves (down to the column's bottom) or enters (from its top);
+    `turned`: in a band of a drawing that flows right (out at its right end, in at its left)."""
     x, y = port[0] + shift[0], port[1] + shift[1]
     end = edge + shift[1] + (STUB * 0.6 if down else -STUB * 0.6)
+    if turned:  # (x, y) and end are the mirror's: the wire runs along the band
+        return (f'<path class="wire" d="M{y:.1f},{x:.1f} L{end:.1f},{x:.1f}" fill="none" '
+                f'stroke="#777" stroke-width="1.6" stroke-dasharray="4 3"/>'
+                f'<text x="{end + 3 if down else end - 3:.1f}" y="{x - 4:.1f}" font-size="9" '
+                f'fill="#555" text-anchor="{"start" if down else "end"}">'
+                f'{"→ " if down else ""}{_fit(label, BAND_END - 28, 5.0)}{"" if down else " →"}</text>')
     ty = end + 12 if down else end - 4
     return (f'<path class="wire" d="M{x:.1f},{y:.1f} L{x:.1f},{end:.1f}" fill="none" stroke="#777" '
             f'stroke-width="1.6" stroke-dasharray="4 3"/>'

@@ -72,7 +72,8 @@ def _runs(g, state: dict) -> dict:
 
     def plain_size(name: str) -> tuple[float, float]:
         spec = g.specs[name]
-        return boxes.box_size(spec, [into[(name, k)] for k in range(spec.calls)])
+        return boxes.box_size(spec, [into[(name, k)] for k in range(spec.calls)],
+                              direction=g.direction)
 
     natural = None
     if any(layers[run.blocks[0][0]].get("fold") for run in runs):
@@ -80,7 +81,7 @@ def _runs(g, state: dict) -> dict:
         rows = layout.rows(g.depth.layer_depth, links, list(layers))
         sizes = {n: plain_size(n) if layer.get("fold") else (layer["w"], layer["h"])
                  for n, layer in layers.items()}
-        natural = layout.place(rows, {}, sizes)
+        natural = layout.place(rows, {}, sizes, layout.gap_for(g.direction), g.direction)
     out = {}
     for run in runs:
         head = run.blocks[0][0]

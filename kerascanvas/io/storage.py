@@ -8,6 +8,7 @@ The file is a zip archive (format version 1):
                        "pinned": {name: [x, y]}, "outputs": [[layer, node, tensor], ...],
                        "outputs_only": bool, "expanded": [name, ...] (optional),
                        "folded": [first layer of a folded run, ...] (optional),
+                       "direction": "down" | "right" (optional: the layout's flow),
                        "dict_inputs": bool (optional),
                        "output_keys": [key, ...] (optional: dict outputs, one per output)}
     weights.npz       arrays "l<i>_<j>": weight j of layer i (the order of layer.weights),
@@ -78,6 +79,7 @@ def save(g, path) -> None:
                 "pinned": {n: list(g.positions[n]) for n in g.pinned},
                 "expanded": sorted(g.expanded),
                 "folded": sorted(g.folded),
+                **({"direction": g.direction} if g.direction != "down" else {}),
                 "outputs": [list(t) for t in g.output_order], "outputs_only": g.outputs_only,
                 "dict_inputs": g.dict_inputs, "output_keys": list(g.output_keys),
                 "input_structure": g.input_structure, "output_structure": g.output_structure}
@@ -328,6 +330,9 @@ def _check(doc, path) -> None:
     folded = doc.get("folded", [])
     if not (isinstance(folded, list) and all(isinstance(n, str) for n in folded)):
         raise EditError(f"{where}: 'folded' must be a list of layer names, got {folded!r:.80}.")
+    if doc.get("direction", "down") not in ("down", "right"):
+        raise EditError(f"{where}: 'direction' must be 'down' or 'right', got "
+                        f"{doc.get('direction')!r:.80}.")
     if len(doc["layers"]) > MAX_LAYERS:
         raise EditError(f"{where} has more than {MAX_LAYERS} layers.")
     for layer in doc["layers"]:
@@ -366,6 +371,8 @@ def replay(g, doc, as_given: bool = False) -> None:
                 g.add_call(layer["name"])
         for src, dst in _in_slot_order(doc["edges"]):
             g.connect(tuple(src), dst[0], call=dst[1], slot=dst[2])
+        if doc.get("direction", "down") != g.direction:  # before the pins: it unpins
+            g.set_direction(doc.get("direction", "down"))
         if pinned:
             g.move_many({name: tuple(point) for name, point in pinned.items()})
         if expanded or folded:

@@ -42,7 +42,7 @@ class Parts:
     positions: dict = field(default_factory=dict)  # what the view rows were made from
     sizes: dict = field(default_factory=dict)
     pinned: frozenset = frozenset()
-    ports: dict = field(default_factory=dict)  # name -> (spec, filled, size, port layout)
+    ports: dict = field(default_factory=dict)  # name -> (spec, filled, size, port layout, direction)
     cache: dict[str, tuple] = field(default_factory=dict)
     edge_cache: dict[tuple, tuple] = field(default_factory=dict)
 
@@ -78,6 +78,7 @@ def parts(g, previous: Parts | None = None, quick: bool = False) -> Parts:
     p.structure, p.expanded, p.folded = g.structure_revision, g.expanded, g.folded
     p.scalars["can_undo"], p.scalars["can_redo"] = g.can_undo, g.can_redo
     p.scalars["history_dropped"] = g.history_dropped  # undo steps dropped past the history cap
+    p.scalars["direction"] = g.direction  # a view choice: sent with any edit
     _view(g, p, previous)
     return p
 
@@ -210,14 +211,16 @@ def _ports(g, sizes: dict, old: dict) -> dict:
     """Each box's port layout (boxes.py), made again only where its spec, filled slots or size
     changed."""
     into = Counter(e.dst[:2] for e in g.drawn_edges)
-    made = {}
+    made, flow = {}, g.direction
     for name, spec in g.specs.items():
         filled = [into[(name, k)] for k in range(spec.calls)]
         was = old.get(name)
-        if was is not None and was[0] is spec and was[1] == filled and was[2] == sizes[name]:
+        if was is not None and was[0] is spec and was[1] == filled and was[2] == sizes[name] \
+                and was[4] == flow:
             made[name] = was
         else:
-            made[name] = (spec, filled, sizes[name], boxes.port_layout(spec, filled, sizes[name]))
+            made[name] = (spec, filled, sizes[name],
+                          boxes.port_layout(spec, filled, sizes[name], flow), flow)
     return made
 
 

@@ -5,7 +5,7 @@
 import { el, svg } from "../base/dom";
 import { IdleWork } from "../base/idle";
 import {
-  type Point, type Port, type Rect, type View, boxHeight, boxWidth, bounds, fitsIn, readableFit, toWorld,
+  type Flow, type Point, type Port, type Rect, type View, boxHeight, boxWidth, bounds, fitsIn, readableFit, toWorld,
 } from "../mirror/geometry";
 import { Pointer, type PointerHost } from "../interaction/pointer";
 import { Scene, type SceneInput, edgeKey } from "../scene/scene";
@@ -340,6 +340,8 @@ export class CanvasView {
       this.legend.draw(this.state.layers);
       this.status.textContent = summary(this.state);
       this.notes.textContent = (this.state.notes ?? []).join(" ");
+      // the flow button says which way the drawing flows
+      this.root.querySelector('[data-action="direction"]')?.setAttribute("aria-pressed", String(this.flow() === "right"));
       this.start.hidden = this.state.layers.length > 0; // an empty canvas says how to begin
       this.problemList.draw(this.state);
     }
@@ -380,6 +382,7 @@ export class CanvasView {
         hint: (port) => !hints ? "" : hints.accept.has(port.key) ? " kc-port-ok" : hints.refuse.has(port.key) ? " kc-port-dim" : "",
         selectedEdge: ui.edge, dropWire: this.pointer.dropWire, k: this.view.k, detail: !big || this.view.k >= 0.5,
       },
+      flow: this.flow(),
     };
   }
 
@@ -568,6 +571,7 @@ export class CanvasView {
       stage: this.stage, svg: this.svgEl, world: this.world, overlay: this.overlay, minimap: this.minimap.root,
       ui: this.ui,
       view: () => this.view,
+      flow: () => this.flow(),
       setView: (view) => { this.stageView.camera.stop(); this.ui.setView(view); },
       layers: () => this.placed(),
       edges: () => this.state.edges,
@@ -642,6 +646,7 @@ export class CanvasView {
       "add-layer": () => this.adding.open(this.pointer.last),
       find: () => this.openFind(),
       arrange: () => this.arrange(),
+      direction: () => this.turnFlow(),
       fit: () => this.fit(),
       save: () => this.edits.act("save").then((ok) => ok && this.notice(`Saved to ${path()}`)),
       "save-as": () => {
@@ -660,6 +665,18 @@ export class CanvasView {
       "export-png": () => { this.scene.catchUp(() => Infinity); exportPng(this.svgEl, this.placed(), this.state.name); },
       "export-html": () => exportHtml(this.client, (m) => this.showError(m)),
     }, this.abort.signal);
+  }
+
+  /** How the drawing flows (the kernel's choice, saved with the drawing). */
+  flow(): Flow {
+    return this.state.direction === "right" ? "right" : "down";
+  }
+
+  /** Left to right / top to bottom: the kernel lays the drawing out again flowing the other way
+   * (one undo step); the boxes glide there and the view fits it. */
+  private turnFlow(): void {
+    const direction = this.flow() === "right" ? "down" : "right";
+    this.edits.act("set_direction", { direction }).then((ok) => { if (ok) window.setTimeout(() => this.fit(), GLIDE_MS + 60); });
   }
 
   /** Arrange: the boxes glide to the depth layout, then the view fits it. */

@@ -3,7 +3,7 @@
 // it are pure (tested); Pointer turns events into calls on its host, the canvas, through the
 // PointerHost methods below, and the intents themselves come from gestures.ts.
 import { el, svg } from "../base/dom";
-import { type Point, type Port, type View, boxAt, boxesIn, edgePath, portAt, rectFrom, slotKey, sourceKey, toWorld, zoomAt } from "../mirror/geometry";
+import { type Flow, type Point, type Port, type View, boxAt, boxesIn, edgePath, portAt, rectFrom, slotKey, sourceKey, toWorld, zoomAt } from "../mirror/geometry";
 import { edgeAt } from "../scene/edges";
 import { type Intent, dropRewire, dropWire } from "./gestures";
 import { miniGrab, miniView, miniWorld } from "../scene/minimap";
@@ -78,6 +78,7 @@ export interface PointerHost {
   readonly minimap: SVGSVGElement;
   readonly ui: UiStore;                 // the gesture under way is its state (machine.ts)
   view(): View;
+  flow(): Flow;                         // which way wires run (the drawing's direction)
   setView(view: View): void;            // and draw what it shows
   layers(): LayerState[];               // where the boxes are seen
   edges(): EdgeState[];
@@ -349,10 +350,10 @@ export class Pointer {
       host.moveBox(g.name, { x: g.start.x + w.x - g.from.x, y: g.start.y + w.y - g.from.y });
     } else if (g.kind === "dragging-wire") {
       if (!host.svg.classList.contains("kc-wiring")) { host.svg.classList.add("kc-wiring"); host.render(); }
-      host.overlay.setAttribute("d", edgePath(g.port.at, w));
+      host.overlay.setAttribute("d", edgePath(g.port.at, w, host.flow()));
     } else if (g.kind === "dragging-wire-end") {
       const src = host.portPoint(sourceKey(g.edge.src));
-      if (src) host.overlay.setAttribute("d", edgePath(src, w));
+      if (src) host.overlay.setAttribute("d", edgePath(src, w, host.flow()));
       host.liftEdge(g.edge);
     } else if (g.kind === "banding" && this.band) {
       const r = rectFrom(g.from, w);
@@ -399,7 +400,7 @@ export class Pointer {
       // while the kernel answers; the answer's state draws it routed
       const src = host.portPoint(sourceKey(g.edge.src));
       const to = out.intent.kind === "rewire" && out.intent.new ? out.at : null;
-      host.overlay.setAttribute("d", src && to ? edgePath(src, to) : "");
+      host.overlay.setAttribute("d", src && to ? edgePath(src, to, host.flow()) : "");
       host.perform(out.intent, out.at).then(() => {
         if (this.gesture.kind === "idle" || this.gesture.kind === "quick-add" || this.gesture.kind === "menu") host.overlay.setAttribute("d", "");
         host.render();

@@ -81,9 +81,30 @@ export function ports(layer: LayerState, _edges?: EdgeState[]): Port[] {
   return found;
 }
 
-export function edgePath(a: Point, b: Point): string {
+/** How the drawing flows (the state's `direction`): "down", inputs at the top and ports on the
+ * boxes' top and bottom edges, or "right", inputs on the left and ports on the left and right. */
+export type Flow = "down" | "right";
+
+export function edgePath(a: Point, b: Point, flow: Flow = "down"): string {
+  if (flow === "right") return turnPath(edgePath(turn(a), turn(b)));
   const dy = Math.max(30, Math.abs(b.y - a.y) / 2);
   return `M${a.x},${a.y} C${a.x},${a.y + dy} ${b.x},${b.y - dy} ${b.x},${b.y}`;
+}
+
+/** A point mirrored over the diagonal (x and y swapped): a left-to-right drawing is routed as
+ * the top-to-bottom one it mirrors, then mirrored back (scene/router.ts routeFlowing). */
+export function turn(p: Point): Point {
+  return { x: p.y, y: p.x };
+}
+
+export function turnRect(r: Rect): Rect {
+  return { x: r.y, y: r.x, w: r.h, h: r.w };
+}
+
+/** An SVG path mirrored as `turn` mirrors points: every "x,y" pair of it swapped (the paths made
+ * here write each point as one such pair). */
+export function turnPath(d: string): string {
+  return d.replace(/(-?[\d.]+(?:e[-+]?\d+)?),(-?[\d.]+(?:e[-+]?\d+)?)/g, "$2,$1");
 }
 
 export function toWorld(view: View, p: Point): Point {

@@ -4,6 +4,7 @@
 export type Triple = [layer: string, node_index: number, tensor_index: number];
 export type Target = [layer: string, call: number, slot: number];
 export type SlotKind = "single" | "list" | "args" | "none";
+export type Direction = "down" | "right";
 export type MadeFrom = "config" | "arguments";
 export interface Slots { kind: SlotKind; names: string[]; min: number; max: number | null; }
 export interface Call { index: number; built: boolean; output_shapes: ((number | null)[])[] | null; missing: string | null; settings: Record<string, unknown>; }
@@ -38,8 +39,9 @@ export interface EdgeState { src: Triple; dst: Target; shape: (number | null)[] 
  * one before the kernel has placed it) and where a box's rows are (the header's height, then one
  * row per call). 'empty' is each one's value in a drawing with no layers. notes: what the import
  * says about the drawing that is not a problem (a subclass of Functional drawn as its graph), shown
- * muted under the drawing. */
-export interface Drawing { name: string; problems: Problem[]; model: ModelSummary | null; can_undo: boolean; can_redo: boolean; history_dropped: number; box: BoxLayout; notes: string[]; }
+ * muted under the drawing. direction: how the layout flows, 'down' (inputs at the top, ports on the
+ * top and bottom edges) or 'right' (inputs on the left, ports on the left and right edges). */
+export interface Drawing { name: string; problems: Problem[]; model: ModelSummary | null; can_undo: boolean; can_redo: boolean; history_dropped: number; box: BoxLayout; notes: string[]; direction: Direction; }
 /** The full state: the shape's version, the revision it describes (absent from Graph.state()), every
  * layer (entry and view fields) in creation order, every edge, the drawing-wide values; too_big:
  * true on the stub sent instead of a state too big to send (no layers, no edges, one problem saying

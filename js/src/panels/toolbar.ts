@@ -6,7 +6,7 @@
 import { el } from "../base/dom";
 
 export type ToolAction =
-  | "undo" | "redo" | "add-layer" | "find" | "arrange" | "fit" | "save" | "save-as" | "load"
+  | "undo" | "redo" | "add-layer" | "find" | "arrange" | "direction" | "fit" | "save" | "save-as" | "load"
   | "depth-steps" | "forward-pass" | "outputs" | "node-view" | "export-svg" | "export-png" | "export-html";
 
 export interface ToolButton { label: string; title: string; action: ToolAction }
@@ -21,6 +21,7 @@ export function toolbarButtons(hasFile: boolean): ToolGroup[] {
       { label: "Add layer", title: "Search the layers at the pointer (Tab or Shift+A)", action: "add-layer" }] },
     { name: "View", buttons: [{ label: "Find", title: "Find a layer by name (Ctrl+F)", action: "find" },
       { label: "Arrange", title: "Lay the drawing out again from its depth map", action: "arrange" },
+      { label: "Left to right", title: "Lay the drawing out from left to right, inputs on the left (press again: top to bottom); saved with the drawing", action: "direction" },
       { label: "Fit", title: "Show the drawing (from its inputs when it is too big to read whole)", action: "fit" }] },
   ];
   groups.push(

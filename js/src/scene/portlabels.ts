@@ -1,6 +1,6 @@
 // Where a box writes its ports' names: pure, so a test can check that no two of a box's names
 // overlap. Relative to the box's top left corner, as the ports are in the state.
-import type { Point, Port, Rect } from "../mirror/geometry";
+import { type Point, type Port, type Rect, boxHeight, boxWidth } from "../mirror/geometry";
 import type { LayerState } from "../mirror/types";
 import { spreadRow } from "./labelplace";
 
@@ -30,8 +30,9 @@ function label(x: number, y: number, anchor: PortLabel["anchor"], text: string, 
 
 /**
  * The names written by a box's ports (`found`: its ports in world coordinates, the box at `at`).
- * A slot on the top edge is named above it, one on a side (a later call's) beside it outside the
- * box; an output below it. Names along one edge that would touch go on two staggered rows
+ * A slot on the top edge is named above it, one on a side (a later call's, or any slot of a
+ * drawing that flows right) beside it outside the box, above its wire; an output below it, or
+ * beside it on the right edge. Names along one edge that would touch go on two staggered rows
  * (labelplace.ts spreadRow: the kernel widens a box for many named slots so that they fit), and
  * one still too wide is cut with "…" (`full` keeps it). Outputs of a box called more than once
  * with several outputs each are written short, "node_index.tensor_index" (as "out 1.2"
@@ -47,6 +48,10 @@ export function portLabels(l: LayerState, found: Port[], at: { x: number; y: num
     const plain = port.kind === "in" ? l.slots.kind === "single" : l.n_outputs === 1;
     if (plain && l.calls.length <= 1) continue;
     const text = plain ? `call ${port.call}` : portName(l, port);
+    if (port.kind === "out" && x >= boxWidth(l) - 1 && y < boxHeight(l) - 1) { // on the right edge (a drawing that flows right)
+      out.push(label(x + 9, y - 8, "start", short ? `${port.call}.${port.index}` : text));
+      continue;
+    }
     if (port.kind === "out") bottom.push({ i: out.length, x, y, text: short ? `${port.call}.${port.index}` : text });
     else if (y > 1) { // on a side: outside the box, on the port's row
       const left = x <= 1;

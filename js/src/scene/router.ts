@@ -1,7 +1,7 @@
 // Edge routing: an edge that would run behind a box it does not join goes around it, in a lane
 // beside the boxes in its way (rounded orthogonal path); shape labels are placed where they
 // collide with no box and no other label. Pure: rectangles and points in, paths out.
-import type { Point, Rect } from "../mirror/geometry";
+import { type Flow, type Point, type Rect, turn, turnPath, turnRect } from "../mirror/geometry";
 
 export interface Route { d: string; points: Point[] } // the SVG path, and a polyline to hit-test
 
@@ -132,6 +132,17 @@ export function route(a: Point, b: Point, obstacles: Rect[], lane = 0, ends: Rec
   const curved = r.d.includes("C");
   const points = [a, ...r.points];
   return { d: curved ? `M${a.x},${a.y} L${r.d.slice(1)}` : roundedPath(points), points };
+}
+
+/** `route` in a drawing that flows `flow`: left to right, the edge is routed as the top-to-bottom
+ * one the drawing mirrors over its diagonal (outputs on the right edge are the mirror's bottom
+ * edge), and the route mirrored back. */
+export function routeFlowing(flow: Flow, a: Point, b: Point, obstacles: Rect[], lane = 0, ends: Rect[] = [],
+  stagger: Stagger = NO_STAGGER, into: Rect | null = null, fan: Fan = ALONE): Route {
+  if (flow === "down") return route(a, b, obstacles, lane, ends, stagger, into, fan);
+  const r = route(turn(a), turn(b), obstacles.map(turnRect), lane, ends.map(turnRect), stagger,
+    into ? turnRect(into) : null, fan);
+  return { d: turnPath(r.d), points: r.points.map(turn) };
 }
 
 /** How many STAGGER steps below its port (or its place in the fan) a wire turns aside towards

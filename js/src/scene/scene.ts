@@ -2,8 +2,8 @@
 // source and slot), made once and changed in place, so an edit, an animation frame or a drag
 // touches only what it changes and elements under the pointer or the focus stay the same nodes.
 import { svg } from "../base/dom";
-import { type Point, type Port, type Rect, boxHeight, boxWidth, edgePath, ports, slotKey, sourceKey } from "../mirror/geometry";
-import { ALONE, type Fan, type Route, placeLabels, roundedPoints, route } from "./router";
+import { type Flow, type Point, type Port, type Rect, boxHeight, boxWidth, edgePath, ports, slotKey, sourceKey } from "../mirror/geometry";
+import { ALONE, type Fan, type Route, placeLabels, roundedPoints, routeFlowing } from "./router";
 import { fanOut } from "./edges";
 import { boxShape } from "./boxes";
 import { BoxIndex } from "./obstacles";
@@ -36,6 +36,7 @@ export interface SceneInput {
    * by catchUp() (an edit at the end of a chain changes every box's depth text, and the user
    * waits only for the boxes in view); null or absent: every change at once. */
   urgent?: Rect | null;
+  flow?: Flow;                      // how the drawing flows (the state's direction): "down" if absent
 }
 
 export function edgeKey(e: EdgeState): string {
@@ -405,6 +406,7 @@ export class Scene {
    * With `moving`, only the edges joined to those boxes are routed and drawn again. */
   private drawEdges(input: SceneInput, moving: Set<string> | null): void {
     const { edges, look } = input;
+    const flow = input.flow ?? "down";
     const rects = new Map<string, Rect>();
     for (const l of input.layers) {
       const c = this.portCache.get(l.name); // every layer's ports were just made or kept (portsOf)
@@ -457,9 +459,9 @@ export class Scene {
       if (cached && cached.lane === lane && cached.out === out && cached.in === into && cached.fan.index === fan.index
         && cached.fan.count === fan.count && cached.a.x === a.x && cached.a.y === a.y && cached.b.x === b.x && cached.b.y === b.y) r = cached.r;
       else if (routing) {
-        boxIndex ??= new BoxIndex(rects); // every box in the edge's span, however far aside
-        r = route(a, b, boxIndex.obstacles(a, b, e.src[0], e.dst[0]), lane, [rects.get(e.src[0]), rects.get(e.dst[0])].filter((q): q is Rect => !!q), stagger, rects.get(e.dst[0]) ?? null, fan);
-      } else r = { d: edgePath(a, b), points: [a, b] };
+        boxIndex ??= new BoxIndex(rects, flow); // every box in the edge's span, however far aside
+        r = routeFlowing(flow, a, b, boxIndex.obstacles(a, b, e.src[0], e.dst[0]), lane, [rects.get(e.src[0]), rects.get(e.dst[0])].filter((q): q is Rect => !!q), stagger, rects.get(e.dst[0]) ?? null, fan);
+      } else r = { d: edgePath(a, b, flow), points: [a, b] };
       if (input.shown.size === 0) this.routeCache.set(key, { a, b, lane, out, in: into, fan, r });
       // hit tests follow the wire as drawn: a detour's corners are rounded (a curve's points are already)
       this.routes[index] = r.points.length <= 7 ? roundedPoints(r.points) : r.points;
