@@ -18,20 +18,21 @@ if "ipykernel.kernelapp" in _sys.modules:  # in a kernel: TensorFlow's start-up 
         _startup.install()
 
 
-def compare(a, b):
+def compare(a, b, weights: bool = True):
     """What changed from model a to model b: each a kc.Graph, a snapshot (`g.snapshot()`,
     `g.as_imported`), a keras.Model or the path of a saved .kc or .keras file. Returns a
     Comparison: `added` and `removed` (layer names of b, of a), `renamed` [(name in a, name in
     b)], `changed` {name in b: {config key: (value in a, value in b)}}, `rewired` (edges only in
     a, edges only in b), `weights` {name in b: norm of the weights' difference}; print it to
-    read it (kerascanvas/io/compare.py)."""
+    read it (kerascanvas/io/compare.py). weights=False compares the drawings without reading
+    the weights (most of a comparison's time: one read per variable)."""
     from .quiet import quiet_tensorflow
 
     with quiet_tensorflow():
         from .graph.graph import Graph
         from .io.compare import compare as compare_drawings
 
-    return compare_drawings(a, b, Graph)
+    return compare_drawings(a, b, Graph, weights)
 
 
 def __getattr__(name):

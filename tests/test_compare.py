@@ -175,3 +175,16 @@ def test_mobilenet_edited_in_known_ways(mobilenet):
         only_in_b=[(("block_16_depthwise_BN", 0, 0), ("block_16_project", 0, 0))])
     assert len(c.weights) > 50 and not any(c.weights.values())
     assert kc.compare(g.as_imported, mobilenet).same
+
+
+def test_weights_left_out_when_asked_or_when_a_snapshot_kept_none(monkeypatch):
+    from kerascanvas.io import snapshot
+
+    g = chain()
+    c = kc.compare(g, g.snapshot(), weights=False)
+    assert c.same and c.weights == {} and not c.weights_kept
+    assert "weights not compared" in str(c)
+    monkeypatch.setattr(snapshot, "AS_IMPORTED_WEIGHT_BYTES", 10)  # (bytes: less than any)
+    imported = kc.Graph.from_model(g.model)
+    assert not imported.as_imported.weights_kept and "weights not kept" in repr(imported.as_imported)
+    assert kc.compare(imported.as_imported, imported).weights == {}

@@ -64,8 +64,9 @@ class Comparison:
                 f"{len(self.rewired.only_in_b)} edges rewired, {trained} with other weights>")
 
 
-def compare(a, b, graph_class) -> Comparison:
-    """See kc.compare. graph_class imports a keras.Model or a file given as a or b."""
+def compare(a, b, graph_class, weights: bool = True) -> Comparison:
+    """See kc.compare. graph_class imports a keras.Model or a file given as a or b; weights=False
+    leaves the weights out (reading every live variable is most of the time of a comparison)."""
     a = as_drawing(a, graph_class, "first")
     b = as_drawing(b, graph_class, "second")
     specs_a, specs_b = a.specs, b.specs
@@ -84,12 +85,12 @@ def compare(a, b, graph_class) -> Comparison:
     rewired = Rewired(tuple(edges_a[e] for e in edges_a if e not in edges_b),
                       tuple(e for e in b.edges if e not in edges_a))
     both_kept = getattr(a, "weights_kept", True) and getattr(b, "weights_kept", True)
-    weights = _weight_norms(a, b, pairs) if both_kept else {}
+    norms = _weight_norms(a, b, pairs) if both_kept and weights else {}
     order_b = {n: i for i, n in enumerate(specs_b)}
     return Comparison(a.name, b.name, [n for n in specs_b if n not in paired_b],
                       [n for n in specs_a if n not in pairs],
                       sorted(renamed.items(), key=lambda p: order_b[p[1]]),
-                      changed, rewired, weights, both_kept)
+                      changed, rewired, norms, both_kept and weights)
 
 
 def as_drawing(value, graph_class, which: str):
@@ -275,7 +276,7 @@ def _weight_norms(a, b, pairs: dict[str, str]) -> dict[str, float]:
         total = 0.0
         for x, y in zip(wa, wb):
             if x is not y:
-                d = np.asarray(y, dtype=np.float64) - np.asarray(x, dtype=np.float64)
+                d = np.subtract(y, x, dtype=np.float64)
                 total += float(np.vdot(d, d))
         norms[name_b] = float(np.sqrt(total))
     return norms

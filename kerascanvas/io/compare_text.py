@@ -15,7 +15,7 @@ def to_text(c, width: int = 100) -> str:
     if c.same:
         lines = [head + "no differences."]
         if not c.weights_kept:
-            lines.append("  (weights not compared: a snapshot kept no weights)")
+            lines.append("  (weights not compared)")
         return "\n".join(lines)
     counts = [(len(c.added), "added"), (len(c.removed), "removed"), (len(c.renamed), "renamed"),
               (len(c.changed), "changed"),
@@ -40,7 +40,7 @@ def to_text(c, width: int = 100) -> str:
         lines.append("  weights (norm of b - a)")
         lines += [f"      {name}: {norm:.4g}" for name, norm in trained.items()]
     if not c.weights_kept:
-        lines.append("  (weights not compared: a snapshot kept no weights)")
+        lines.append("  (weights not compared)")
     return "\n".join(lines)
 
 

@@ -76,27 +76,30 @@ def weights_now(g, name: str) -> list[np.ndarray]:
     (2,000 layers: 3 times faster). The arrays are TensorFlow's own copies (a later assignment
     to the variable copies before it writes, as a tensor still refers to the value)."""
     layer = g.live_layer(name)
-    if layer is None or not _FAST_READ:
+    if layer is None or _READ is None:
         return g.saved_weights(name)
-    import tensorflow as tf
-
-    read = tf.raw_ops.ReadVariableOp
     arrays = []
-    for v in getattr(layer, "weights", ()):
-        inner = getattr(v, "value", None)
-        if not hasattr(inner, "handle"):
+    for v in layer.weights:
+        inner = v.value
+        try:
+            arrays.append(_READ(resource=inner.handle, dtype=inner.dtype).numpy())
+        except AttributeError:  # (not a resource variable)
             return g.saved_weights(name)
-        arrays.append(read(resource=inner.handle, dtype=inner.dtype).numpy())
     return arrays
 
 
-def _fast_read() -> bool:
+def _fast_read():
+    """TensorFlow's read op, or None under another backend."""
     import keras
 
-    return keras.backend.backend() == "tensorflow"
+    if keras.backend.backend() != "tensorflow":
+        return None
+    import tensorflow as tf
+
+    return tf.raw_ops.ReadVariableOp
 
 
-_FAST_READ = _fast_read()
+_READ = _fast_read()
 
 
 def _live_bytes(g, names) -> int:
@@ -121,4 +124,4 @@ def _owned(array) -> np.ndarray:
     """An array no live variable shares (under torch, numpy() is a view of the tensor, which an
     optimizer step changes in place; TensorFlow's read copies: see weights_now)."""
     array = np.asarray(array)
-    return array if array.flags.owndata or _FAST_READ else array.copy()
+    return array if array.flags.owndata or _READ is not None else array.copy()
