@@ -188,3 +188,19 @@ def test_weights_left_out_when_asked_or_when_a_snapshot_kept_none(monkeypatch):
     imported = kc.Graph.from_model(g.model)
     assert not imported.as_imported.weights_kept and "weights not kept" in repr(imported.as_imported)
     assert kc.compare(imported.as_imported, imported).weights == {}
+
+
+def test_the_comparison_as_a_picture(tmp_path):
+    import xml.etree.ElementTree as ET
+
+    g = chain()
+    before = g.snapshot()
+    g.rename("mid", "<b>&mid")  # names are text, never markup
+    g.configure("head", units=2)
+    c = kc.compare(before, g)
+    path = tmp_path / "changes.svg"
+    picture = c.to_svg(path)
+    assert path.read_text(encoding="utf-8") == picture
+    texts = ["".join(t.itertext()) for t in ET.fromstring(picture).iter("{http://www.w3.org/2000/svg}text")]
+    assert texts == str(c).split("\n")
+    assert "~ renamed  mid -> <b>&mid" in texts

@@ -53,6 +53,16 @@ class Comparison:
 
         return to_text(self, width)
 
+    def to_svg(self, path=None) -> str:
+        """The text as an SVG picture, changes marked by colour (compare_picture.py); written
+        to `path` too when one is given."""
+        from .compare_picture import to_svg
+
+        picture = to_svg(self)
+        if path is not None:
+            Path(path).write_text(picture, encoding="utf-8")
+        return picture
+
     def __str__(self) -> str:
         return self.to_text()
 
