@@ -82,6 +82,18 @@ JAX_RUN = """
     out["gathered"] = {"devices": len(g.keras_layer("dense").kernel.value.sharding.device_set),
                        "layouts": placement.weight_layouts(g.model),
                        "code": g.to_code(training=True)}
+    # a layout that does not fit is refused, every variable left where it was
+    bad_map = keras.distribution.LayoutMap(mesh)
+    bad_map["head/kernel"] = (None, None, "model")  # three axes for a 2-D kernel
+    kept = [w.copy() for w in g.model.get_weights()]
+    try:
+        trainer.fit(block=True, strategy=keras.distribution.ModelParallel(layout_map=bad_map))
+        refused = ""
+    except Exception as e:
+        refused = f"{type(e).__name__}: {e}"
+    out["bad"] = {"refused": refused, "unlocked": g.lock_reason is None,
+                  "devices": sorted(len(v.value.sharding.device_set) for v in g.model.variables),
+                  "same": all(np.array_equal(a, b) for a, b in zip(kept, g.model.get_weights()))}
     # strategy="model_parallel": the layout chosen for the drawing
     g = drawn()
     trainer = Trainer(g)
@@ -143,6 +155,14 @@ def test_a_distributed_run_undoes_saves_and_gathers_back(jax_run):
     assert gathered["devices"] == 1 and gathered["layouts"] == {}
 
 
+def test_a_layout_that_does_not_fit_is_refused_and_changes_nothing(jax_run):
+    bad = jax_run["bad"]
+    assert bad["refused"].startswith("TrainingError: The distribution's layout (None, None, "
+                                     "'model') does not fit head/kernel (shape (64, 10)) on its "
+                                     "mesh (batch: 1, model: 2)")
+    assert bad["unlocked"] and bad["same"] and set(bad["devices"]) == {1}
+
+
 def test_model_parallel_chooses_a_layout_for_the_drawing(jax_run):
     chosen = jax_run["chosen"]
     assert chosen["state"] == "finished" and _falls(chosen["loss"])
@@ -166,6 +186,7 @@ def test_the_training_code_writes_the_distribution(jax_run):
     assert "layout_map['dense/kernel'] = (None, 'model')" in code
     assert "keras.distribution.set_distribution(" in code
     assert code.index("set_distribution(") < code.index("keras.Input(")  # before any variable
+    compile(code, "training code", "exec")  # Python as written
     assert "keras.distribution" not in jax_run["gathered"]["code"]
 
 
@@ -256,3 +277,21 @@ def test_a_tf_distribute_strategy_object_trains_under_tensorflow():
     assert history.model is not g.model  # a clone made in its scope, its weights copied back
     assert not np.array_equal(before, g.keras_layer("dense").get_weights()[0])
     assert trainer.status["mesh"] is None and trainer.status["layouts"] == {}
+
+
+def test_a_kerashub_backbone_brings_its_own_layout():
+    keras_hub = pytest.importorskip("keras_hub")
+    backbone = keras_hub.models.GemmaBackbone(
+        vocabulary_size=50, num_layers=1, hidden_dim=8, intermediate_dim=16, num_query_heads=2,
+        num_key_value_heads=2, head_dim=4)
+    g = kc.Graph.from_model(backbone, trust_custom=True)  # drawn as its layers
+    mesh = keras.distribution.DeviceMesh((1, 1), ("batch", "model"),
+                                         keras.distribution.list_devices()[:1])
+    layout_map = layouts.backbone_layout(g.model, mesh)
+    assert tuple(layout_map["decoder_block_0/attention/query/kernel"].axes) == (
+        "model", "batch", None)  # GemmaBackbone.get_layout_map's
+    g = kc.Graph()
+    g.add_input((4,), name="x")
+    g.add_layer("Dense", units=2)
+    g.connect("x", "dense")
+    assert layouts.backbone_layout(g.model, mesh) is None

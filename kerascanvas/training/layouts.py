@@ -27,17 +27,34 @@ def model_parallel(model: keras.Model, devices: list[str]) -> Any:
 
 
 def backbone_layout(model: keras.Model, mesh: Any) -> Any:
-    """The LayoutMap of the first KerasHub backbone in the model (the model itself or a nested
-    one) whose class offers one, or None."""
-    try:
-        from keras_hub.models import Backbone
-    except ImportError:
-        return None
+    """The LayoutMap of the KerasHub backbone the model is, or None. An imported backbone is
+    drawn as its layers (a plain Functional model), so it is known by them: a layer of a KerasHub
+    model family (`keras_hub.src.models.gemma...`) whose backbone class offers get_layout_map."""
     for layer in [model, *model.layers]:
-        own = getattr(type(layer), "get_layout_map", None)
-        if isinstance(layer, Backbone) and own is not None and \
-                own is not getattr(Backbone, "get_layout_map", None):
-            return own(mesh, model_parallel_dim_name="model", data_parallel_dim_name="batch")
+        module = type(layer).__module__.split(".")
+        if module[:3] != ["keras_hub", "src", "models"] or len(module) < 4:
+            continue
+        backbone = _backbone_of_family(module[3])
+        if backbone is not None:
+            return backbone.get_layout_map(mesh, model_parallel_dim_name="model",
+                                           data_parallel_dim_name="batch")
+    return None
+
+
+def _backbone_of_family(family: str) -> type | None:
+    """The KerasHub Backbone class of a model family ("gemma") that defines get_layout_map."""
+    from keras_hub.models import Backbone
+
+    found, seen = [Backbone], set()
+    while found:
+        cls = found.pop()
+        if cls in seen:
+            continue
+        seen.add(cls)
+        if cls.__module__.startswith(f"keras_hub.src.models.{family}.") and \
+                "get_layout_map" in vars(cls):
+            return cls
+        found += cls.__subclasses__()
     return None
 
 

@@ -15,6 +15,8 @@ from typing import Any
 
 import keras
 
+from ..errors import TrainingError
+
 
 def is_keras_distribution(strategy: Any) -> bool:
     """Whether `strategy` offers what Keras's fit uses of a keras.distribution object
@@ -35,11 +37,24 @@ def is_tf_strategy(strategy: Any) -> bool:
 def lay_out(model: keras.Model, distribution: Any) -> None:
     """Every variable of `model` laid out as `distribution` lays out a new one, its value moved
     there. A layout left by an earlier run is dropped first (Keras's get_variable_layout would
-    keep it)."""
-    for variable in model.variables:
-        variable._layout = None
-        variable._layout = distribution.get_variable_layout(variable)
-        variable.assign(variable.value)  # (an assign distributes the value to the layout)
+    keep it). A layout that does not fit its variable is refused (TrainingError) with every
+    variable put back where it was."""
+    before = [(variable, variable._layout) for variable in model.variables]
+    reached = 0
+    try:
+        for reached, (variable, _) in enumerate(before):
+            variable._layout = None
+            variable._layout = distribution.get_variable_layout(variable)
+            variable.assign(variable.value)  # (an assign distributes the value to the layout)
+    except Exception as e:
+        wrong, layout = before[reached][0], getattr(before[reached][0], "_layout", None)
+        for variable, old in before[:reached + 1]:
+            value = keras.ops.convert_to_numpy(variable.value)
+            variable._layout = old
+            variable.assign(value)
+        raise TrainingError(f"The distribution's layout {getattr(layout, 'axes', layout)} does "
+                            f"not fit {wrong.path} (shape {tuple(wrong.shape)}) on its "
+                            f"{describe_mesh(mesh_of(distribution))}: {e}") from e
 
 
 def gather(model: keras.Model) -> None:
@@ -53,9 +68,10 @@ def gather(model: keras.Model) -> None:
 
 
 def weight_layouts(model: keras.Model | None) -> dict[str, dict[str, str]]:
-    """{layer name: {weight name: "sharded on model (dim 1 of 2)" or "replicated"}} for the
-    layers whose weights live on a mesh of several devices (JAX), from the live values; {} when
-    every weight is on one device."""
+    """{layer name: {weight: "sharded on model (dim 1 of 2)" or "replicated"}} for the layers
+    whose weights live on a mesh of several devices (JAX), from the live values; {} when every
+    weight is on one device. A weight is named by its path inside the layer ("kernel",
+    "attention/query/kernel")."""
     if model is None or keras.backend.backend() != "jax":
         return {}
     found: dict[str, dict[str, str]] = {}
@@ -63,19 +79,25 @@ def weight_layouts(model: keras.Model | None) -> dict[str, dict[str, str]]:
         for variable in layer.weights:
             said = _said(getattr(variable, "_value", None))
             if said is not None:
-                found.setdefault(layer.name, {})[variable.name] = said
+                inside = variable.path.removeprefix(f"{layer.name}/")
+                found.setdefault(layer.name, {})[inside] = said
     return found
 
 
 def _said(value: Any) -> str | None:
-    spec = getattr(getattr(value, "sharding", None), "spec", None)
-    if spec is None or len(value.sharding.device_set) < 2:
+    sharding = getattr(value, "sharding", None)
+    spec, mesh = getattr(sharding, "spec", None), getattr(sharding, "mesh", None)
+    if spec is None or mesh is None or len(sharding.device_set) < 2:
         return None
-    axes = [(dim, axis) for dim, axis in enumerate(spec) if axis is not None]
-    if not axes:
+    split = []  # (dim, axes of more than one device)
+    for dim, axes in enumerate(spec):
+        named = [a for a in ((axes,) if isinstance(axes, str) else axes or ()) if mesh.shape[a] > 1]
+        if named:
+            split.append((dim, "+".join(named)))
+    if not split:
         return "replicated"
-    return ", ".join(f"sharded on {axis if isinstance(axis, str) else '+'.join(axis)} "
-                     f"(dim {dim} of {len(value.shape)})" for dim, axis in axes)
+    return ", ".join(f"sharded on {axes} (dim {dim} of {len(value.shape)})"
+                     for dim, axes in split)
 
 
 def mesh_of(distribution: Any) -> dict[str, Any] | None:
