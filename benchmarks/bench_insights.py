@@ -1,4 +1,18 @@
-"""Training insights' cost (issue 21): throughput of `Trainer.fit` with insights recorded
+"""Training insights' cost.
+
+`--flow user` (the default; issue 45): as a user meets it, on a 16-32-32-3 MLP, 16,384 samples,
+batch 64, three epochs: a new canvas and one fit, then an edit (the middle Dense 32 -> 40 units:
+a structural change, a new model) and a fit, then a fit again (steady state), each beside the
+same fit with plain `model.fit` on a new (or, for steady state, the same) Keras model and beside
+the anchor, Keras's TensorBoard callback with histogram_freq=1 writing to a temporary folder.
+Every round makes new models for all of them, the variants rotating which goes first; reported:
+medians of wall times and of per-round ratios (plain / variant: neighbours share the machine's
+load), and which epochs the canvas recorded.
+
+    .venv/bin/python benchmarks/bench_insights.py --flow user --rounds 5
+    KERAS_BACKEND=jax .venv/bin/python benchmarks/bench_insights.py --flow user
+
+`--flow steady` (issue 21): throughput of `Trainer.fit` with insights recorded
 (weights, gradients on the probe batch, activations, once per epoch) against plain `model.fit`,
 and against `Trainer.fit(insights=False)`, and of `canvas.fit` with insights (the Train button's
 path: the canvas's training updates and live strips included; no browser is attached, so
@@ -217,14 +231,144 @@ def measure(name: str, plain: keras.Model, graph: kc.Graph, x, y, args) -> None:
           f"{statistics.median(times['plain']) / args.epochs * 1000:.0f} ms")
 
 
+MLP_SAMPLES, MLP_BATCH, MLP_EPOCHS = 16_384, 64, 3
+
+
+def mlp_plain(middle: int) -> keras.Model:
+    """The user flow's model in plain Keras, named as the canvas names its layers."""
+    x = keras.Input((16,), name="x")
+    h = keras.layers.Dense(32, activation="relu", name="dense")(x)
+    h = keras.layers.Dense(middle, activation="relu", name="dense_1")(h)
+    model = keras.Model(x, keras.layers.Dense(3, name="dense_2")(h))
+    model.compile(optimizer=keras.optimizers.Adam(1e-3), loss=mlp_loss())
+    return model
+
+
+def mlp_loss():
+    return keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+
+
+def mlp_canvas() -> kc.Canvas:
+    g = kc.Graph()
+    with g.batch():
+        g.add_input((16,), name="x")
+        g.add_layer("Dense", units=32, activation="relu")
+        g.add_layer("Dense", units=32, activation="relu")
+        g.add_layer("Dense", units=3)
+        g.connect("x", "dense")
+        g.connect("dense", "dense_1")
+        g.connect("dense_1", "dense_2")
+    return kc.Canvas(g, keep=False)
+
+
+def in_a_thread(fn) -> None:
+    """fn in a thread of its own, as the Trainer runs fit (see run_plain in `measure`)."""
+    thread = threading.Thread(target=fn)
+    thread.start()
+    thread.join()
+
+
+def user_flow(args) -> None:
+    import tempfile
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(MLP_SAMPLES, 16)).astype("float32")
+    y = (x[:, :3].argmax(1)).astype("int64")  # (learnable: the loss falls)
+    fit = {"epochs": MLP_EPOCHS, "batch_size": MLP_BATCH, "verbose": 0}
+    logs = tempfile.TemporaryDirectory()
+    held: dict[str, object] = {}  # models and canvases a round's later steps reuse
+    recorded: list[list[float]] = []
+
+    def plain(middle, again=False):
+        def run():
+            model = held["steady"] if again else mlp_plain(middle)
+            in_a_thread(lambda: model.fit(x, y, **fit))
+            held["steady"] = model
+        return run
+
+    def anchor():
+        model = mlp_plain(32)
+        board = keras.callbacks.TensorBoard(log_dir=tempfile.mkdtemp(dir=logs.name),
+                                            histogram_freq=1)
+        in_a_thread(lambda: model.fit(x, y, callbacks=[board], **fit))
+
+    def canvas_fit(canvas, on=True):
+        canvas.fit(optimizer="adam", learning_rate=1e-3, loss=held["loss"], insights=on,
+                   epochs=MLP_EPOCHS, batch_size=MLP_BATCH)
+        assert canvas.trainer.status["state"] == "finished", canvas.trainer.status
+
+    def canvas_new():
+        canvas = held["canvas"] = mlp_canvas()
+        canvas.set_data(x, y)
+        canvas_fit(canvas)
+        recorded.append(sorted({r["epoch"] for r in canvas.insights["dense"]}))
+
+    def canvas_edit():  # (times the edit too: what a user waits for)
+        canvas = held["canvas"]
+        canvas.graph.configure("dense_1", units=40)
+        canvas_fit(canvas)
+
+    def canvas_steady(on):
+        return lambda: canvas_fit(held["canvas"], on)
+
+    held["loss"] = mlp_loss()
+    # (in this order within a round: each step reuses the one before; "plain again" reuses
+    # plain_new's model)
+    variants = {"plain_new": plain(32), "anchor_new": anchor, "canvas_new": canvas_new,
+                "plain_edit": plain(40), "canvas_edit": canvas_edit,
+                "plain_again": plain(40, again=True), "canvas_again": canvas_steady(True),
+                "canvas_again_off": canvas_steady(False)}
+    for run in variants.values():
+        run()  # warm-up: Keras's and TensorFlow's own first-use costs (not the model's)
+    recorded.clear()
+    times: dict[str, list[float]] = {k: [] for k in variants}
+    pairs = [("plain_new", "anchor_new"), ("plain_edit", "canvas_edit"),
+             ("plain_again", "canvas_again")]
+    for r in range(args.rounds):
+        # rotate which goes first, each step after the one it builds on
+        first = ["plain_new", "anchor_new", "canvas_new"]
+        order = first[r % 3:] + first[:r % 3]
+        order += [k for p in pairs[1:] for k in (p[::-1] if r % 2 else p)]
+        order += ["canvas_again_off"]
+        for k in order:
+            wall, _ = timed(variants[k])
+            times[k].append(wall)
+
+    def ratio(a, b):
+        return statistics.median(p / q for p, q in zip(times[a], times[b]))
+
+    print(f"\nuser flow: 16-32-32-3 MLP, {MLP_SAMPLES:,} samples x {MLP_EPOCHS} epochs, batch "
+          f"{MLP_BATCH}, {args.rounds} rounds; load average now {os.getloadavg()[0]:.2f}")
+    for k in variants:
+        print(f"  {k:17} median {statistics.median(times[k]):.3f} s  "
+              f"({', '.join(f'{t:.2f}' for t in times[k])})")
+    print(f"  new canvas, one fit (insights on) / plain fit of a new model: "
+          f"{ratio('plain_new', 'canvas_new'):.3f}  (goal >= 0.9)")
+    print(f"  TensorBoard anchor (histogram_freq=1) / plain: {ratio('plain_new', 'anchor_new'):.3f}"
+          f"; canvas / anchor: {ratio('anchor_new', 'canvas_new'):.3f} (> 1: ahead of it)")
+    print(f"  edit then fit / plain fit of the edited model (new): "
+          f"{ratio('plain_edit', 'canvas_edit'):.3f}  (goal >= 0.9)")
+    print(f"  steady state, insights on / plain fit again: {ratio('plain_again', 'canvas_again'):.3f}"
+          f"; insights off (the Trainer's own) / plain: "
+          f"{ratio('plain_again', 'canvas_again_off'):.3f}")
+    print(f"  epochs recorded on a new canvas's fit: {recorded}")
+    logs.cleanup()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
+    parser.add_argument("--flow", choices=("user", "steady"), default="user")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--epochs", type=int, default=2)
     parser.add_argument("--repeat", type=int, default=4)
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--models", default="digits,residual")
     args = parser.parse_args()
+    if args.flow == "user":
+        print(f"keras {keras.__version__}, backend {keras.backend.backend()}, python "
+              f"{platform.python_version()}, device: {device_description()}")
+        user_flow(args)
+        return
     x, y = digits()
     x, y = np.concatenate([x] * args.repeat), np.concatenate([y] * args.repeat)
     print(f"keras {keras.__version__}, backend {keras.backend.backend()}, python "

@@ -26,6 +26,13 @@ from kerascanvas.drawing.drawing import EditError
 from kerascanvas.insights import insights, record_program, recording
 
 
+@pytest.fixture
+def every_epoch(monkeypatch):
+    """Every epoch recorded, as when records cost little beside an epoch (recording.record_epoch
+    chooses the epochs within a budget: these tests' epochs are a few milliseconds)."""
+    monkeypatch.setattr(recording, "record_epoch", lambda *a, **k: True)
+
+
 @pytest.fixture(scope="module")
 def data():
     x, y = digits()
@@ -56,7 +63,7 @@ def kinds(canvas, layer):
     return {kind for name, kind, _, _ in canvas.insight_problems if name == layer}
 
 
-def test_one_record_per_layer_and_epoch_with_weights_gradients_activations(data):
+def test_one_record_per_layer_and_epoch_with_weights_gradients_activations(data, every_epoch):
     canvas = trained(data, epochs=3)
     records = canvas.insights
     assert set(records) == {"flatten", "dense", "dense_1"}
@@ -371,7 +378,7 @@ def test_a_failure_while_recording_never_ends_the_training_run(data, monkeypatch
     assert canvas.insights == {}
 
 
-def test_the_forward_pass_view_shows_the_activations_recorded_at_a_chosen_epoch(data):
+def test_the_forward_pass_view_shows_the_activations_recorded_at_a_chosen_epoch(data, every_epoch):
     canvas = trained(data, epochs=3)
     records = canvas.insights
     for k in (1, 2, 3):  # Python: each layer's output statistics as recorded at epoch k
@@ -537,7 +544,7 @@ def test_the_strips_kept_between_updates_read_as_a_fresh_reading_does(steps, sma
             assert insights.summary(store) is answer  # the same, while nothing landed
 
 
-def test_records_slower_than_epochs_wait_so_that_few_copies_are_held(data, monkeypatch):
+def test_records_slower_than_epochs_wait_so_that_few_copies_are_held(data, every_epoch, monkeypatch):
     """Each record started holds a copy of the weights until it is in the store: records slower
     than the epochs (a large model's eager records, tiny epochs) wait for the oldest, so that at
     most recording.PENDING_RECORDS are under way; every epoch still has its record."""

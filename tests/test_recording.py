@@ -256,7 +256,7 @@ def test_a_record_reads_the_weights_as_it_started_though_it_runs_after_they_chan
 def test_under_tensorflow_a_records_program_runs_in_the_worker_not_the_training_thread():
     """TensorFlow runs a program in the thread that calls it: the training thread only copies
     the values (record_program._Deferred); the record's program runs in the recorder's worker,
-    while training goes on, and every epoch still has its record."""
+    while training goes on, and every epoch the budget affords has its record."""
     import threading
 
     from kerascanvas.insights import insights, record_program
@@ -274,10 +274,13 @@ def test_under_tensorflow_a_records_program_runs_in_the_worker_not_the_training_
     canvas = small_canvas()
     g = canvas.graph
     record_program._Deferred.__call__ = spying
+    every_epoch = recording.record_epoch
+    recording.record_epoch = lambda *a, **k: True  # (every epoch affordable: see issue 45)
     try:
         canvas.fit(epochs=3, loss="mean_squared_error", batch_size=16)
     finally:
         record_program._Deferred.__call__ = start
+        recording.record_epoch = every_epoch
     assert ran_in and all(n.startswith("kerascanvas-insights") for n in ran_in), ran_in
     assert [r["epoch"] for r in insights.of(g).records()["hidden"]] == [1, 2, 3]
 
@@ -354,9 +357,9 @@ def test_the_probe_pass_runs_as_training_does_and_changes_no_state():
 
 
 @pytest.mark.parametrize("cost, spent, every", [
-    (0.01, 2.0, 250),  # a record of 10 ms, 1,000 batches of 2 ms: one every 250 batches (2%)
+    (0.01, 2.0, 334),  # a record of 10 ms, 1,000 batches of 2 ms: one every 334 (1.5%)
     (0.001, 2.0, 50),  # a cheap record: never more often than MIN_BATCHES_BETWEEN
-    (0.1, 2.0, None),  # a record as dear as 2% of the whole epoch: none within it
+    (0.1, 2.0, None),  # a record as dear as 5% of the whole epoch: none within it
 ])
 def test_records_within_an_epoch_keep_to_their_share_of_its_time(cost, spent, every):
     """Records compute beside training, so an epoch's length per batch is what a batch costs
@@ -403,37 +406,6 @@ def test_training_one_drawing_after_another_never_warns_of_retracing():
     finally:
         logging.getLogger("tensorflow").removeHandler(handler)
     assert "retracing" in said.getvalue()
-
-
-@pytest.mark.skipif(keras.backend.backend() != "tensorflow", reason="TensorFlow's tracing")
-@pytest.mark.parametrize(("quick_s", "after", "eager"), [
-    (0.25, 20, [True, False, False, False, False]),  # a small model: traced from its 2nd
-    # a large one: eager until it paid a trace (the 3rd, eager in the worker, may end after the
-    # 4th starts; the bound on records under way has the 5th wait for it)
-    (0.0, 3, [True, True, True, None, False]),
-])
-def test_a_models_records_run_eagerly_until_tracing_them_pays(monkeypatch, quick_s, after, eager):
-    """Tracing a record's function costs 20 to 30 eager records (8 s for MobileNetV2, paid by
-    its first fit before its first record): records run eagerly first; a model whose eager
-    record is quick is traced from its next one, a large one once its eager records have cost
-    about a trace. Every epoch has its record either way."""
-    from kerascanvas.insights import record_program
-
-    monkeypatch.setattr(record_program._Deferred, "EAGER_QUICK_S", quick_s)
-    monkeypatch.setattr(record_program._Deferred, "TRACE_AFTER", after)
-    seen, call = [], record_program._Deferred.__call__
-
-    def spying(self, x, y, previous):
-        seen.append(self.eager)
-        return call(self, x, y, previous)
-
-    monkeypatch.setattr(record_program._Deferred, "__call__", spying)
-    canvas = small_canvas()
-    canvas.fit(epochs=5, loss="mean_squared_error", batch_size=16, block=True)
-    assert len(seen) == len(eager) and all(e is None or s == e for s, e in zip(seen, eager))
-    records = canvas.insights["hidden"]
-    assert [r["epoch"] for r in records] == [1, 2, 3, 4, 5]
-    assert all(r["gradients"]["kernel"]["norm"] > 0 for r in records)
 
 
 def test_tensors_of_one_size_are_summarized_together_whatever_their_shapes():

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { bars, problemText, readStrips, recordText, stripPoints, stripText, weightsLeftOutText } from "../src/training/insights";
+import { bars, problemText, readStrips, recordText, recordedText, stripPoints, stripText, weightsLeftOutText } from "../src/training/insights";
 import strips from "./fixtures/strips.json";
 import { UNDONE, axisSize, messageText, progressText, tickLabels } from "../src/training/training";
 
@@ -11,6 +11,15 @@ describe("training insights on the canvas", () => {
     expect(stripPoints(undefined, 100, 10)).toBe(""); // a kernel that sent no column
     expect(stripPoints([3], 100, 10)).toBe("100.0,5.0"); // one record: at the right end, the latest's place
     expect(stripPoints([2, 2], 100, 10)).toBe("0.0,5.0 100.0,5.0"); // unchanged: a level line mid-lane
+  });
+
+  it("names the epochs recorded: whole epochs only, a long list shortened", () => {
+    expect(recordedText([1, 5, 9, 12])).toBe("recorded at epochs 1, 5, 9, 12");
+    expect(recordedText([1, 1.5, 2])).toBe("recorded at epochs 1, 2"); // (1.5: within an epoch)
+    expect(recordedText([3])).toBe("recorded at epoch 3");
+    expect(recordedText([])).toBe("");
+    expect(recordedText(undefined)).toBe("");
+    expect(recordedText([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 4)).toBe("recorded at epochs 1, 2, …, 9, 10");
   });
 
   it("says what a record holds besides its histogram: gradients, zeros and dead units", () => {

@@ -349,6 +349,13 @@ class Canvas(anywidget.AnyWidget):
         return insights.of(self.graph).records()
 
     @property
+    def insight_epochs(self) -> list:
+        """The epochs recorded (whole epochs, in order): records stay within a share of training
+        time (kerascanvas/insights/recording.py: `record_epoch`), so short epochs are recorded
+        every few epochs; a run's first and last always are."""
+        return insights.of(self.graph).recorded_epochs()
+
+    @property
     def insight_records(self) -> dict:
         """`insights` with the records taken every N batches within long epochs ("partial":
         True, a fractional "epoch"), in order."""

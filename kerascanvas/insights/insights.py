@@ -7,7 +7,8 @@ Journal the Trainer keeps) puts the records from before the run back, and redo t
 The store also holds the id of the last run not undone: the training panel compares it with the
 run it shows to say that a run was undone.
 
-A record (one per layer per epoch; `"partial": True` for one taken within an epoch, every N
+A record (one per layer per epoch recorded: recording.py chooses the epochs within a budget;
+`"partial": True` for one taken within an epoch, every N
 batches in long epochs, its epoch a fraction) is JSON:
     {"epoch": 3, "partial": false,
      "weights": {"kernel": {"mean", "std", "norm", "min", "max", "zeros", "non_finite",
@@ -168,6 +169,11 @@ class Insights:
         if self._epochs[0] is not records:
             self._epochs = (records, sorted({r["epoch"] for rs in records.values() for r in rs}))
         return list(self._epochs[1])
+
+    def recorded_epochs(self) -> list[int | float]:
+        """The epochs with an epoch's record (not only records taken within it), in order."""
+        return [int(e) if float(e).is_integer() else e for e in self.epochs()
+                if float(e).is_integer()]
 
     def activations_at(self, epoch: float) -> dict[str, dict | None]:
         """{layer: its activation statistics recorded at `epoch` (mean, std, zeros, dead_units,

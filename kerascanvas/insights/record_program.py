@@ -16,7 +16,6 @@ from __future__ import annotations
 import concurrent.futures
 import contextlib
 import functools
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -288,8 +287,8 @@ class Measure:
         tv, ntv, mv = (model.trainable_variables, model.non_trainable_variables,
                        model.metrics_variables)
         run = self._stateless(lambda loss_of, t: jax.grad(loss_of, has_aux=True)(t))
-        return _CompiledAhead(jax.jit(run), lambda: (held_values(tv), held_values(ntv),
-                                                     held_values(mv)))
+        return _CompiledAhead(jax.jit(run), (tv, ntv, mv),
+                              lambda: (held_values(tv), held_values(ntv), held_values(mv)))
 
     def _tensorflow(self):
         import tensorflow as tf
@@ -326,8 +325,14 @@ class Measure:
         return record
 
     def prepare(self, x, y, previous, later: Callable) -> None:
-        """Start making the record's program before the first record needs it: under JAX,
-        XLA compiles it through `later(fn) -> Future` (see _CompiledAhead)."""
+        """Make the record's program off the training thread, before the first record needs it:
+        `later(fn) -> Future` runs fn in the recorder's worker thread, where the records are
+        finished in order, so a record started meanwhile waits there, not in training. Tracing
+        reads Keras objects through a stateless call (Keras's scopes are per thread): the
+        Recorder calls this once Keras has traced its own step. Under JAX, XLA compiles it
+        there too (_CompiledAhead); under TensorFlow the program is traced there (_Deferred),
+        and a model the program cannot differentiate falls back to records without gradients
+        there; torch runs records eagerly (nothing to make)."""
         ahead = getattr(self._run, "prepare", None)
         if ahead is not None:
             try:
@@ -335,21 +340,36 @@ class Measure:
             except Exception:  # noqa: BLE001, S110 - the first record meets it again, and falls back
                 pass
 
+    def without_gradients(self) -> Callable:
+        """The record's body without the probe's gradients (a model the program cannot
+        differentiate), for _Deferred's fallback in the worker."""
+        self.with_gradients = False
+        return self._stateless(lambda loss_of, t: None)  # (never differentiates)
+
 
 class _CompiledAhead:
-    """A jax.jit record program compiled ahead of its first call. Tracing and lowering read
-    Keras objects, so they run in the training thread; XLA's compile (most of the cost: about
-    1 s for a 50-layer model on a CPU) reads none and releases the interpreter, so `prepare`
-    hands it to `later` (the recorder's worker thread) while training begins, beside Keras
-    compiling its own step. A call waits for it (or compiles, if nothing prepared it)."""
+    """A jax.jit record program compiled ahead of its first call. `prepare` takes the
+    arguments' shapes and dtypes (the variables' values may be lent to Keras's step) and hands tracing, lowering and XLA's compile (about 1 s for a 50-layer
+    model on a CPU) to `later` (the recorder's worker thread) while training goes on. A call
+    waits for it (or compiles, if nothing prepared it)."""
 
-    def __init__(self, jitted, values):
+    def __init__(self, jitted, variables, values):
         self._jitted, self._values = jitted, values  # values(): the variables' values now
+        self._variables = variables  # (trainable, non-trainable, metrics variables)
         self._program: Any = None  # the compiled program, or a Future of it
 
     def prepare(self, x, y, previous, later: Callable) -> None:
+        import jax
+
         if self._program is None:
-            self._program = later(self._jitted.lower(*self._values(), previous, x, y).compile)
+            def spec(a):
+                return jax.ShapeDtypeStruct(tuple(a.shape), keras.backend.standardize_dtype(
+                    a.dtype))
+
+            # (the variables' own shapes: during fit their values may be lent to Keras's step)
+            shapes = (*([spec(v) for v in vs] for vs in self._variables),
+                      *jax.tree.map(spec, (previous, x, y)))
+            self._program = later(lambda: self._jitted.lower(*shapes).compile())
 
     def __call__(self, x, y, previous):
         if self._program is None:
@@ -363,9 +383,8 @@ class _Deferred:
     """A TensorFlow record program that runs where the recorder finishes its records, not in the
     training thread. TensorFlow runs a program in the thread that calls it, and a small model's
     training leaves part of the second core idle: so the training thread only copies the values
-    the record reads (one small program without arguments) and traces the record's program once
-    (tracing reads Keras objects); `Measure.rows`, in the worker thread, runs it on the copies
-    while training goes on.
+    the record reads (one small program without arguments); `Measure.rows`, in the worker
+    thread, runs the record's program on the copies while training goes on.
 
     The copies travel packed, one flat vector per dtype: a TensorFlow function call spends about
     6 us of the caller's Python per tensor argument (1.2 ms for the 50-layer model's 160 values
@@ -373,17 +392,13 @@ class _Deferred:
     slices. (Compiled by XLA the program ran no faster beside training, and its compile took
     20 s on MobileNetV2 before the first record.)
 
-    A model's records first run eagerly (the same function, not traced): tracing costs about 20
-    to 30 eager records (MobileNetV2: 8.1 s against 0.46 s a record; the 50-layer residual:
-    1.2 s against 37 to 90 ms), which a first fit of a large model paid before its first record.
-    A model whose eager record is quick (under EAGER_QUICK_S: a trace of a few seconds at most)
-    is traced from its next record, as its traced records are an order faster; a large one
-    stays eager until its eager records have cost what a trace would (TRACE_AFTER records). The
-    first eager record runs in the training thread, where a model the program cannot follow
-    falls back (`Measure.start`)."""
-
-    EAGER_QUICK_S = 0.25  # (the 50-layer residual's: 0.04 to 0.09 s; MobileNetV2's: 0.46 s)
-    TRACE_AFTER = 20
+    The program is traced in the worker too (`prepare`; tracing reads Keras objects through a
+    stateless call, whose scopes are per thread): tracing costs 0.9 s for a 4-layer MLP and 8 s
+    for MobileNetV2, which a new model's first fit paid in the training thread before its first
+    record; now the first records wait for it in the worker while training goes on. A model the
+    program cannot differentiate falls back there to records without gradients
+    (`Measure.without_gradients`); the records started meanwhile run the program that is ready.
+    """
 
     def __init__(self, measure: Measure, run: Callable):
         import tensorflow as tf
@@ -416,7 +431,7 @@ class _Deferred:
                                tf.raw_ops.DeepCopy(x=parts[0]))
             return vectors
 
-        def record(packed, previous, x, y):
+        def record(packed, previous, x, y, run=run):
             values, before = unpack(packed), unpack(previous)
             before = [tensor_stats.stacked([before[i] for i in weights], g, copy=False)
                       for g in groups]
@@ -424,14 +439,13 @@ class _Deferred:
                        x, y)[0]
 
         # (each model's functions are its own: TensorFlow counts traces by a function's code,
-        # and warned of "retracing" in the notebook once a user had trained a few drawings)
-        self._copy = tf.function(functools.partial(pack))
-        self._record = record
-        self._program = tf.function(functools.partial(record))
+        # and warned of "retracing" in the notebook once a user had trained a few drawings.
+        # Without AutoGraph: the record has no control flow on tensors, and AutoGraph's
+        # rewriting of its code and Keras's took 4.7 s of a 6.1 s trace of a 4-layer MLP)
+        self._copy = tf.function(functools.partial(pack), autograph=False)
+        self._measure, self._record = measure, record
+        self._program = tf.function(functools.partial(record), autograph=False)
         self._probe: tuple = (None, None, (None, None))  # (x, y as given, as tensors)
-        self._traced = False
-        self.eager = True  # (False once traced: see the class's docstring)
-        self._eager_records = 0
 
     def initial(self) -> list:
         return self._copy()
@@ -439,27 +453,29 @@ class _Deferred:
     def __call__(self, x, y, previous) -> tuple[Callable, list]:
         packed = self._copy()
         args = (packed, previous, *self._tensors(x, y))
-        if not self.eager:
-            self._trace(args)
-            return functools.partial(self._program, *args), packed
-        if not self._eager_records:  # (here: a model the program cannot follow falls back)
-            vector = self._eagerly(args)
-            return (lambda: vector), packed
-        return functools.partial(self._eagerly, args), packed
+        return functools.partial(self._run, args), packed
 
-    def _eagerly(self, args) -> Any:
-        started = time.perf_counter()
-        vector = self._record(*args)
-        spent = time.perf_counter() - started
-        self._eager_records += 1
-        if spent < self.EAGER_QUICK_S or self._eager_records >= self.TRACE_AFTER:
-            self.eager = False  # (traced at the next record, in the training thread)
-        return vector
+    def _run(self, args) -> Any:
+        return self._program(*args)
+
+    def prepare(self, x, y, previous, later: Callable) -> None:
+        args = (previous, previous, *self._tensors(x, y))  # (the copy's shapes are previous's)
+        later(functools.partial(self._trace, args))
 
     def _trace(self, args) -> None:
-        if not self._traced:  # in the training thread: a model the program cannot follow
-            self._program.get_concrete_function(*args)  # falls back in `start`
-            self._traced = True
+        """In the worker: trace the program; a model it cannot differentiate falls back to a
+        program without gradients."""
+        import tensorflow as tf
+
+        try:
+            self._program.get_concrete_function(*args)
+        except Exception:
+            if not self._measure.with_gradients:
+                raise
+            program = tf.function(functools.partial(
+                self._record, run=self._measure.without_gradients()), autograph=False)
+            program.get_concrete_function(*args)
+            self._program = program
 
     def _tensors(self, x, y) -> tuple:
         seen_x, seen_y, tensors = self._probe

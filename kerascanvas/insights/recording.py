@@ -1,8 +1,9 @@
 """What happens inside the layers while a model trains, measured on the device.
 
-`Recorder` is a Keras callback that `Trainer.fit` adds. At the end of every epoch (and every N
-batches in long epochs, N chosen from the measured cost so that recording stays under
-`COST_SHARE` of training time) it records, per layer:
+`Recorder` is a Keras callback that `Trainer.fit` adds. At the end of a run's first and last
+epochs, and of the epochs between as often as a record's measured cost allows (every epoch when
+epochs are long, every k epochs when they are short: records stay under RECORD_SHARE of training
+time; `record_epoch`), and every N batches in long epochs, it records, per layer:
 
 - weights: for each weight its mean, std, norm, min, max and a histogram; the update-to-weight
   ratio ||w - w_before|| / ||w_before|| since the previous record (the weight delta: free);
@@ -41,7 +42,12 @@ from .tensor_stats import BINS  # noqa: F401 - (the histogram's bins, part of a 
 # small models: on a 2-core CPU, a record of the 50-layer residual model 1.06 -> 0.76 ms under
 # JAX; the digits CNN 8.4 -> 6.4 ms under torch; 128 had cost twice 64).
 PROBE_SAMPLES = 32
-COST_SHARE = 0.02  # records within an epoch take at most this share of training time
+# Records take at most RECORD_SHARE of training time (besides the first and last epoch of a
+# run, always recorded): an epoch is recorded when the time since the last record affords one
+# (record_epoch); in long epochs, records are also taken every N batches, at most COST_SHARE
+# (together with the epochs' own records, at most about RECORD_SHARE)
+RECORD_SHARE = 0.03
+COST_SHARE = 0.015
 MIN_BATCHES_BETWEEN = 50  # and never come more often than this
 # Records started and not yet in the store, at most (each holds a copy of the weights): a record
 # slower than an epoch (a large model's first, eager records; tiny epochs) waits for the oldest
@@ -123,14 +129,24 @@ class Recorder(keras.callbacks.Callback):
         try:
             self._measure = measure(model, self._probe, self._store.compiled)
             self._previous = self._measure.initial()
-            x, y = self._probe if self._probe is not None else (None, None)
-            self._measure.prepare(x, y, self._previous, _worker().submit)
         except Exception as e:  # noqa: BLE001 - a model recording cannot follow: train without
             self._measure = None
             warnings.warn(f"Training insights cannot record this model ({type(e).__name__}: "
                           f"{e}); training goes on without them.", RuntimeWarning, stacklevel=1)
+        self._unprepared = self._measure is not None
+        self._last_record_at = time.monotonic()
+        self._run_first: int | None = None  # the run's first epoch (Keras's initial_epoch)
+
+    def _prepare(self) -> None:
+        """The record's program made in the worker (Measure.prepare), once Keras has traced its
+        own training step (the first batch has run): the two never trace at once."""
+        self._unprepared = False
+        x, y = self._probe if self._probe is not None else (None, None)
+        self._measure.prepare(x, y, self._previous, _worker().submit)
 
     def on_epoch_begin(self, epoch, logs=None):
+        if self._run_first is None:
+            self._run_first = epoch
         self._epoch = epoch
         self._batch = 0
         self._epoch_started = time.monotonic()
@@ -138,6 +154,8 @@ class Recorder(keras.callbacks.Callback):
     def on_train_batch_begin(self, batch, logs=None):
         self._batch = batch
         self._since += 1
+        if self._unprepared and (batch or self._epoch):
+            self._prepare()
         if self._last_epoch_s is not None:
             self._plan()
         every = self._every
@@ -147,7 +165,13 @@ class Recorder(keras.callbacks.Callback):
                          partial=True)
 
     def on_epoch_end(self, epoch, logs=None):
-        self._record(int(self._first_epoch) + epoch + 1, partial=False)
+        cost = None if self._measure is None else self._measure.cost
+        busy = any(not f.done() for f in self._pending)
+        last = int((self.params or {}).get("epochs") or 0) - 1
+        if record_epoch(epoch - self._run_first, last - self._run_first,
+                        time.monotonic() - self._last_record_at, cost, busy,
+                        within=self._every is not None):
+            self._record(int(self._first_epoch) + epoch + 1, partial=False)
         self._every, self._last_epoch_s = None, time.monotonic() - self._epoch_started
         self._plan()
 
@@ -217,7 +241,9 @@ class Recorder(keras.callbacks.Callback):
         busy = [f for f in self._pending if not f.done()]
         if len(busy) >= PENDING_RECORDS:
             concurrent.futures.wait(busy[:len(busy) - PENDING_RECORDS + 1])
-        started = time.monotonic()
+        if self._unprepared:  # (a first epoch of one batch)
+            self._prepare()
+        started = self._last_record_at = time.monotonic()
         self._since = 0
         self.model  # (under JAX this puts the trained values back on the variables)  # noqa: B018
         x, y = self._probe if self._probe is not None else (None, None)
@@ -232,6 +258,21 @@ class Recorder(keras.callbacks.Callback):
         rows = measure_.rows(vector)
         self._store.add(_records(rows, measure_.layout, epoch, partial, measure_.relu))
         measure_.cost = time.monotonic() - started
+
+
+def record_epoch(epoch: int, last: int, since_s: float, cost: float | None, busy: bool,
+                 within: bool = False) -> bool:
+    """Whether to record as epoch `epoch` of a run ends (counted from 0; `last` its last):
+    always the run's first and last epochs; an epoch in between when records taken within long
+    epochs are on (`within`: the epoch's own record ends them), or when the training time since
+    the last record (`since_s`) makes a record's cost (`cost` seconds from its start until it
+    is in the store; None before one was measured) at most RECORD_SHARE of it, and no record
+    is still under way (`busy`: a new model's first records wait for its program)."""
+    if epoch <= 0 or epoch >= last or within:
+        return True
+    if cost is None or busy:
+        return False
+    return cost <= RECORD_SHARE * since_s
 
 
 def batches_between(cost: float, epoch_s: float, steps: int) -> int | None:

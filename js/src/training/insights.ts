@@ -9,6 +9,18 @@ export interface InsightProblem { kind: string; epoch: number | null; message: s
 /** A box's strip, one entry per record (the last few): its epoch, weight norm, activation spread. */
 export interface InsightLayer { epochs: (number | null)[]; norms: (number | null)[]; spreads: (number | null)[]; problems: InsightProblem[] }
 export interface InsightSummary { layers?: Record<string, InsightLayer> }
+/** Which epochs a box's records are of, in words: records stay within a share of training time
+ * (kerascanvas/insights/recording.py), so short epochs are recorded every few epochs, a run's first
+ * and last always. Records taken within an epoch (fractional epochs) are left out; a long list
+ * keeps its first and last few. */
+export function recordedText(epochs: readonly (number | null)[] | undefined, shown = 8): string {
+  const whole = (epochs ?? []).filter((e): e is number => typeof e === "number" && Number.isInteger(e));
+  if (!whole.length) return "";
+  const words = whole.length <= shown ? whole.map(epochText).join(", ")
+    : [...whole.slice(0, shown / 2).map(epochText), "…", ...whole.slice(-shown / 2).map(epochText)].join(", ");
+  return `recorded at epoch${whole.length > 1 ? "s" : ""} ${words}`;
+}
+
 /** The summary as the kernel sends it (kerascanvas/insights/insights.py: wire_summary): per box its strip
  * as one string, points joined by "," and each point's epoch, norm and spread by ";". */
 export interface InsightStrips { layers?: Record<string, { strip?: unknown; problems?: unknown }> }
@@ -173,6 +185,7 @@ export class InsightPanel {
   private when: HTMLElement;
   private plots: HTMLElement;
   private said: HTMLElement;
+  private recorded: HTMLElement; // which epochs have records (recordedText)
   private row: HTMLElement; // the slider and its words: hidden while the box has no records
   private detail: InsightDetail = {};
   private followLast = true;
@@ -186,6 +199,7 @@ export class InsightPanel {
     this.when = el("span", { class: "kc-muted" });
     this.plots = el("div", { class: "kc-insight-plots" });
     this.said = el("div", { class: "kc-insight-said", role: "note" }); // the box's problems, in words
+    this.recorded = el("div", { class: "kc-muted kc-insight-recorded" });
     this.slider.addEventListener("input", () => {
       this.followLast = Number(this.slider.value) === Number(this.slider.max);
       this.drawAt(Number(this.slider.value));
@@ -196,7 +210,7 @@ export class InsightPanel {
     this.row = el("div", { class: "kc-row" });
     this.row.append(this.slider, this.when);
     this.row.hidden = true;
-    this.root.append(this.title, this.said, this.row, this.plots);
+    this.root.append(this.title, this.recorded, this.said, this.row, this.plots);
   }
 
   /** The box shown (null before any). */
@@ -219,6 +233,7 @@ export class InsightPanel {
     this.row.hidden = n === 0;
     if (!sameLayer || this.followLast || Number(this.slider.value) > n - 1) this.slider.value = String(Math.max(n - 1, 0));
     this.title.textContent = detail.layer ? `${detail.layer}: histograms over the run` : "Select a trained box to see its histograms.";
+    this.recorded.textContent = recordedText(detail.epochs);
     this.drawAt(Number(this.slider.value));
     this.followShown();
   }
