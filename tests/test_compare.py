@@ -204,3 +204,16 @@ def test_the_comparison_as_a_picture(tmp_path):
     texts = ["".join(t.itertext()) for t in ET.fromstring(picture).iter("{http://www.w3.org/2000/svg}text")]
     assert texts == str(c).split("\n")
     assert "~ renamed  mid -> <b>&mid" in texts
+
+
+def test_lora_on_a_layer_made_inside_a_box():
+    g = kc.Graph()
+    g.add_input((4, 8), name="x")
+    g.add_layer("MultiHeadAttention", num_heads=2, key_dim=4, name="mha")
+    g.connect("x", "mha", slot=0)
+    g.connect("x", "mha", slot=1)
+    before = g.snapshot()
+    g.enable_lora("mha/query", 2)
+    c = kc.compare(before, g)
+    assert c.changed == {"mha": {"query: lora_rank": (None, 2)}}
+    assert "query: lora_rank: None -> 2" in str(c)

@@ -234,7 +234,8 @@ def _renamed_triple(src, pairs):
 def spec_differences(spec_a, spec_b) -> dict[str, tuple]:
     """{key: (value in a, value in b)} for a paired layer: its config keys (trainable, lora_rank
     and dtype among them; not its name), its number of calls, its call settings, and what was
-    done inside it (LoRA, trainable flags of inner layers) as "inside"."""
+    done to layers made inside it (LoRA, trainable flags) as "<inner path>: lora_rank" and
+    "<inner path>: trainable"."""
     if spec_a is spec_b:
         return {}
     diff = {}
@@ -251,8 +252,18 @@ def spec_differences(spec_a, spec_b) -> dict[str, tuple]:
     if not same_value(spec_a.call_args, spec_b.call_args):
         diff["call settings"] = (spec_a.call_args, spec_b.call_args)
     if not same_value(spec_a.inside, spec_b.inside):
-        diff["inside"] = (spec_a.inside, spec_b.inside)
+        done_a, done_b = _done_inside(spec_a.inside), _done_inside(spec_b.inside)
+        for key in list(done_a) + [k for k in done_b if k not in done_a]:
+            if not same_value(done_a.get(key), done_b.get(key)):
+                diff[key] = (done_a.get(key), done_b.get(key))
     return diff
+
+
+def _done_inside(inside: tuple) -> dict[str, Any]:
+    """{"<path>: lora_rank" or "<path>: trainable": value} for what was done to layers made in
+    a box's build (LayerSpec.inside: (path, "lora" | "trainable", value), the last one counts)."""
+    return {f"{path}: {'lora_rank' if kind == 'lora' else kind}": value
+            for path, kind, value in inside}
 
 
 def same_value(x: Any, y: Any) -> bool:
