@@ -153,15 +153,11 @@ def test_fine_tuning_changes_flags_and_exactly_the_trained_weights():
     assert c.weights["base"] == 0.0
 
 
-@pytest.fixture(scope="module")
-def mobilenet():
+def test_mobilenet_edited_in_known_ways():
     model = keras.applications.MobileNetV2(input_shape=(32, 32, 3), alpha=0.35, weights=None,
                                            classes=4)
-    return kc.Graph.from_model(model)
-
-
-def test_mobilenet_edited_in_known_ways(mobilenet):
-    g = kc.Graph.from_model(mobilenet.model)
+    g = kc.Graph.from_model(model)  # (one import: the slowest part under JAX)
+    mobilenet = g.snapshot("MobileNetV2")
     g.configure("out_relu", max_value=5.0)
     g.rename("block_1_pad", "pad_one")
     g.remove("block_16_depthwise_relu")  # (late in the model: the rebuild below it is short)
