@@ -295,3 +295,12 @@ def test_a_kerashub_backbone_brings_its_own_layout():
     g.add_layer("Dense", units=2)
     g.connect("x", "dense")
     assert layouts.backbone_layout(g.model, mesh) is None
+
+
+def test_model_parallel_refuses_a_model_with_nothing_to_split():
+    g = kc.Graph()
+    g.add_input((8, 8, 1), name="image")
+    g.add_layer("Conv2D", filters=4, kernel_size=3)
+    g.connect("image", "conv2d")
+    with pytest.raises(TrainingError, match="found nothing to split over 2 devices"):
+        layouts.model_parallel(g.model, ["cpu:0", "cpu:1"])

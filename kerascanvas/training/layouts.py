@@ -11,6 +11,8 @@ from typing import Any
 
 import keras
 
+from ..errors import TrainingError
+
 SHARDED_CLASSES = ("Dense", "EinsumDense", "Embedding")
 LARGE_SHARE = 0.1
 """A kernel is split when it holds at least this share of the largest one's numbers: splitting
@@ -23,6 +25,12 @@ def model_parallel(model: keras.Model, devices: list[str]) -> Any:
     layout_map = backbone_layout(model, mesh)
     if layout_map is None:
         layout_map = largest_kernels(model, mesh)
+    if not len(layout_map):  # every device would compute the same thing
+        raise TrainingError(
+            f"strategy='model_parallel' found nothing to split over {len(devices)} devices: no "
+            f"Dense, EinsumDense or Embedding kernel with a dimension {len(devices)} divides. "
+            "Use strategy='data_parallel', or a keras.distribution.ModelParallel with your own "
+            "LayoutMap.")
     return keras.distribution.ModelParallel(layout_map=layout_map, batch_dim_name="batch")
 
 
