@@ -162,4 +162,13 @@ describe("families and readable fit", () => {
     const c = centreOn(tall[50], { x: 0, y: 0, k: 0.1 }, 800, 500);
     expect(c.k).toBe(0.8);
   });
+
+  it("a long drawing that flows right starts at its inputs on the left, centred on them", () => {
+    const long = Array.from({ length: 200 }, (_, i) => layer({ name: `l${i}`, x: i * 290, y: -31, is_input: i === 0 }));
+    const v = readableFit(long, 800, 500, 30, "right");
+    expect(v.k).toBe(READABLE_SCALE);
+    expect(v.x).toBeCloseTo(30); // the first column (the input) at the left
+    const h = long[0].h;
+    expect(v.y + (-31 + h / 2) * v.k).toBeCloseTo(250); // its middle at the stage's middle
+  });
 });

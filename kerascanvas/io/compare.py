@@ -10,6 +10,7 @@ saved file (.kc, or .keras); a model or file is imported first, with the graph c
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -276,7 +277,8 @@ def same_value(x: Any, y: Any) -> bool:
     if isinstance(x, np.ndarray) or isinstance(y, np.ndarray):
         return np.shape(x) == np.shape(y) and bool(np.array_equal(x, y))
     try:
-        return bool(x == y)
+        return bool(x == y) or (isinstance(x, float) and isinstance(y, float)
+                                and math.isnan(x) and math.isnan(y))  # (NaN equals itself here)
     except (TypeError, ValueError):
         return x is y
 

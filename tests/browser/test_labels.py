@@ -143,7 +143,44 @@ def test_gpt2_backbone_slot_names_values_and_badges_keep_apart(lab, page):
     screenshot(page, "labels-gpt2-forward")
     with dark_theme(page):
         screenshot(page, "labels-gpt2-forward-dark")
+    page.keyboard.press("Escape")
+    # left to right: slot names beside the boxes' left edges, values and badges still apart
+    turn_right(page, kernel)
+    measured(page, "GPT-2 left to right, after Fit")
+    zoom_on(page, decoder, 6)
+    measured(page, "GPT-2 left to right, zoomed in on its decoder")
+    screenshot(page, "labels-gpt2-right")
+    fit(page)
+    if not page.locator(".kc-teach-side .kc-player").is_visible():
+        tool(page, "Forward pass")
+    player.wait_for(timeout=60_000)
+    page.wait_for_function("""() => /Step \\d+ of \\d+/.test(document.querySelector('.kc-teach-side')?.textContent ?? '')""",
+                           timeout=60_000)
+    player.focus()
+    page.keyboard.press("End")
+    page.wait_for_function("""() => { const m = /Step (\\d+) of (\\d+)/.exec(document.querySelector('.kc-teach-side')?.textContent ?? '');
+                                     return m && m[1] === m[2]; }""", timeout=60_000)
+    page.locator(".kc-teach .kc-value").first.wait_for(timeout=60_000)
+    page.wait_for_timeout(500)
+    measured(page, "GPT-2 left to right, forward pass")
+    screenshot(page, "labels-gpt2-right-forward")
     kernel.close()
+
+
+def turn_right(page, kernel):
+    """Press "Left to right": the kernel lays the drawing out again; every wire then runs from a
+    box's right edge to a box's left edge further right."""
+    tool(page, "Left to right")
+    page.wait_for_function("document.querySelector('[data-action=\"direction\"]')?.getAttribute('aria-pressed') === 'true'",
+                           timeout=30_000)
+    page.wait_for_timeout(900)  # the boxes glide there, then the view fits
+    assert kernel.value("canvas.graph.direction") == "right"
+    leftwards = page.evaluate("""() => [...document.querySelectorAll('.kc-svg .kc-edge .kc-edge-line')].filter((p) => {
+        const n = p.getTotalLength(), a = p.getPointAtLength(0), b = p.getPointAtLength(n);
+        return b.x <= a.x;
+    }).length""")
+    assert leftwards == 0, f"{leftwards} wires run right to left"
+    fit(page)
 
 
 def test_mobilenet_base_under_a_head_keeps_its_labels_apart(lab, page):
@@ -166,4 +203,11 @@ def test_resnet50_keeps_its_labels_apart(lab, page):
     screenshot(page, "labels-resnet-add")
     with dark_theme(page):
         screenshot(page, "labels-resnet-add-dark")
+    turn_right(page, kernel)
+    measured(page, "ResNet50 left to right, after Fit")
+    zoom_on(page, "conv2_block1_add", 5)
+    measured(page, "ResNet50 left to right, zoomed in on an Add")
+    screenshot(page, "labels-resnet-right")
+    with dark_theme(page):
+        screenshot(page, "labels-resnet-right-dark")
     kernel.close()

@@ -6,6 +6,7 @@ import pytest
 from support import shared_lstm_states, shared_then_chain
 
 from .conftest import box, canvas_cell, centre, graph_cell, open_canvas, screenshot, tool
+from .test_labels import measured
 
 pytestmark = pytest.mark.browser
 
@@ -58,6 +59,7 @@ def test_keras_walk_beside_the_canvas_steps_with_the_keyboard(lab, page):
         "els => els.map(e => [e.dataset.badge, e.querySelector('text').textContent])"))
     assert {k: int(v.split()[1]) for k, v in badges.items()} == keras  # each call's depth on its row
     screenshot(page, "teaching-walk-depths")
+    measured(page, "Keras's walk, depths shown")  # badges, call rows and shape labels apart
     page.keyboard.press("Home")
     page.keyboard.press(" ")  # play
     page.wait_for_function("() => document.querySelector('.kc-player [aria-label=Pause]') !== null")
@@ -91,6 +93,7 @@ def test_forward_pass_shows_every_tensor_on_its_edge(lab, page):
     inputs = p.locator(".kc-forward-input").all_text_contents()
     assert [i.split(":")[0] for i in inputs] == ["slot 0 ← (lstm, 0, 2)", "slot 1 ← (lstm, 1, 2)"]
     screenshot(page, "teaching-forward-values")
+    measured(page, "shared LSTM, forward pass")  # values, badges, shape labels and slot names apart
     kernel.close()
 
 

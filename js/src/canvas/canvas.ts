@@ -326,7 +326,7 @@ export class CanvasView {
     this.drawnBounds = bounds(layers);
     if (!this.fitted && layers.length) {
       const r = this.stageSize();
-      if (r.width > 0) { this.view = readableFit(layers, r.width, r.height); this.fitted = true; }
+      if (r.width > 0) { this.view = readableFit(layers, r.width, r.height, 30, this.flow()); this.fitted = true; }
     }
     this.applyView();
     this.scene.update(this.sceneInput());
@@ -536,7 +536,7 @@ export class CanvasView {
       client: this.client, model: this.model, stage: this.stage, drawing: this.svgEl, side,
       state: () => this.state, placed: () => this.placed(),
       edges: () => drawnEdges(this.state.edges, this.state.layers), routes: () => this.routes, ports: () => this.allPorts,
-      edgeLabels: () => this.scene.edgeLabels(), selected: () => this.ui.state.selected as Set<string>, render: () => this.render(),
+      edgeLabels: () => this.scene.edgeLabels(), yieldLabels: (under) => this.scene.yieldLabels(under), selected: () => this.ui.state.selected as Set<string>, render: () => this.render(),
       select: (name) => this.ui.selectBoxes([name]),
       showError: (m) => this.showError(m), focusCanvas: () => this.root.focus({ preventScroll: true }),
       fit: () => this.fit(),
@@ -635,7 +635,7 @@ export class CanvasView {
   }
 
   private fit(): void {
-    this.stageView.fit(this.placed());
+    this.stageView.fit(this.placed(), this.flow());
   }
 
   private toolbar(): HTMLElement {

@@ -2,7 +2,7 @@
 // where the camera goes (follow the work, centre a found layer, fit the drawing), gliding
 // through the store's view, and how the drawn picture follows the view (PanZoom).
 import { CameraGlide, keepInView, workRect } from "../scene/camera";
-import { type Rect, type View, centreOn, readableFit, toWorld } from "../mirror/geometry";
+import { type Flow, type Rect, type View, centreOn, readableFit, toWorld } from "../mirror/geometry";
 import { LABEL_SCALE } from "../scene/scene";
 import type { UiStore } from "../interaction/ui";
 import type { LayerState } from "../mirror/types";
@@ -75,10 +75,10 @@ export class StageView {
   }
 
   /** The whole drawing (`layers` where they are seen) fitted, measured afresh. */
-  fit(layers: LayerState[]): void {
+  fit(layers: LayerState[], flow: Flow = "down"): void {
     this.resized();
     const r = this.measure();
-    this.ui.setView(readableFit(layers, r.width, r.height));
+    this.ui.setView(readableFit(layers, r.width, r.height, 30, flow));
   }
 }
 

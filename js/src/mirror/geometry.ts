@@ -194,13 +194,17 @@ export const READABLE_SCALE = 0.6;
 
 /** Fit, but never below a readable scale: a drawing too big for the view is shown from its
  * inputs (top rows, centred on the Inputs), at READABLE_SCALE. */
-export function readableFit(layers: LayerState[], width: number, height: number, margin = 30): View {
+export function readableFit(layers: LayerState[], width: number, height: number, margin = 30, flow: Flow = "down"): View {
   const v = fitView(layers, width, height, margin);
   if (v.k >= READABLE_SCALE || !layers.length) return v;
   const k = READABLE_SCALE;
   const inputs = layers.filter((l) => l.is_input);
   const start = bounds(inputs.length ? inputs : layers)!;
   const all = bounds(layers)!;
+  if (flow === "right") { // from the inputs on the left, centred on them
+    const cy = start.y + start.h / 2;
+    return { k, x: margin - Math.min(start.x, all.x) * k, y: height / 2 - cy * k };
+  }
   const cx = start.x + start.w / 2;
   return { k, x: width / 2 - cx * k, y: margin - Math.min(start.y, all.y) * k };
 }

@@ -283,6 +283,20 @@ export class Scene {
     return out;
   }
 
+  /** The shape labels under `under` (world rectangles of marks drawn over the drawing, the
+   * teaching layer's output markers where nothing else was free) are hidden, the others shown:
+   * the edge's tooltip still says its shape. */
+  yieldLabels(under: Rect[]): void {
+    for (const entry of this.edges.values()) {
+      if (!entry.label) continue;
+      const r = entry.labelRect;
+      const hidden = !!r && under.some((u) => u.x < r.x + r.w && r.x < u.x + u.w && u.y < r.y + r.h && r.y < u.y + u.h);
+      if (hidden !== entry.label.hasAttribute("visibility")) {
+        if (hidden) entry.label.setAttribute("visibility", "hidden"); else entry.label.removeAttribute("visibility");
+      }
+    }
+  }
+
   /** How many drawn boxes still show an older state (catchUp() redraws them). */
   get lagging(): number {
     return this.behind.size;

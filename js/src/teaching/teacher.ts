@@ -25,6 +25,7 @@ export interface TeacherHost {
   edges: () => EdgeState[];        // the drawn edges, in the order of routes()
   routes: () => (Point[] | null)[];
   edgeLabels: () => Rect[];        // where the edges' shape labels are written (world)
+  yieldLabels: (under: Rect[]) => void; // hide the shape labels under these marks (none: show all)
   ports: () => Port[];
   selected: () => Set<string>;
   render: () => void;
@@ -197,13 +198,14 @@ export class Teacher {
   decorate(): void {
     const state = this.host.state();
     const outputs = this.outputs ?? { ports: state.model?.outputs ?? [], keys: [] };
-    drawTeaching(this.layer, {
+    const covered = drawTeaching(this.layer, {
       layers: this.host.placed(), ports: this.host.ports(), edges: this.host.edges(), routes: this.host.routes(),
       edgeLabels: this.host.edgeLabels(), walk: this.shown?.walk ?? null, values: this.shown?.values ?? null,
       activations: this.epochs?.shown ?? null,
       outputs: outputs.ports, keys: outputs.keys, editOutputs: this.editingOutputs,
       shownPort: this.shownPort, onMarker: (port) => this.marker(port),
     });
+    this.host.yieldLabels(covered); // a shape label under an output marker gives way to it
     this.drawNodeView();
   }
 

@@ -108,7 +108,7 @@ function valueLabel(g: SVGGElement, r: Rect & { at?: Point }, v: TensorValue, ke
 const boxRect = (l: LayerState): Rect => ({ x: l.x, y: l.y, w: boxWidth(l), h: boxHeight(l) });
 
 /** Everything on the teaching layer, drawn again from scratch (teaching graphs are small). */
-export function drawTeaching(g: SVGGElement, look: TeachLook): void {
+export function drawTeaching(g: SVGGElement, look: TeachLook): Rect[] {
   clear(g);
   const byName = new Map(look.layers.map((l) => [l.name, l]));
   if (look.walk) {
@@ -143,6 +143,7 @@ export function drawTeaching(g: SVGGElement, look: TeachLook): void {
   // what no marker or value may cover: the boxes, the edges' shape labels, the markers placed
   // before; no value either the port names
   const fixed: Rect[] = [...look.edgeLabels];
+  const marks: Rect[] = []; // the output markers placed
   for (const l of look.layers) fixed.push(boxRect(l));
   if (look.values) for (const l of look.layers) for (const n of namesOf(l)) fixed.push(n.rect);
   for (const p of look.ports) {
@@ -159,6 +160,7 @@ export function drawTeaching(g: SVGGElement, look: TeachLook): void {
     const l = byName.get(p.layer);
     const r = markerRect(p.at, Math.max(14, text.length * 6 + 6), l ? namesOf(l) : [], fixed); // clear of the port's name
     fixed.push(r);
+    marks.push(r); // where no spot was free, a shape label under it gives way (returned)
     marker.append(svg("rect", { x: r.x, y: r.y, width: r.w, height: r.h, rx: 7 }),
       svg("text", { x: r.x + r.w / 2, y: r.y + 11, "text-anchor": "middle" }, text));
     if (look.editOutputs) {
@@ -211,4 +213,9 @@ export function drawTeaching(g: SVGGElement, look: TeachLook): void {
     const p = look.ports.find((q) => q.key === look.shownPort);
     if (p) g.append(svg("circle", { cx: p.at.x, cy: p.at.y, r: 11, class: "kc-port-shown", "data-shown": p.key }));
   }
+  return marks.filter((r) => look.edgeLabels.some((e) => overlapping(r, e)));
+}
+
+function overlapping(a: Rect, b: Rect): boolean {
+  return a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
 }
