@@ -40,6 +40,23 @@ describe("the read-only model", () => {
     expect(again.layers[1].fold).toEqual(INFO);
   });
 
+  it("in a drawing that flows right, unfolding moves the boxes right of the run, and ports stay on the side edges", () => {
+    const d = data();
+    // the same drawing turned: stem, the run (a, b) and head in columns left to right
+    const turned = (l: LayerState) => ({ ...l, x: l.y * 3, y: 0 });
+    const ports: PortLayout = { in: [[0, 0, 0, 40]], out: [[0, 0, 240, 40]] };
+    d.state = { ...d.state, direction: "right", layers: d.state.layers.map((l) => (l.name === "a" ? { ...turned(l), ports } : turned(l))) };
+    d.runs.a.members = { a: [0, 0], b: [290, 0] };
+    const open = withFold(d.state, d, "a", false);
+    const at = Object.fromEntries(open.layers.map((l) => [l.name, l]));
+    expect([at.b.x, at.b.y]).toEqual([300 + 290, 0]);
+    expect(at.head.x).toBe(660 + (290 + 180 - 240)); // the run is 470 wide unfolded, 240 folded
+    expect(at.head.y).toBe(0);
+    expect((at.a as LayerState & { ports: PortLayout }).ports).toEqual({ in: [[0, 0, 0, 31]], out: [[0, 0, 180, 31]] });
+    const again = withFold(open, d, "a", true);
+    expect(again.layers.map((l) => [l.name, l.x, l.w])).toEqual(d.state.layers.map((l) => [l.name, l.x, l.w]));
+  });
+
   it("a box that changes size keeps its ports spread along its edges, as the kernel lays them out", () => {
     const d = data();
     const ports: PortLayout = { in: [[0, 0, 90, 0]], out: [[0, 0, 90, 62]] };

@@ -34,25 +34,31 @@ type Result = { ok: true; result: unknown; state?: GraphState } | { ok: false; e
 const sizeOf = (l: LayerState): [number, number] => [l.w ?? 180, l.h ?? 62];
 
 /** Where the state carries a box's port layout (kerascanvas/geometry/boxes.py port_layout: ports spread
- * evenly along the top and bottom edges, a later call's slots on the sides at its row), the same
- * layout for a box of another size. */
-function scaledPorts(layer: LayerState, w: number, h: number): { ports?: PortLayout } {
+ * evenly along the top and bottom edges, a later call's slots on the sides at its row; in a drawing
+ * that flows right, down the left and right edges), the same layout for a box of another size. */
+function scaledPorts(layer: LayerState, w: number, h: number, right = false): { ports?: PortLayout } {
   const ports = layer.ports as PortLayout | undefined;
   if (!ports || !Array.isArray(ports.in) || !Array.isArray(ports.out)) return {};
+  if (right) {
+    const k = h / sizeOf(layer)[1];
+    return { ports: { in: ports.in.map(([c, s, x, y]) => [c, s, x, y * k]), out: ports.out.map(([n, t, , y]) => [n, t, w, y * k]) } };
+  }
   const k = w / sizeOf(layer)[0];
   return { ports: { in: ports.in.map(([c, s, x, y]) => [c, s, x * k, y]), out: ports.out.map(([n, t, x]) => [n, t, x * k, h]) } };
 }
 
 /** `layers` with box `name` given height `h` (and width `w`): boxes below its top move by the change
- * from `was` (its height, or what it stood for: an unfolded run) to `h`. */
+ * from `was` (its height, or what it stood for: an unfolded run) to `h`. `right` (a drawing that
+ * flows right): boxes right of its left edge move by the change of its width, `was` a width. */
 function resized(layers: LayerState[], name: string, w: number, h: number, keep: Set<string> = new Set(),
-  was?: number): LayerState[] {
+  was?: number, right = false): LayerState[] {
   const box = layers.find((l) => l.name === name);
   if (!box) return layers;
-  const delta = h - (was ?? sizeOf(box)[1]);
+  const a = right ? 0 : 1; // the axis the drawing flows along
+  const delta = [w, h][a] - (was ?? sizeOf(box)[a]);
   return layers.map((l) => {
-    if (l.name === name) return { ...l, w, h, ...scaledPorts(l, w, h) };
-    if (delta !== 0 && l.y > box.y && !keep.has(l.name)) return { ...l, y: l.y + delta };
+    if (l.name === name) return { ...l, w, h, ...scaledPorts(l, w, h, right) };
+    if (delta !== 0 && (right ? l.x > box.x : l.y > box.y) && !keep.has(l.name)) return right ? { ...l, x: l.x + delta } : { ...l, y: l.y + delta };
     return l;
   });
 }
@@ -63,21 +69,25 @@ export function withFold(state: GraphState, data: ViewerData, head: string, fold
   const box = state.layers.find((l) => l.name === head);
   if (!run || !box || Boolean(box.fold) === folded) return state;
   const members = new Set(Object.keys(run.members));
-  const height = (names: string[]) => Math.max(...names.map((n) => {
+  const right = state.direction === "right";
+  const a = right ? 0 : 1; // the axis the drawing flows along
+  const extent = (names: string[]) => Math.max(...names.map((n) => {
     const l = state.layers.find((x) => x.name === n);
-    return run.members[n][1] + (n === head ? run.size[1] : l ? sizeOf(l)[1] : 0);
+    return run.members[n][a] + (n === head ? run.size[a] : l ? sizeOf(l)[a] : 0);
   }));
-  const tall = height([...members]); // the run unfolded, from its first box's top
+  const tall = extent([...members]); // the run unfolded, from its first box's top (or left edge)
   const [fw, fh] = data.folded_size;
-  // grow or shrink as one box of the run's height, then put the run's layers in place
-  let layers = resized(state.layers, head, folded ? fw : run.size[0], folded ? fh : tall, members, folded ? tall : fh);
+  // grow or shrink as one box of the run's length, then put the run's layers in place
+  let layers = right
+    ? resized(state.layers, head, folded ? fw : tall, folded ? fh : run.size[1], members, folded ? tall : fw, true)
+    : resized(state.layers, head, folded ? fw : run.size[0], folded ? fh : tall, members, folded ? tall : fh);
   layers = layers.map((l) => {
     if (!members.has(l.name)) return l;
     const [dx, dy] = run.members[l.name];
     const at = folded ? { x: box.x, y: box.y } : { x: box.x + dx, y: box.y + dy };
     if (l.name === head) {
       const [w, h] = folded ? [fw, fh] : run.size;
-      return { ...l, ...scaledPorts(l, w, h), fold: folded ? run.info : null, w, h };
+      return { ...l, ...scaledPorts(l, w, h, right), fold: folded ? run.info : null, w, h };
     }
     return { ...l, ...at };
   });
@@ -91,7 +101,7 @@ export function withExpanded(state: GraphState, data: ViewerData, name: string, 
   if (!box || !inside || box.expanded === open) return state;
   const plain = data.state.layers.find((l) => l.name === name);
   const [w, h] = open ? [inside.width, inside.height] : plain && !plain.expanded ? sizeOf(plain) : [180, 62];
-  const layers = resized(state.layers, name, w, h).map((l) =>
+  const layers = resized(state.layers, name, w, h, undefined, undefined, state.direction === "right").map((l) =>
     l.name === name ? { ...l, expanded: open, inner: open ? inside : null } : l);
   return { ...state, layers };
 }
