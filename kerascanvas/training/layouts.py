@@ -1,7 +1,8 @@
 """The layout strategy="model_parallel" chooses for a drawing: a mesh ("batch", "model") over the
-visible devices, with every device on the "model" axis, and a LayoutMap. A KerasHub backbone in
-the model brings its own (`Backbone.get_layout_map(mesh)`); otherwise the largest Dense,
-EinsumDense and Embedding kernels are split on "model", and everything else is replicated.
+visible devices, with every device on the "model" axis, and a LayoutMap. An imported KerasHub
+backbone brings its own (`Backbone.get_layout_map(mesh)`); otherwise the largest Dense,
+EinsumDense and Embedding kernels (subclasses too) are split on "model", and everything else is
+replicated.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import keras
 
 from ..errors import TrainingError
 
-SHARDED_CLASSES = ("Dense", "EinsumDense", "Embedding")
+SHARDED_CLASSES = (keras.layers.Dense, keras.layers.EinsumDense, keras.layers.Embedding)
 LARGE_SHARE = 0.1
 """A kernel is split when it holds at least this share of the largest one's numbers: splitting
 a small kernel saves little memory and costs a gather on every step."""
@@ -71,7 +72,7 @@ def largest_kernels(model: keras.Model, mesh: Any) -> Any:
     on its last dimension that the "model" axis divides (a Dense's units: column parallel),
     by its exact variable path."""
     ways = dict(zip(mesh.axis_names, mesh.shape))["model"]
-    kernels = [v for layer in model.layers if type(layer).__name__ in SHARDED_CLASSES
+    kernels = [v for layer in model.layers if isinstance(layer, SHARDED_CLASSES)
                for v in layer.weights if v.name in ("kernel", "embeddings")]
     layout_map = keras.distribution.LayoutMap(mesh)
     if not kernels:
