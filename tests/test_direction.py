@@ -193,3 +193,17 @@ def test_a_long_picture_is_cut_into_bands_a_page_wide():
     assert "→ to d" in svg and "from d" in svg  # wires between bands name their other end
     boxes = [(float(x), float(y)) for x, y in re.findall(r'<g transform="translate\(([-\d.]+),([-\d.]+)\)"', svg)]
     assert len(boxes) == 13 and len({y for _, y in boxes}) > 1
+
+
+def test_a_box_dropped_on_a_wire_lands_right_of_its_source_and_the_boxes_after_make_room():
+    c = recorded_canvas(chain())
+    g = c.graph
+    g.set_direction("right")
+    x0, x1 = g.positions["d0"][0], g.positions["d1"][0]
+    reply = ask(c, {"kind": "insert_layer", "id": 1, "class_name": "Dropout", "src": ["d0", 0, 0],
+                    "dst": ["d1", 0, 0], "x": (x0 + x1) / 2, "y": g.positions["d0"][1]})
+    assert reply["result"] == "dropout"
+    pos, size = g.positions, g.box_sizes
+    assert pos["dropout"][0] >= x0 + size["d0"][0] + 60  # right of its source, clear of it
+    assert pos["d1"][0] >= pos["dropout"][0] + size["dropout"][0] + 60  # moved right, not down
+    assert flows_right(g)

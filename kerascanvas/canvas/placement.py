@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from ..geometry import boxes
-from ..geometry.layout import free_spot
+from ..geometry.layout import free_spot, gap_for
 
 if TYPE_CHECKING:
     from ..drawing.drawing import Triple
@@ -44,19 +44,24 @@ def place(g: Graph, name: str, at: tuple[float, float], view: Rect | None) -> No
 
 def place_on_wire(g: Graph, name: str, src: Triple, at: tuple[float, float]) -> None:
     """A box dropped on a wire from `src` lands at `at`, just under the wire's source, not over
-    it; the boxes below make room when the wire is too short."""
+    it; the boxes below make room when the wire is too short. In a drawing that flows right:
+    just right of the source, and the boxes right of it make room."""
     positions = g.positions
-    x, y = at
-    row = size(g, name)[1] + 38  # a layout row: a box and the gap under it
-    if src[0] in positions:  # just under the wire's source, not over it
-        y = max(y, positions[src[0]][1] + size(g, src[0])[1] + 38)
-    g.move(name, x, y)
-    below = [n for n in g.layers if n not in (name, src[0]) and n in positions
-             and positions[n][1] >= y - size(g, name)[1] / 2]
-    top = min((positions[n][1] for n in below), default=y + row)
-    if top < y + row:  # neighbours make room: everything below moves down, together
-        for n in below:
-            g.move(n, positions[n][0], positions[n][1] + y + row - top)
+    a = 0 if g.direction == "right" else 1  # the axis the drawing flows along
+    gap = gap_for(g.direction)[1] - 2
+    point = list(at)
+    row = size(g, name)[a] + gap  # a layout row (or column): a box and the gap after it
+    if src[0] in positions:  # just after the wire's source, not over it
+        point[a] = max(point[a], positions[src[0]][a] + size(g, src[0])[a] + gap)
+    g.move(name, *point)
+    after = [n for n in g.layers if n not in (name, src[0]) and n in positions
+             and positions[n][a] >= point[a] - size(g, name)[a] / 2]
+    first = min((positions[n][a] for n in after), default=point[a] + row)
+    if first < point[a] + row:  # neighbours make room: everything after moves on, together
+        shift = point[a] + row - first
+        for n in after:
+            x, y = positions[n]
+            g.move(n, x + shift if a == 0 else x, y + shift if a == 1 else y)
 
 
 def place_copies(g: Graph, names: Sequence[str], mapping: Mapping[str, str], view: Rect) -> None:
