@@ -3,6 +3,7 @@
     .venv/bin/python benchmarks/bench_canvas.py            # all figures (starts a JupyterLab)
     .venv/bin/python benchmarks/bench_canvas.py --no-lab   # only the figures without a kernel
     .venv/bin/python benchmarks/bench_canvas.py --lab-only # only the edits through a kernel
+    .venv/bin/python benchmarks/bench_canvas.py --no-lab --right  # the drawing flowing left to right
 
 (1) first render of a 2,000-layer graph, (2) p95 frame time while zooming and panning it (target:
 16 ms at most), fitted to the view and zoomed in to 1:1 where box texts are drawn, and (3) the
@@ -113,6 +114,8 @@ def p95(values):
 
 def bench_static(browser) -> dict:
     g = residual(1000)
+    if "--right" in sys.argv:  # the drawing laid out left to right (g.set_direction)
+        g.set_direction("right")
     state = g.state()
     folder = Path(tempfile.mkdtemp())
     bundle = Path(os.environ.get("WIDGET_JS", ROOT / "kerascanvas/static/widget.js"))  # A/B runs
