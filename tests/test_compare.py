@@ -213,3 +213,12 @@ def test_lora_on_a_layer_made_inside_a_box():
     c = kc.compare(before, g)
     assert c.changed == {"mha": {"query: lora_rank": (None, 2)}}
     assert "query: lora_rank: None -> 2" in str(c)
+
+
+def test_operations_hold_no_weights_and_compare_like_layers():
+    inputs = keras.Input((6,), name="x")
+    h = keras.layers.Dense(4, name="hidden")(inputs)
+    out = keras.layers.Dense(3, name="head")(keras.ops.add(h, 1.0))
+    g = kc.Graph.from_model(keras.Model(inputs, out))  # an `add` box: an operation
+    c = kc.compare(g.as_imported, g)
+    assert c.same and set(c.weights) == {"hidden", "head"}

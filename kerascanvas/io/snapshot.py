@@ -79,7 +79,7 @@ def weights_now(g, name: str) -> list[np.ndarray]:
     if layer is None or _READ is None:
         return g.saved_weights(name)
     arrays = []
-    for v in layer.weights:
+    for v in getattr(layer, "weights", ()):  # (a keras.ops operation has none)
         inner = v.value
         try:
             arrays.append(_READ(resource=inner.handle, dtype=inner.dtype).numpy())
