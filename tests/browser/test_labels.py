@@ -190,6 +190,14 @@ def test_mobilenet_base_under_a_head_keeps_its_labels_apart(lab, page):
     screenshot(page, "labels-mobilenet")
     with dark_theme(page):
         screenshot(page, "labels-mobilenet-dark")
+    turn_right(page, kernel)
+    # the base expanded inside a drawing that flows right: its inside as laid out, labels apart
+    page.locator(".kc-svg").click(position={"x": 5, "y": 5})
+    kernel.run("canvas.graph.expand(next(n for n, l in canvas.graph.layers.items() if l['class_name'] == 'Functional'))")
+    page.locator(".kc-svg .kc-inner").first.wait_for(timeout=60_000)
+    fit(page)
+    measured(page, "MobileNetV2 under a head, left to right, base expanded")
+    screenshot(page, "labels-mobilenet-right")
     kernel.close()
 
 
