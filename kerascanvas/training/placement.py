@@ -58,10 +58,14 @@ def lay_out(model: keras.Model, distribution: Any) -> None:
 
 
 def gather(model: keras.Model) -> None:
-    """Variables laid out by an earlier distributed run back on the default device (JAX); a run
-    without a distribution must not mix them with single-device arrays."""
+    """Variables on a mesh back on the default device (JAX): those an earlier distributed run
+    laid out, and any a step after it left there (a predict after an edit returns the new
+    layers' values from a program on the mesh). A run without a distribution must not mix
+    them with single-device arrays."""
     for variable in model.variables:
-        if getattr(variable, "_layout", None) is not None:
+        sharding = getattr(getattr(variable, "_value", None), "sharding", None)
+        if getattr(variable, "_layout", None) is not None or \
+                len(getattr(sharding, "device_set", ())) > 1:
             value = keras.ops.convert_to_numpy(variable.value)
             variable._layout = None
             variable.assign(value)
