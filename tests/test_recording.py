@@ -162,8 +162,9 @@ def test_a_runs_baseline_is_the_weights_as_it_begins_whether_or_not_they_changed
 
 @pytest.mark.skipif(keras.backend.backend() != "jax", reason="JAX compiles the record ahead")
 def test_a_record_program_compiled_ahead_in_another_thread_gives_the_same_record():
-    """prepare() hands XLA's compile to `later` (the worker thread); the record that waits for
-    it equals the record of a program compiled at its first call."""
+    """prepare() hands XLA's compile to `later` (the worker thread); a record taken meanwhile
+    (run there once it is compiled) or after equals the record of a program compiled at its
+    first call."""
     import concurrent.futures
 
     handed = []
@@ -180,8 +181,9 @@ def test_a_record_program_compiled_ahead_in_another_thread_gives_the_same_record
     plain = recording.measure(model(), (X, Y), {})
     expected, _ = plain(X, Y, plain.initial())
     assert [(s, a, b) for s, a, b in rows] == [(s, a, b) for s, a, b in expected]
+    handed_now = len(handed)  # (the record went to the worker too if it still compiled)
     ahead.prepare(X, Y, before, later)
-    assert len(handed) == 1  # compiled once
+    assert len(handed) == handed_now  # compiled once
 
 
 def test_a_torch_record_runs_its_operations_in_one_thread_and_gives_the_threads_back():

@@ -349,19 +349,24 @@ class Measure:
 
 class _CompiledAhead:
     """A jax.jit record program compiled ahead of its first call. `prepare` takes the
-    arguments' shapes and dtypes (the variables' values may be lent to Keras's step) and hands tracing, lowering and XLA's compile (about 1 s for a 50-layer
-    model on a CPU) to `later` (the recorder's worker thread) while training goes on. A call
-    waits for it (or compiles, if nothing prepared it)."""
+    arguments' shapes and dtypes (the variables' values may be lent to Keras's step) and hands
+    tracing, lowering and XLA's compile (about 1 s for a 50-layer model on a CPU) to `later`
+    (the recorder's worker thread) while training goes on. A record taken before it is compiled
+    runs in the worker once it is (`_when_compiled`); one with nothing prepared compiles."""
 
     def __init__(self, jitted, variables, values):
         self._jitted, self._values = jitted, values  # values(): the variables' values now
         self._variables = variables  # (trainable, non-trainable, metrics variables)
+        self._later: Callable | None = None  # the worker's submit, from prepare
         self._program: Any = None  # the compiled program, or a Future of it
 
     def prepare(self, x, y, previous, later: Callable) -> None:
         import jax
 
         if self._program is None:
+            self._later = later
+            previous = _ready(previous)
+
             def spec(a):
                 return jax.ShapeDtypeStruct(tuple(a.shape), keras.backend.standardize_dtype(
                     a.dtype))
@@ -372,11 +377,45 @@ class _CompiledAhead:
             self._program = later(lambda: self._jitted.lower(*shapes).compile())
 
     def __call__(self, x, y, previous):
+        program = self._program
+        waiting = [f for f in (program, previous)
+                   if isinstance(f, concurrent.futures.Future) and not f.done()]
+        if waiting and self._later is not None:
+            return self._when_compiled(x, y, previous)
+        previous = _ready(previous)
         if self._program is None:
             self._program = self._jitted.lower(*self._values(), previous, x, y).compile()
         if isinstance(self._program, concurrent.futures.Future):
             self._program = self._program.result()
         return self._program(*self._values(), previous, x, y)
+
+    def _when_compiled(self, x, y, previous) -> tuple[Callable, Any]:
+        """A record while the program still compiles (a new model's first records): the values
+        copied now (Keras's next step may take the arrays), the program run in the worker once
+        compiled; (its vector when asked, its weights as a Future): training does not wait."""
+        import jax
+        import jax.numpy as jnp
+
+        values = jax.tree.map(jnp.copy, self._values())
+        now: concurrent.futures.Future = concurrent.futures.Future()
+        program = self._program
+
+        def run():
+            try:
+                vector, copies = _ready(program)(*values, _ready(previous), x, y)
+            except BaseException as e:
+                now.set_exception(e)
+                raise
+            now.set_result(copies)
+            return vector
+
+        return self._later(run).result, now
+
+
+def _ready(value) -> Any:
+    """A value, waited for if it is still being made (a Future): a program still compiling, or
+    a record's baseline weights that a record still computing makes."""
+    return value.result() if isinstance(value, concurrent.futures.Future) else value
 
 
 class _Deferred:
