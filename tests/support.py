@@ -133,6 +133,20 @@ class DrawsFromGraph:
         return data.draw(st.sampled_from(edges)) if edges else None
 
 
+def residual_stack(blocks=3):
+    """x -> stem -> `blocks` residual blocks (a run of repeated blocks) -> head, drawn by hand."""
+    g = kc.Graph()
+    g.add_input((8,), name="x")
+    g.add_layer("Dense", units=8, name="stem")
+    g.connect("x", "stem")
+    prev = "stem"
+    for i in range(blocks):
+        prev = residual(g, prev, i)
+    g.add_layer("Dense", units=2, name="head")
+    g.connect(prev, "head")
+    return g
+
+
 def residual(g, prev, i, units=8):
     """Dense -> Dense -> Add(skip) -> ReLU, drawn as a canvas user would."""
     g.add_layer("Dense", units=units, activation="relu", name=f"b{i}_a")

@@ -9,7 +9,7 @@ import itertools
 import re
 
 import pytest
-from support import ask, recorded_canvas, residual, sent
+from support import ask, recorded_canvas, residual_stack, sent
 
 import kerascanvas as kc
 from kerascanvas.errors import EditError
@@ -29,16 +29,7 @@ def chain(n: int = 3) -> kc.Graph:
 
 def blocks(n: int = 3) -> kc.Graph:
     """x -> stem -> `n` residual blocks (a run that folds) -> head."""
-    g = kc.Graph()
-    g.add_input((8,), name="x")
-    g.add_layer("Dense", units=8, name="stem")
-    g.connect("x", "stem")
-    prev = "stem"
-    for i in range(n):
-        prev = residual(g, prev, i)
-    g.add_layer("Dense", units=2, name="head")
-    g.connect(prev, "head")
-    return g
+    return residual_stack(n)
 
 
 def flows_right(g: kc.Graph) -> bool:

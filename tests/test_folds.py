@@ -4,7 +4,7 @@ fold; the folded run is one box in the layout; files keep folds; the canvas inte
 
 import keras
 import pytest
-from support import fingerprint, ok, residual
+from support import fingerprint, ok, residual_stack
 
 import kerascanvas as kc
 from kerascanvas.geometry import folds
@@ -13,16 +13,7 @@ from kerascanvas.mirror.diffs import apply
 
 def drawn(blocks=3):
     """x -> stem -> `blocks` residual blocks -> head, drawn by hand (opens unfolded)."""
-    g = kc.Graph()
-    g.add_input((8,), name="x")
-    g.add_layer("Dense", units=8, name="stem")
-    g.connect("x", "stem")
-    prev = "stem"
-    for i in range(blocks):
-        prev = residual(g, prev, i)
-    g.add_layer("Dense", units=2, name="head")
-    g.connect(prev, "head")
-    return g
+    return residual_stack(blocks)
 
 
 MEMBERS = [f"b{i}_{k}" for i in range(3) for k in ("a", "b", "add", "out")]
