@@ -92,6 +92,7 @@ export const CSS = `
 .kc-strip-weights { stroke: #1976d2; } .kc-strip-activations { stroke: #e65100; }
 .kc-strip-weights-now { fill: #1976d2; } .kc-strip-activations-now { fill: #e65100; }
 .kc-insight-problem circle { fill: var(--jp-warn-color0, #f57c00); } .kc-insight-problem text { fill: #fff; font-size: 11px; font-weight: bold; }
+.kc-layout text { font-size: 9px; fill: var(--jp-ui-font-color2, #666); }
 .kc-insight-plots { display: flex; flex-wrap: wrap; gap: 6px; } .kc-histogram { margin: 0; font-size: 10px; } .kc-insight-left-out { flex-basis: 100%; }
 .kc-histogram rect { fill: var(--jp-brand-color1, #1976d2); } .kc-record-text { color: var(--jp-ui-font-color2, #666); }
 .kc-insight-said { white-space: pre-line; color: var(--jp-warn-color0, #e65100); font-size: 12px; }

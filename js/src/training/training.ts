@@ -5,12 +5,14 @@ import { clear, el } from "../base/dom";
 import type { Client, Model } from "../mirror/protocol";
 import { type InsightDetail, type InsightSummary, InsightPanel, decorate, readStrips } from "./insights";
 import { type RunMark, type RunView, type SeriesInfo, chartData, lastValue, legendValue, markRows, runSummary } from "./runs";
+import { type WeightLayouts, drawLayouts } from "./layouts";
 
 export { chartData } from "./runs";
 
 export interface TrainingView {
   status?: { state: string; epoch: number; epochs: number; batch: number; batches: number | null;
-    eta_s: number | null; device: string; message: string; traceback: string | null };
+    eta_s: number | null; device: string; message: string; traceback: string | null;
+    layouts?: WeightLayouts };      // after a run on a device mesh: how each box's weights lie
   history?: Record<string, (number | null)[]>;
   curve?: Record<string, number | null>[];
   run?: number | null;
@@ -173,6 +175,7 @@ export class TrainingPanel {
   private decor: Decor | null = null;
   private boxes: string[] = [];
   private decorated: string[] = [];
+  private laidOut: string[] = []; // boxes showing how their weights lie
 
   /** Called after the canvas draws: each drawn box gets its live strip and problem mark, and the
    * one selected box's histograms are asked for. */
@@ -189,6 +192,11 @@ export class TrainingPanel {
         if (d) decorate(d.g, layers[name], d.width, d.height);
       }
       this.decorated = now;
+      // after a run on a device mesh, each box says how its weights lie (issue 46)
+      const layouts = this.lastView?.undone ? {} : this.lastView?.status?.layouts ?? {};
+      const laid = Object.keys(layouts).filter((n) => drawn.has(n));
+      drawLayouts(decor, layouts, new Set([...this.laidOut, ...laid]));
+      this.laidOut = laid;
     }
     if (selected) {
       const focus = selected.size === 1 ? [...selected][0] : "";
