@@ -92,7 +92,7 @@ def test_the_record_program_is_traced_off_the_training_thread(monkeypatch):
     """A new model's record program is traced where records are finished (the recorder's
     worker), never in the training thread: a first fit does not stall on it (issue 45)."""
     traced_in: list[str] = []
-    stateless = record_program.Measure._stateless
+    stateless = record_program.Measure.stateless
 
     def spying(self, gradient):
         run = stateless(self, gradient)
@@ -102,7 +102,7 @@ def test_the_record_program_is_traced_off_the_training_thread(monkeypatch):
             return run(*args)
         return traced
 
-    monkeypatch.setattr(record_program.Measure, "_stateless", spying)
+    monkeypatch.setattr(record_program.Measure, "stateless", spying)
     canvas = small_canvas()
     canvas.fit(epochs=3, loss="mean_squared_error", batch_size=16)
     assert traced_in and all(n.startswith("kerascanvas-insights") for n in traced_in), traced_in

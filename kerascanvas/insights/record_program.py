@@ -109,7 +109,7 @@ class Measure:
     gradients on the probe batch and their change since the last record, and its layers' outputs
     on the probe batch. One forward pass on the probe batch gives both: `forward` is a model
     that returns every layer's output (the model's own outputs among them), the loss is taken
-    on those and differentiated. One record body for every backend (`_stateless`: the model's
+    on those and differentiated. One record body for every backend (`stateless`: the model's
     stateless call and loss on values, never on the variables), differentiated by jax.grad, a
     GradientTape or torch.autograd.grad; compiled where the backend compiles (jax.jit,
     tf.function: one device program instead of hundreds of small operations), once per model
@@ -234,7 +234,7 @@ class Measure:
             return self._tensorflow()
         return self._torch()
 
-    def _stateless(self, gradient: Callable) -> Callable:
+    def stateless(self, gradient: Callable) -> Callable:
         """run(t, n, m, previous, x, y): one record from the values of the model's trainable,
         non-trainable and metric variables (never the variables themselves: it can run while
         training changes them), `gradient(loss_of, t) -> (grads, outputs)` differentiating."""
@@ -286,7 +286,7 @@ class Measure:
         model = self.model
         tv, ntv, mv = (model.trainable_variables, model.non_trainable_variables,
                        model.metrics_variables)
-        run = self._stateless(lambda loss_of, t: jax.grad(loss_of, has_aux=True)(t))
+        run = self.stateless(lambda loss_of, t: jax.grad(loss_of, has_aux=True)(t))
         return _CompiledAhead(jax.jit(run), (tv, ntv, mv),
                               lambda: (held_values(tv), held_values(ntv), held_values(mv)))
 
@@ -299,7 +299,7 @@ class Measure:
                 loss, outputs = loss_of(t)
             return tape.gradient(loss, t), outputs
 
-        return _Deferred(self, self._stateless(gradient))
+        return _Deferred(self, self.stateless(gradient))
 
     def _torch(self):
         import torch
@@ -314,7 +314,7 @@ class Measure:
                 grads[i] = g
             return grads, [o.detach() for o in outputs]
 
-        model, run = self.model, self._stateless(gradient)
+        model, run = self.model, self.stateless(gradient)
         tv, ntv, mv = (model.trainable_variables, model.non_trainable_variables,
                        model.metrics_variables)
 
@@ -344,7 +344,7 @@ class Measure:
         """The record's body without the probe's gradients (a model the program cannot
         differentiate), for _Deferred's fallback in the worker."""
         self.with_gradients = False
-        return self._stateless(lambda loss_of, t: None)  # (never differentiates)
+        return self.stateless(lambda loss_of, t: None)  # (never differentiates)
 
 
 class _CompiledAhead:
