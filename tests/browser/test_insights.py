@@ -96,6 +96,10 @@ g.connect("image", "flatten")
 g.connect("flatten", "hidden")
 g.connect("hidden", "head")""", head="import kerascanvas as kc\nfrom kerascanvas.datasets import digits",
                       then="x, y = digits()\ncanvas.set_data(x[:512], y[:512])\n"
+                           # every epoch recorded (records are chosen within a budget: epochs
+                           # this short would record only the first and last)
+                           "from kerascanvas.insights import recording\n"
+                           "recording.record_epoch = lambda *a, **k: True\n"
                            "canvas.fit(epochs=3, learning_rate=0.01, block=True)")
 
 

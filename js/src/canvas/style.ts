@@ -48,6 +48,7 @@ export const CSS = `
 .kc-toolbar-menu .kc-button { text-align: left; }
 .kc-toolbar-more { margin-left: auto; }
 .kc-toolbar-more[hidden] { display: none !important; }
+.kc-toolbar button[aria-pressed="true"] { background: var(--jp-layout-color3, #d6d6d6); border-radius: 2px; }
 .kc-stage { position: relative; overflow: hidden; border: 1px solid var(--jp-border-color1, #ccc);
   background: var(--jp-layout-color0, #fafafa); }
 .kc-svg { width: 100%; height: 100%; display: block; touch-action: none; user-select: none;
