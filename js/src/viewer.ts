@@ -6,11 +6,11 @@ import { ReadOnlyModel, type ViewerData } from "./mirror/readonly";
 import widget from "./widget";
 
 /** What only a kernel can do is not offered: editing, training, files, exporting HTML again. */
-const EDITS = ["undo", "redo", "add-layer", "arrange", "direction", "save", "save-as", "load", "depth-steps", "forward-pass", "outputs", "node-view",
+const EDITS = ["undo", "redo", "add-layer", "arrange", "save", "save-as", "load", "depth-steps", "forward-pass", "outputs", "node-view",
   "export-html"];
 const READ_ONLY_CSS = `
 .kc-toolbar button:is(${EDITS.map((a) => `[data-action="${a}"]`).join(", ")}) { display: none; }
-.kc-training, .kc-palette { display: none; }
+.kc-training, .kc-palette, .kc-flow-toggle { display: none; }
 `;
 
 function start(): void {

@@ -4,7 +4,7 @@ import { groupsThatFit, toolbarButtons } from "../src/panels/toolbar";
 describe("the toolbar", () => {
   it("groups its buttons by what they are for and offers Save and Load on every canvas", () => {
     const labels = (file: boolean) => toolbarButtons(file).map((g) => [g.name, g.buttons.map((b) => b.label)]);
-    expect(labels(false)).toEqual([["Edit", ["Undo", "Redo", "Add layer"]], ["View", ["Find", "Arrange", "Left to right", "Fit"]],
+    expect(labels(false)).toEqual([["Edit", ["Undo", "Redo", "Add layer"]], ["View", ["Find", "Arrange", "Fit"]],
       ["Teach", ["Keras's walk", "Forward pass", "Outputs", "Node view"]], ["Export", ["Export SVG", "Export PNG", "Export HTML"]],
       ["File", ["Save as…", "Load…"]]]); // last: the first to go into More
     expect(labels(true)[4]).toEqual(["File", ["Save", "Save as…", "Load"]]);

@@ -170,7 +170,7 @@ def test_gpt2_backbone_slot_names_values_and_badges_keep_apart(lab, page):
 def turn_right(page, kernel):
     """Press "Left to right": the kernel lays the drawing out again; every wire then runs from a
     box's right edge to a box's left edge further right."""
-    tool(page, "Left to right")
+    page.locator('.kc-stage [aria-label="Left to right"]').click()
     page.wait_for_function("document.querySelector('[data-action=\"direction\"]')?.getAttribute('aria-pressed') === 'true'",
                            timeout=30_000)
     page.wait_for_timeout(900)  # the boxes glide there, then the view fits

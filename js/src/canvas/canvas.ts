@@ -67,6 +67,7 @@ export class CanvasView {
   private get view(): View { return this.ui.state.view; }
   private set view(view: View) { this.ui.setView(view); }
   private stage: HTMLElement;
+  private flowButton: HTMLElement;
   private shown = new Map<string, Point>();
   private fitted = false;
   private readonly glide = new Glide({ shown: this.shown, render: () => this.render(),
@@ -111,7 +112,12 @@ export class CanvasView {
     this.finder = new FindBar(() => [...this.state.layers, ...innerLayers(this.state.layers)], (name, next) => this.showHit(name, next),
       () => this.root.focus({ preventScroll: true }), this.abort.signal);
     this.start = startHere(() => void this.edits.act("example"));
-    this.stage.append(this.svgEl, this.start, this.minimap.root, this.toast.root, this.menu.root, this.quick.root, this.finder.root);
+    // the layout's flow, a control of the stage's own (as a graph editor's view controls): one
+    // more toolbar button pushed the Export group into More at a common notebook width
+    this.flowButton = el("button", { class: "kc-button kc-flow-toggle", "data-action": "direction", "aria-label": "Left to right",
+      "aria-pressed": "false", title: "Left to right: lay the drawing out from left to right, inputs on the left (pressed: press again for top to bottom); saved with the drawing" }, "⇄");
+    this.flowButton.addEventListener("click", () => this.turnFlow(), { signal: this.abort.signal });
+    this.stage.append(this.svgEl, this.start, this.minimap.root, this.flowButton, this.toast.root, this.menu.root, this.quick.root, this.finder.root);
     this.legend = new Legend();
     const teachSide = sideColumn(); // the step player beside the drawing, not under it
     const stageRow = el("div", { class: "kc-stage-row" });
@@ -341,7 +347,7 @@ export class CanvasView {
       this.status.textContent = summary(this.state);
       this.notes.textContent = (this.state.notes ?? []).join(" ");
       // the flow button says which way the drawing flows
-      this.root.querySelector('[data-action="direction"]')?.setAttribute("aria-pressed", String(this.flow() === "right"));
+      this.flowButton.setAttribute("aria-pressed", String(this.flow() === "right"));
       this.start.hidden = this.state.layers.length > 0; // an empty canvas says how to begin
       this.problemList.draw(this.state);
     }
@@ -646,7 +652,6 @@ export class CanvasView {
       "add-layer": () => this.adding.open(this.pointer.last),
       find: () => this.openFind(),
       arrange: () => this.arrange(),
-      direction: () => this.turnFlow(),
       fit: () => this.fit(),
       save: () => this.edits.act("save").then((ok) => ok && this.notice(`Saved to ${path()}`)),
       "save-as": () => {

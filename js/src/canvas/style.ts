@@ -48,7 +48,10 @@ export const CSS = `
 .kc-toolbar-menu .kc-button { text-align: left; }
 .kc-toolbar-more { margin-left: auto; }
 .kc-toolbar-more[hidden] { display: none !important; }
-.kc-toolbar button[aria-pressed="true"] { background: var(--jp-layout-color3, #d6d6d6); border-radius: 2px; }
+.kc-flow-toggle { position: absolute; left: 6px; bottom: 6px; min-width: 28px; height: 24px; padding: 0 4px; font-size: 15px; line-height: 1;
+  background: var(--jp-layout-color1, #fff); border: 1px solid var(--jp-border-color1, #bbb); border-radius: 3px;
+  color: var(--jp-ui-font-color1, #333); cursor: pointer; }
+.kc-flow-toggle[aria-pressed="true"] { background: var(--jp-layout-color3, #d6d6d6); }
 .kc-stage { position: relative; overflow: hidden; border: 1px solid var(--jp-border-color1, #ccc);
   background: var(--jp-layout-color0, #fafafa); }
 .kc-svg { width: 100%; height: 100%; display: block; touch-action: none; user-select: none;

@@ -6,11 +6,10 @@
 import { el } from "../base/dom";
 
 export type ToolAction =
-  | "undo" | "redo" | "add-layer" | "find" | "arrange" | "direction" | "fit" | "save" | "save-as" | "load"
+  | "undo" | "redo" | "add-layer" | "find" | "arrange" | "fit" | "save" | "save-as" | "load"
   | "depth-steps" | "forward-pass" | "outputs" | "node-view" | "export-svg" | "export-png" | "export-html";
 
-/** label: the button's accessible name, and what it shows unless `text` (a symbol) is given. */
-export interface ToolButton { label: string; title: string; action: ToolAction; text?: string }
+export interface ToolButton { label: string; title: string; action: ToolAction }
 export interface ToolGroup { name: string; buttons: ToolButton[] }
 
 /** The buttons in named groups. Every canvas saves and loads: one with a file saves to it and
@@ -22,7 +21,6 @@ export function toolbarButtons(hasFile: boolean): ToolGroup[] {
       { label: "Add layer", title: "Search the layers at the pointer (Tab or Shift+A)", action: "add-layer" }] },
     { name: "View", buttons: [{ label: "Find", title: "Find a layer by name (Ctrl+F)", action: "find" },
       { label: "Arrange", title: "Lay the drawing out again from its depth map", action: "arrange" },
-      { label: "Left to right", text: "⇄", title: "Left to right: lay the drawing out from left to right, inputs on the left (pressed: press again for top to bottom); saved with the drawing", action: "direction" },
       { label: "Fit", title: "Show the drawing (from its inputs when it is too big to read whole)", action: "fit" }] },
   ];
   groups.push(
@@ -61,8 +59,8 @@ export function toolbar(hasFile: boolean, run: Record<ToolAction, () => void>, s
   const close = () => { menu.hidden = true; more.setAttribute("aria-expanded", "false"); };
   const groups = toolbarButtons(hasFile).map(({ name, buttons }) => {
     const group = el("span", { class: "kc-toolbar-group", role: "group", "aria-label": name });
-    for (const { label, title, action, text } of buttons) {
-      const b = el("button", { class: "kc-button jp-ToolbarButtonComponent", "aria-label": label, title, "data-action": action }, text ?? label);
+    for (const { label, title, action } of buttons) {
+      const b = el("button", { class: "kc-button jp-ToolbarButtonComponent", "aria-label": label, title, "data-action": action }, label);
       b.addEventListener("click", () => { close(); run[action](); }, { signal });
       group.append(b);
     }
