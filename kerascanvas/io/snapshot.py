@@ -76,8 +76,11 @@ def weights_now(g, name: str) -> list[np.ndarray]:
     (2,000 layers: 3 times faster). The arrays are TensorFlow's own copies (a later assignment
     to the variable copies before it writes, as a tensor still refers to the value)."""
     layer = g.live_layer(name)
-    if layer is None or _READ is None:
+    if layer is None:
         return g.saved_weights(name)
+    if _READ is None:  # each value read as an array (get_weights goes through an __array__
+        # that NumPy 2 warns about under JAX and torch: a DeprecationWarning at every import)
+        return [_array(v.value) for v in getattr(layer, "weights", ())]
     arrays = []
     for v in getattr(layer, "weights", ()):  # (a keras.ops operation has none)
         inner = v.value
@@ -118,6 +121,20 @@ def _dtype_name(variable) -> str:
         return name
     except TypeError:  # (bfloat16 and the like: count them as two bytes)
         return "float16"
+
+
+def _array(value) -> np.ndarray:
+    """A JAX or torch value as a NumPy array (torch's own numpy(): np.array of a tensor goes
+    through its __array__, which takes no copy argument)."""
+    import keras
+
+    detach = getattr(value, "detach", None)
+    if detach is not None:
+        try:
+            return detach().cpu().numpy()
+        except TypeError:  # (a dtype NumPy has not: bfloat16)
+            pass
+    return keras.ops.convert_to_numpy(value)
 
 
 def _owned(array) -> np.ndarray:
