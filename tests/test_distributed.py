@@ -205,13 +205,19 @@ def test_what_is_not_a_distribution_is_refused_by_name():
         devices.choose_engine("model parallel")
 
 
-def test_fit_refuses_a_strategy_and_changes_nothing():
+def dense_trainer(x, y):
+    """x (4 features) -> Dense(2) "dense", and a Trainer of it holding (x, y)."""
     g = kc.Graph()
     g.add_input((4,), name="x")
     g.add_layer("Dense", units=2)
     g.connect("x", "dense")
     trainer = Trainer(g)
-    trainer.set_data(np.zeros((8, 4), "float32"), np.zeros((8,), "int32"))
+    trainer.set_data(x, y)
+    return g, trainer
+
+
+def test_fit_refuses_a_strategy_and_changes_nothing():
+    g, trainer = dense_trainer(np.zeros((8, 4), "float32"), np.zeros((8,), "int32"))
     before = g.keras_layer("dense").get_weights()[0].copy()
     with pytest.raises(TypeError, match="a keras.distribution object"):
         trainer.fit(strategy=_Scoped())
@@ -263,12 +269,7 @@ def test_a_tf_distribute_strategy_object_trains_under_tensorflow():
         pytest.skip("a tf.distribute.Strategy is TensorFlow's")
     import tensorflow as tf
 
-    g = kc.Graph()
-    g.add_input((4,), name="x")
-    g.add_layer("Dense", units=2)
-    g.connect("x", "dense")
-    trainer = Trainer(g)
-    trainer.set_data(np.ones((16, 4), "float32"), np.zeros((16,), "int32"))
+    g, trainer = dense_trainer(np.ones((16, 4), "float32"), np.zeros((16,), "int32"))
     before = g.keras_layer("dense").get_weights()[0].copy()
     history = trainer.fit(epochs=1, strategy=tf.distribute.OneDeviceStrategy("/cpu:0"),
                           block=True)
