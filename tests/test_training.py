@@ -716,3 +716,25 @@ def test_the_panel_is_told_the_backend_and_device_before_any_run():
     names = training.choices()
     assert names["backend"] == keras.backend.backend()
     assert names["device"] == training.device_description()
+    assert names["meshes"]["none"] == "one device"
+    assert set(names["meshes"]) <= set(names["strategies"])
+
+
+def test_the_panel_says_the_mesh_each_engine_would_use_before_a_run():
+    from kerascanvas.training.devices import planned_meshes
+
+    offered = ["auto", "none", "mirrored", "data_parallel", "model_parallel"]
+    two_cpus = planned_meshes("jax", ["cpu:0", "cpu:1"], offered)
+    assert two_cpus["model_parallel"].startswith(
+        "mesh (batch: 1, model: 2) over 2 devices (cpu:0, cpu:1): the largest Dense")
+    assert two_cpus["data_parallel"] == \
+        "mesh (batch: 2) over 2 devices (cpu:0, cpu:1): each batch split over them"
+    assert two_cpus["auto"] == "one device"  # logical CPUs: "auto" does not spread over them
+    assert "mirrored" not in two_cpus  # not under JAX
+    gpus = planned_meshes("jax", ["gpu:0", "gpu:1"], offered)
+    assert gpus["auto"] == f"data_parallel: {gpus['data_parallel']}"
+    one = planned_meshes("tensorflow", ["cpu:0"], ["auto", "none", "mirrored", "data_parallel"])
+    assert one == {"mirrored": "MirroredStrategy over 1 device (cpu:0): a copy of the model on "
+                               "each", "auto": "one device", "none": "one device"}
+    # what is not offered is not described
+    assert "model_parallel" not in planned_meshes("jax", ["cpu:0"], ["auto", "none"])

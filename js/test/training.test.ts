@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { chartData, dataText, deviceText, progressText } from "../src/training/training";
+import { chartData, dataText, deviceText, meshText, progressText } from "../src/training/training";
 
 describe("training panel", () => {
   it("aligns running training values with per-epoch validation values", () => {
@@ -28,5 +28,16 @@ describe("deviceText", () => {
     expect(deviceText("jax", "GPU: NVIDIA H100")).toBe("Keras backend: jax · device: GPU: NVIDIA H100");
     expect(deviceText("torch", null)).toBe("Keras backend: torch");
     expect(deviceText("", "CPU")).toBe("device: CPU");
+  });
+});
+
+describe("meshText", () => {
+  it("says the mesh the chosen engine would use, before a run", () => {
+    const meshes = { none: "one device", model_parallel: "mesh (batch: 1, model: 2) over 2 devices (cpu:0, cpu:1)" };
+    expect(meshText(meshes, "model_parallel")).toBe("will run on mesh (batch: 1, model: 2) over 2 devices (cpu:0, cpu:1)");
+    expect(meshText(meshes, "none")).toBe("runs on one device");
+    expect(meshText(meshes, "data_parallel")).toBe("");  // not said: nothing shown
+    expect(meshText(undefined, "none")).toBe("");       // an older kernel
+    expect(meshText({ none: 3 }, "none")).toBe("");     // not a string: not shown
   });
 });

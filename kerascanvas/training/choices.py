@@ -9,7 +9,7 @@ from typing import Any
 
 import keras
 
-from .devices import device_description, visible_devices
+from .devices import device_description, planned_meshes, visible_devices
 
 OPTIMIZERS = ("adam", "adamw", "sgd", "rmsprop", "adagrad", "adadelta", "adamax", "nadam", "lion")
 LOSSES = ("auto", "sparse_categorical_crossentropy", "categorical_crossentropy",
@@ -23,10 +23,13 @@ METRICS = ("accuracy", "sparse_categorical_accuracy", "categorical_accuracy", "b
 
 def choices() -> dict[str, Any]:
     """Names the training panel offers: optimizers, losses ("auto" picks one), metrics; and
-    where training would run: the Keras backend and its device."""
+    where training would run: the Keras backend, its device, and the mesh each offered
+    distribution engine would use ({strategy: words}, before any run)."""
+    strategies = offered_strategies()
+    backend = keras.backend.backend()
     return {"optimizers": list(OPTIMIZERS), "losses": list(LOSSES), "metrics": list(METRICS),
-            "strategies": offered_strategies(), "backend": keras.backend.backend(),
-            "device": device_description()}
+            "strategies": strategies, "backend": backend, "device": device_description(),
+            "meshes": planned_meshes(backend, visible_devices(), strategies)}
 
 
 def offered_strategies() -> list[str]:

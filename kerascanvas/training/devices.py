@@ -108,6 +108,33 @@ class Engine:
         return model
 
 
+MODEL_PARALLEL_SPLITS = ("the largest Dense, EinsumDense and Embedding kernels split on model "
+                         "(a KerasHub backbone: its own layout), the rest replicated")
+
+
+def planned_meshes(backend: str, devices: list[str], strategies: list[str]) -> dict[str, str]:
+    """What each engine in `strategies` would run on, in words, before any run: the mesh of
+    data_parallel and model_parallel (the same shapes choose_engine makes), the devices of
+    mirrored, and where "auto" goes. Made from names only: no mesh or strategy is built."""
+    listed = f"{len(devices)} device{'s' * (len(devices) != 1)} ({', '.join(devices)})"
+    meshes: dict[str, str] = {}
+    if "data_parallel" in strategies and backend == "jax":
+        meshes["data_parallel"] = placement.describe_mesh(
+            {"devices": devices, "axes": {"batch": len(devices)}}) + ": each batch split over them"
+    if "model_parallel" in strategies and backend == "jax" and len(devices) > 1:
+        meshes["model_parallel"] = placement.describe_mesh(
+            {"devices": devices, "axes": {"batch": 1, "model": len(devices)}}) + \
+            f": {MODEL_PARALLEL_SPLITS}"
+    if "mirrored" in strategies and backend == "tensorflow":
+        meshes["mirrored"] = f"MirroredStrategy over {listed}: a copy of the model on each"
+    many = len([d for d in devices if not d.startswith("cpu")]) > 1
+    auto = ("mirrored" if many and backend == "tensorflow" else
+            "data_parallel" if many and backend == "jax" else None)
+    meshes["auto"] = f"{auto}: {meshes[auto]}" if auto in meshes else "one device"
+    meshes["none"] = "one device"
+    return meshes
+
+
 STRATEGY_NAMES = "'auto', 'none', 'mirrored', 'data_parallel', 'model_parallel'"
 
 

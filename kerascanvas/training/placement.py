@@ -119,4 +119,5 @@ def describe_mesh(mesh: dict[str, Any]) -> str:
     """"mesh (batch: 1, model: 2) over 2 devices (cpu:0, cpu:1)"."""
     axes = ", ".join(f"{name}: {size}" for name, size in mesh["axes"].items())
     devices = mesh["devices"]
-    return f"mesh ({axes}) over {len(devices)} devices ({', '.join(devices)})"
+    return f"mesh ({axes}) over {len(devices)} device{'s' * (len(devices) != 1)} " \
+        f"({', '.join(devices)})"

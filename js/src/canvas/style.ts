@@ -83,6 +83,7 @@ export const CSS = `
 .kc-training { margin-top: 6px; } .kc-training summary { cursor: pointer; font-weight: bold; }
 .kc-train-body { display: flex; gap: 12px; flex-wrap: wrap; }
 .kc-train-form .kc-row { grid-template-columns: 110px 130px; }
+.kc-mesh { max-width: 244px; font-size: 11px; margin: 2px 0 4px; overflow-wrap: anywhere; }
 .kc-progress { width: 240px; } .kc-chart { min-width: 420px; }
 .kc-train-message { white-space: pre-wrap; max-height: 160px; overflow: auto; font-size: 11px; margin: 4px 0; }
 .kc-failed .kc-train-message { color: var(--jp-error-color1, #c00); }

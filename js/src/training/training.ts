@@ -41,6 +41,13 @@ export function messageText(view: TrainingView): string {
   return s.traceback ? `${s.message}\n${s.traceback}` : s.message ?? "";
 }
 
+/** What the chosen engine would run on, before a run ("one device", or its mesh), from the
+ * kernel's train_choices.meshes; "" when the kernel said nothing of it. */
+export function meshText(meshes: unknown, strategy: string): string {
+  const said = meshes && typeof meshes === "object" ? (meshes as Record<string, unknown>)[strategy] : undefined;
+  return typeof said === "string" && said ? `${strategy === "none" ? "runs on" : "will run on"} ${said}` : "";
+}
+
 /** Where a box's decorations go and how big the box is (scene.decor); null when not drawn. */
 export type Decor = (name: string) => { g: SVGGElement; width: number; height: number } | null;
 
@@ -141,6 +148,12 @@ export class TrainingPanel {
       r.append(el("span", {}, label), input);
       form.append(r);
     }
+    // the mesh the chosen engine would use, said before any run (issue 46)
+    const mesh = el("div", { class: "kc-muted kc-mesh", "aria-label": "devices used" });
+    const showMesh = () => { mesh.textContent = meshText(choices.meshes, this.fields.strategy.value); };
+    this.fields.strategy.addEventListener("change", showMesh);
+    showMesh();
+    form.append(mesh);
     const buttons = el("div", { class: "kc-toolbar" });
     const train = el("button", { class: "kc-button", "aria-label": "Train" }, "Train");
     const stop = el("button", { class: "kc-button", "aria-label": "Stop" }, "Stop");
