@@ -174,6 +174,11 @@ g.connect("flatten", "head")""", head="import kerascanvas as kc\nfrom kerascanva
 def test_train_button_draws_curves_and_the_run_finishes_in_the_kernel(lab, page):
     kernel = open_canvas(page, lab, "train.ipynb", TRAINABLE, "head")
     page.locator(".kc-training summary").click()
+    # before a run the panel says what the chosen engine would run on
+    mesh = page.locator(".kc-training .kc-mesh")
+    assert mesh.text_content() == "will run on one device"  # "auto" on this CPU
+    page.get_by_label("devices", exact=True).select_option("none")
+    assert mesh.text_content() == "runs on one device"
     page.locator('.kc-training [aria-label="epochs"]').fill("4")
     # each field is named by the label it shows (a screen reader said "learning_rate")
     page.get_by_label("learning rate", exact=True).fill("0.002")
