@@ -87,6 +87,12 @@ def test_one_undo_step_that_unpins_and_comes_back():
     assert g.direction == "down" and g.positions["d1"] == (700.0, 700.0)
     g.redo()
     assert g.direction == "right" and g.pinned == frozenset()
+    # asking for the direction it already has turns nothing: the pin stays, no undo step
+    g.move("d1", 900, 40)
+    g.set_direction("right")
+    assert g.pinned == frozenset({"d1"}) and g.positions["d1"] == (900.0, 40.0)
+    g.undo()  # undoes the move, not a turn
+    assert g.direction == "right" and g.pinned == frozenset()
 
 
 @pytest.mark.parametrize("bad", ["up", "Right", "", None, 1, ["right"]])

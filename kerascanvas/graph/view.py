@@ -89,6 +89,8 @@ class View:
         saved with the drawing, one undo step."""
         if direction not in DIRECTIONS:
             raise EditError(f"direction must be 'down' or 'right', got {direction!r:.80}.")
+        if direction == self.drawing.direction:
+            return  # nothing turns: the places chosen by hand stay, and no undo step is made
 
         def change(d: Drawing) -> None:
             d.unpin_all()
