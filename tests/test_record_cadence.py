@@ -108,3 +108,70 @@ def test_the_record_program_is_traced_off_the_training_thread(monkeypatch):
     assert traced_in and all(n.startswith("kerascanvas-insights") for n in traced_in), traced_in
     assert canvas.insight_epochs[0] == 1 and canvas.insight_epochs[-1] == 3
     assert canvas.insights["hidden"][-1]["activations"]["units"] == 4
+
+
+def held_program(monkeypatch) -> threading.Event:
+    """The record's program held in the worker (tracing waits) until the returned event is
+    set: a new model's compile slower than its fit."""
+    release = threading.Event()
+    stateless = record_program.Measure.stateless
+
+    def held(self, gradient):
+        run = stateless(self, gradient)
+
+        def traced(*args):  # (called only while tracing under TensorFlow and JAX)
+            assert release.wait(120)
+            return run(*args)
+        return traced
+
+    monkeypatch.setattr(record_program.Measure, "stateless", held)
+    return release
+
+
+@pytest.mark.skipif(keras.backend.backend() == "torch",
+                    reason="torch runs records eagerly: no program to wait for")
+def test_a_run_ends_without_waiting_for_its_record_program(monkeypatch):
+    """A fit whose record program is still being made ends (unlocked, one undo step) without
+    waiting for it; its records land after, marked with the epochs they were taken at, and
+    are part of its undo step (undo takes them away, redo brings them back); canvas.insights
+    waits for them; a second fit counts its epochs on from them (issue 45)."""
+    from kerascanvas.insights import insights
+
+    release = held_program(monkeypatch)
+    canvas = small_canvas()
+    g = canvas.graph
+    canvas.fit(epochs=3, loss="mean_squared_error", batch_size=16)
+    assert g.lock_reason is None and insights.of(g).cell["records"] == {}  # (not yet in)
+    release.set()
+    assert canvas.insight_epochs == [1, 3]
+    assert canvas.insights["hidden"][-1]["activations"]["units"] == 4
+    g.undo()
+    assert canvas.insights == {}
+    g.redo()
+    assert [r["epoch"] for r in canvas.insights["out"]] == [1, 3]
+    canvas.fit(epochs=1, loss="mean_squared_error", batch_size=16)
+    assert canvas.insight_epochs == [1, 3, 4]
+
+
+@pytest.mark.skipif(keras.backend.backend() == "torch",
+                    reason="torch runs records eagerly: no program to wait for")
+def test_late_records_of_an_undone_run_come_back_with_its_redo(monkeypatch):
+    """Records that land after their run was undone are not shown (the run is gone) but are
+    part of its redo; records that land after an edit renamed their layer are dropped, not
+    shown under a name that is gone."""
+    release = held_program(monkeypatch)
+    canvas = small_canvas()
+    g = canvas.graph
+    canvas.fit(epochs=2, loss="mean_squared_error", batch_size=16)
+    g.undo()
+    release.set()
+    assert canvas.insights == {}
+    g.redo()
+    assert canvas.insight_epochs == [1, 2]
+
+    release.clear()
+    other = small_canvas()
+    other.fit(epochs=2, loss="mean_squared_error", batch_size=16)
+    other.graph.rename("hidden", "renamed")
+    release.set()
+    assert "hidden" not in other.insights and "renamed" not in other.insights

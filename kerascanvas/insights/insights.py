@@ -33,6 +33,7 @@ from typing import Any
 from .. import limits
 from ..errors import EditError
 from ..text import check_strings
+from .late import Late
 
 KINDS = ("dead_units", "vanishing_gradients", "exploding_gradients", "non_finite")
 DEAD_LAYER_SHARE = 0.5  # a layer is named when at least half its units are dead (a few dead
@@ -79,13 +80,16 @@ class Insights:
         self._wire: tuple = (None, {})  # wire_summary's last (records, answer)
         # _strips_now's last (records, {layer: (its records, its strip)}, {layer: problems})
         self._strips: tuple = (None, {}, {})
+        self.late = Late()  # records that land after their run's end (late.py)
 
     # ----- a run -----------------------------------------------------------------------------
 
     def begin_run(self, journal) -> int:
         """A new run: its records and id become part of the undo step `journal` seals."""
+        self.late.settle()  # (the last run's late records first: the new run starts after them)
         journal.item(self.cell, "records")
         journal.item(self.cell, "run")
+        self.late.begin(journal)
         run = next(_RUN_IDS)
         self.cell["run"] = run
         return run
@@ -95,6 +99,8 @@ class Insights:
         part of the undo step `journal` seals: a renamed box keeps its strip, histograms and
         history; a box drawn again under a removed one's name starts without its records, and
         insight_problems no longer names a layer that is gone."""
+        if renamed or removed:
+            self.late.moved()  # (records of the last run still landing are not shown)
         records = self.cell["records"]
         if not any(n in records for n in (*renamed, *removed)):
             return
@@ -110,16 +116,25 @@ class Insights:
 
     def epochs_done(self) -> float:
         """The epoch of the latest record: a new run's epochs count on from it."""
+        self.settle()
         latest = [rs[-1]["epoch"] for rs in self.cell["records"].values() if rs]
         return float(math.floor(max(latest))) if latest else 0.0
 
+    def settle(self) -> None:
+        """Wait for the records of the last run still landing (late.py)."""
+        self.late.settle()
+
     def add(self, records: dict[str, dict]) -> None:
-        """One record per layer, taken at the same moment."""
-        current = dict(self.cell["records"])
+        """One record per layer, taken at the same moment (where it belongs: late.py)."""
+        self.late.land(self.cell, records, self._plus)
+
+    def _plus(self, base: dict, records: dict[str, dict]) -> dict:
+        """`base` with `records` added (thinned when over the caps)."""
+        current = dict(base)
         for name, record in records.items():
             current[name] = current.get(name, ()) + (record,)
         seen, epochs = self._epochs
-        if seen is self.cell["records"]:  # the epochs known: add these, not read all again
+        if seen is base:  # the epochs known: add these, not read all again
             added = {r["epoch"] for r in records.values()}
             self._epochs = (current, epochs if added <= set(epochs) else
                             sorted(set(epochs) | added))
@@ -147,7 +162,7 @@ class Insights:
                               f" older records are thinned, every second one dropped.",
                               RuntimeWarning, stacklevel=2)
             self._epochs = (None, [])  # (thinned: some epochs went)
-        self.cell["records"] = current
+        return current
 
     # ----- reading -------------------------------------------------------------------------
 
@@ -155,11 +170,13 @@ class Insights:
         """{layer: [record, ...]} (copies): one record per epoch, the latest taken in it (its
         end's, unless the cap thinned that one away); `within_epochs` adds the records taken
         every N batches within long epochs."""
+        self.settle()
         return {n: json.loads(json.dumps(list(rs if within_epochs else _per_epoch(rs))))
                 for n, rs in self.cell["records"].items()}
 
     def problems(self) -> list[tuple[str, str, float, str]]:
         """(layer, kind, epoch, message) for what the latest records show."""
+        self.settle()
         return problems(self.cell["records"])
 
     def epochs(self) -> list[float]:
@@ -172,6 +189,7 @@ class Insights:
 
     def recorded_epochs(self) -> list[int | float]:
         """The epochs with an epoch's record (not only records taken within it), in order."""
+        self.settle()
         return [int(e) if float(e).is_integer() else e for e in self.epochs()
                 if float(e).is_integer()]
 
@@ -180,6 +198,7 @@ class Insights:
         units, histogram...; None for a layer with no output recorded)} for each layer with a
         record at that epoch: what the model's layers output on the probe batch then, read from
         the records (nothing is run again). A ValueError names the epochs there are."""
+        self.settle()
         epochs = self.epochs()
         if isinstance(epoch, bool) or not isinstance(epoch, (int, float)) or \
                 epoch not in epochs:
@@ -193,6 +212,7 @@ class Insights:
     # ----- files ---------------------------------------------------------------------------
 
     def to_json(self) -> str | None:
+        self.settle()
         records = self.cell["records"]
         if not records:
             return None
@@ -319,11 +339,14 @@ def _weight_norm(record: dict) -> float | None:
     return math.sqrt(sum(n * n for n in norms)) if norms else None
 
 
-def summary(store: Insights) -> dict[str, Any]:
+def summary(store: Insights, wait: bool = True) -> dict[str, Any]:
     """Per layer its last STRIP_POINTS records' epochs, weight norms and activation spreads
     (std; to 4 significant digits: a 10-pixel strip draws them), and its problems: what the
     canvas's live strips show (`canvas.insight_summary`; the browser gets it as `wire_summary`
-    says). While the records are the same it is the same object."""
+    says). While the records are the same it is the same object. `wait`: records of the last
+    run still landing first (the live strips do not wait: they are sent again as they land)."""
+    if wait:
+        store.settle()
     records = store.cell["records"]
     seen, answer = store._summary
     if seen is records:

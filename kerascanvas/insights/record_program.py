@@ -201,6 +201,11 @@ class Measure:
             self._last_record = (array_refs(held_values(self.weights)), now)
         return vector, now
 
+    @property
+    def compiling(self) -> bool:
+        """Whether the record's program is still being made in the worker (`prepare`)."""
+        return bool(getattr(self._run, "compiling", False))
+
     def rows(self, vector) -> list:
         """`__call__`'s rows out of `start`'s vector (waits for it, moves it to the host): per
         `layout` entry ((its FIELDS, its histogram counts), a, b). Made with whole-matrix
@@ -376,6 +381,11 @@ class _CompiledAhead:
                       *jax.tree.map(spec, (previous, x, y)))
             self._program = later(lambda: _compiled(self._jitted.lower(*shapes)))
 
+    @property
+    def compiling(self) -> bool:
+        program = self._program
+        return isinstance(program, concurrent.futures.Future) and not program.done()
+
     def __call__(self, x, y, previous):
         program = self._program
         waiting = [f for f in (program, previous)
@@ -499,6 +509,7 @@ class _Deferred:
         self._measure, self._record = measure, record
         self._program = tf.function(functools.partial(record), autograph=False)
         self._probe: tuple = (None, None, (None, None))  # (x, y as given, as tensors)
+        self._tracing: concurrent.futures.Future | None = None  # prepare's trace
 
     def initial(self) -> list:
         return self._copy()
@@ -513,7 +524,12 @@ class _Deferred:
 
     def prepare(self, x, y, previous, later: Callable) -> None:
         args = (previous, previous, *self._tensors(x, y))  # (the copy's shapes are previous's)
-        later(functools.partial(self._trace, args))
+        self._tracing = later(functools.partial(self._trace, args))
+
+    @property
+    def compiling(self) -> bool:
+        tracing = self._tracing
+        return tracing is not None and not tracing.done()
 
     def _trace(self, args) -> None:
         """In the worker: trace the program; a model it cannot differentiate falls back to a

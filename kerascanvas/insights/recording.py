@@ -202,10 +202,19 @@ class Recorder(keras.callbacks.Callback):
                          partial=True)
         # (not waited for here: the last record computes while fit winds down; `finish`)
 
-    def finish(self) -> None:
+    def finish(self) -> list[concurrent.futures.Future]:
         """Wait until every record started is in the store (a failure is warned about, and
-        recording stops). The Trainer calls it as a run ends, however it ends."""
+        recording stops), except those that wait for their program still being made (a new
+        model's first records: XLA's compile, a TensorFlow trace): those are returned, to land
+        after the run's end (late.py), as they would hold the run's end for seconds. The
+        Trainer calls it as a run ends, however it ends."""
+        if self._measure is not None and self._measure.compiling:
+            late = [f for f in self._pending if not f.done()]
+            self._pending = [f for f in self._pending if f.done()]
+            self._settle()
+            return late
         self._settle()
+        return []
 
     def _steps(self) -> int:
         return int((self.params or {}).get("steps") or 0)

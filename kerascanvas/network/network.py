@@ -125,6 +125,17 @@ class Journal:
         self._cells = tuple(kept)
         return held
 
+    def amend(self, d: dict, key: Any, before: Any, after: Any) -> None:
+        """A sealed journal's after value of `d[key]` becomes `after` (a cell from `before` if
+        the edit left it unchanged): what finished after the step was sealed (a training run's
+        last insights records) is part of what redo brings back and undo takes away."""
+        cells = self._cells
+        for i in range(0, len(cells), CELL):
+            if cells[i] == "item" and cells[i + 1] is d and cells[i + 2] == key:
+                self._cells = (*cells[:i + 4], after, *cells[i + 5:])
+                return
+        self._cells = (*cells, "item", d, key, before, after)
+
     def undo(self) -> None:
         cells = self._cells
         for i in range(len(cells) - CELL, -1, -CELL):

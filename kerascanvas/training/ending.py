@@ -14,6 +14,7 @@ from typing import Any
 
 import keras
 
+from ..insights import insights as insight_store
 from ..network.detached import fit_variables, reattach, usable
 from . import run_gate
 from .placement import weight_layouts
@@ -86,19 +87,30 @@ class Ending:
             self._weights_before.read_weights_now()
         except Exception:  # noqa: BLE001, S110 - sealing reads them again, and says what failed
             pass
-        self._records_done()
+        late = self._records_done()
         try:  # where each box's weights lie now (a mesh's runs: placement.py)
             layouts = weight_layouts(model if model is not None else fitting)
         except Exception:  # noqa: BLE001 - a description must not keep the canvas locked
             layouts = {}
         with self._lock:
             self._status["layouts"] = layouts
-        try:  # undo (Ctrl+Z) puts the weights from before the run back
-            self.graph.weights_changed(self._weights_before)
-        except Exception:  # noqa: BLE001 - an observer's failure must not keep the lock
-            warnings.warn(f"Recording the training run for undo failed: "
-                          f"{traceback.format_exc()}", RuntimeWarning, stacklevel=1)
+        # (records still waiting for their program land in the run's undo step after it is
+        # sealed, and the panel hears of them then: insights/late.py)
+        store = insight_store.of(self.graph)
+        with store.late.sealing(store.cell, late, self._records_landed):
+            try:  # undo (Ctrl+Z) puts the weights from before the run back
+                self.graph.weights_changed(self._weights_before)
+            except Exception:  # noqa: BLE001 - an observer's failure must not keep the lock
+                warnings.warn(f"Recording the training run for undo failed: "
+                              f"{traceback.format_exc()}", RuntimeWarning, stacklevel=1)
         return failed
+
+    def _records_landed(self) -> None:
+        """A record of an ended run landed (the worker thread): the panel and strips hear it."""
+        try:
+            self._emit(force=True)
+        except Exception:  # noqa: BLE001, S110 - the next update says it
+            pass
 
     def _fall_back_to_epoch_start(self, fitting: keras.Model) -> None:
         """A JAX step was running when its run was abandoned and took the values it was given:
@@ -124,16 +136,18 @@ class Ending:
         finally:
             self._done.set()
 
-    def _records_done(self) -> None:
-        """The run's insights are all in the store before its undo step is sealed (records are
-        finished in a worker thread: recording.Recorder)."""
+    def _records_done(self) -> list:
+        """The run's insights are in the store before its undo step is sealed (records are
+        finished in a worker thread: recording.Recorder), but for those still waiting for their
+        program (returned: they land after, insights/late.py)."""
         recorder = self._recording
         if recorder is not None:
             try:
-                recorder.finish()
+                return recorder.finish()
             except Exception:  # noqa: BLE001 - insights must never keep the canvas locked
                 warnings.warn(f"Finishing the training insights failed: "
                               f"{traceback.format_exc()}", RuntimeWarning, stacklevel=1)
+        return []
 
     def _restore_epoch(self, fitting: keras.Model) -> str:
         """After a non-finite loss: the weights from the start of that epoch, which were finite."""
