@@ -7,10 +7,10 @@ import widget from "./widget";
 
 /** What only a kernel can do is not offered: editing, training, files, exporting HTML again. */
 const EDITS = ["undo", "redo", "add-layer", "arrange", "save", "save-as", "load", "depth-steps", "forward-pass", "outputs", "node-view",
-  "export-html"];
+  "export-html", "compare"];
 const READ_ONLY_CSS = `
 .kc-toolbar button:is(${EDITS.map((a) => `[data-action="${a}"]`).join(", ")}) { display: none; }
-.kc-training, .kc-palette, .kc-flow-toggle { display: none; }
+.kc-training, .kc-palette, .kc-flow-toggle, .kc-compare-end { display: none; }
 `;
 
 function start(): void {

@@ -39,7 +39,7 @@ describe("the intents' one description (kerascanvas/canvas/intents.json)", () =>
     expect(isIntentKind("__proto__")).toBe(false);
     expect(isIntentKind(7)).toBe(false);
     // the same list tests/test_intents.py checks against the kernel's handlers
-    expect(Object.keys(description.kinds).length).toBe(42); // set_direction: issue 40 (left to right); example: issue 43; set_trainable, freeze_before, enable_lora, quantize: issue 41; fold, fold_all: issue 12 folds; internals, node_graph, set_outputs: issue 25; export_html: issue 19; configure_call: issue 23; inspect: issue 40
+    expect(Object.keys(description.kinds).length).toBe(44); // compare, compare_choices: issue 44; set_direction: issue 40 (left to right); example: issue 43; set_trainable, freeze_before, enable_lora, quantize: issue 41; fold, fold_all: issue 12 folds; internals, node_graph, set_outputs: issue 25; export_html: issue 19; configure_call: issue 23; inspect: issue 40
   });
 
   it("agrees with every intent a gesture makes", () => {

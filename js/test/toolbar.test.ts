@@ -6,8 +6,8 @@ describe("the toolbar", () => {
     const labels = (file: boolean) => toolbarButtons(file).map((g) => [g.name, g.buttons.map((b) => b.label)]);
     expect(labels(false)).toEqual([["Edit", ["Undo", "Redo", "Add layer"]], ["View", ["Find", "Arrange", "Fit"]],
       ["Teach", ["Keras's walk", "Forward pass", "Outputs", "Node view"]], ["Export", ["Export SVG", "Export PNG", "Export HTML"]],
-      ["File", ["Save as…", "Load…"]]]); // last: the first to go into More
-    expect(labels(true)[4]).toEqual(["File", ["Save", "Save as…", "Load"]]);
+      ["File", ["Save as…", "Load…", "Compare…"]]]); // last: the first to go into More
+    expect(labels(true)[4]).toEqual(["File", ["Save", "Save as…", "Load", "Compare…"]]);
     const all = toolbarButtons(true).flatMap((g) => g.buttons);
     expect(all.every((b) => b.title.length > 0 && b.label.length > 0)).toBe(true);
     expect(new Set(all.map((b) => b.label)).size).toBe(all.length); // one accessible name each

@@ -41,6 +41,12 @@ class Host(Protocol):
 
     def wire_state(self) -> dict: ...
 
+    comparison: dict
+
+    def compare_with(self, other: Any) -> Any: ...
+
+    def compare_choices(self) -> dict: ...
+
     @property
     def training_data(self) -> tuple | None: ...
 
@@ -334,7 +340,35 @@ def _export_html(host: Host, m: dict) -> dict:
     """The Export HTML button's file: the standalone read-only view (kerascanvas/io/standalone.py)."""
     from ..io.standalone import html
 
-    return {"html": html(host.graph), "name": host.graph.name}
+    return {"html": html(host.graph, host.comparison), "name": host.graph.name}
+
+
+COMPARE_AGAINST = ("imported", "saved", "snapshot", "none")
+
+
+def _compare(host: Host, m: dict) -> dict:
+    """"Compare with...": the drawing as imported, as saved, or a snapshot kept by name (never a
+    file: the browser names none), or "none" to end it. Returns the summary shown."""
+    against = m["against"]
+    if against not in COMPARE_AGAINST:
+        raise IntentError(f"Compare with {against!r:.80}? The canvas compares with "
+                          f"{', '.join(COMPARE_AGAINST)}.")
+    if against == "none":
+        host.compare_with(None)
+        return {"summary": None}
+    other: Any = against
+    if against == "snapshot":
+        name = m.get("snapshot")
+        if not isinstance(name, str) or name not in host.graph.snapshots:
+            raise IntentError(f"There is no snapshot named {name!r:.80} (g.snapshot(name) keeps "
+                              "one).")
+        other = host.graph.snapshots[name]
+    elif m.get("snapshot") is not None:
+        raise IntentError(f"A snapshot's name goes with against='snapshot', not {against!r}.")
+    result = host.compare_with(other)
+    from ..io.compare_marks import summary
+
+    return {"summary": summary(result)}
 
 
 def _state(host: Host, m: dict) -> dict:
@@ -368,6 +402,9 @@ INTENTS: dict[str, Intent] = {
     "accepts": _read(_accepts),
     "code": _read(_code),
     "export_html": _read(_export_html),
+    # what the drawing is compared with: a view of it, the drawing unchanged
+    "compare_choices": _read(lambda h, m: h.compare_choices()),
+    "compare": _read(_compare),
     "state": _read(_state),
     # edits of the drawing, each one undo step
     "set_outputs": _edit(_set_outputs),

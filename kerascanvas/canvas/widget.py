@@ -104,6 +104,11 @@ class Canvas(anywidget.AnyWidget):
     insight_detail = traitlets.Dict().tag(sync=True, echo_update=False)
     """The focused box's histograms over its records (`insights.detail`), bounded."""
 
+    comparison = traitlets.Dict().tag(sync=True, echo_update=False)
+    """What the drawing is compared with and its changes marked ({} when not comparing): set
+    by `compare_with` (and the browser's "Compare with..."), redone after every edit
+    (kerascanvas/canvas/comparing.py `view`)."""
+
     insight_epoch = traitlets.Float(-1.0).tag(sync=True)  # the forward pass's (browser: untrusted)
     insight_activations = traitlets.Dict().tag(sync=True, echo_update=False)  # insights.epoch_view
 
@@ -122,6 +127,7 @@ class Canvas(anywidget.AnyWidget):
         if graph is None and kept is not None and kept.is_file():
             try:
                 graph = Graph.load(kept)
+                graph.as_saved = None  # (kept by the canvas, not saved by the user)
                 graph.notes = (*graph.notes, (f"Restored from {kept} (the drawing this cell's "
                                "canvas kept); kc.Canvas(keep=False) starts empty."))
             except EditError as e:  # left there untouched: this canvas keeps nothing
@@ -155,6 +161,8 @@ class Canvas(anywidget.AnyWidget):
         self._runs_seen: dict[int, dict] = {}
         self._run_head: int | None = None
         self._fit_asked: dict = {}  # canvas.fit's settings while it starts a run
+        self._comparing = None  # comparing.Comparing while a comparison is shown
+        self._compare_waits = False
         self.graph = graph if graph is not None else Graph()
         self.on_msg(lambda _widget, content, _buffers=None: self.receive(content))
         custom.observe(self._offer_changed)  # held weakly: a closed canvas is not kept
@@ -220,6 +228,8 @@ class Canvas(anywidget.AnyWidget):
         try:
             stop_old()
         finally:
+            if self._comparing is not None:  # (a comparison of the drawing no longer shown)
+                self._comparing, self.comparison = None, {}
             self._check_waits = False  # a _check_model is waiting (later.when_drawn)
             self._run_head = insights.of(graph).run  # its runs, not the last drawing's
             self.snapshot = snapshot
@@ -469,6 +479,9 @@ class Canvas(anywidget.AnyWidget):
         if not (graph.model_checked and graph.repeats_found) and not self._check_waits:
             self._check_waits = True  # once however many edits come before it (a loop in a cell)
             later.when_drawn(self._check_model)
+        if self._comparing is not None and not self._compare_waits:
+            self._compare_waits = True  # compared again once the edit's diff is drawn
+            later.when_drawn(self._compare_again)
         if self._kept is not None and not self._keep_waits:
             self._keep_waits = True  # once for a burst of edits, after their diffs are drawn
             # and, for a big drawing, no sooner than KEEP_SHARE of the time allows
@@ -477,6 +490,61 @@ class Canvas(anywidget.AnyWidget):
                 later.after(wait, self._keep)
             else:
                 later.when_drawn(self._keep)
+
+    # ----- comparing (comparing.py) ---------------------------------------------------------
+
+    def compare_with(self, other) -> Any:
+        """Show the drawing compared with `other`, its changes marked on the canvas (added,
+        renamed, changed, other weights; removed layers as ghosts beside it; rewired edges) and
+        kept up to date as it is edited: "imported" (g.as_imported), "saved" (g.as_saved), a
+        snapshot or the name of one taken with g.snapshot(name), another kc.Graph or
+        kc.Canvas, a keras.Model, or a .kc or .keras file's path. None ends the comparison.
+        Returns the kc.compare result (other -> this drawing), or None; a bad argument is
+        refused and changes nothing."""
+        from . import comparing
+
+        if other is None:
+            self._comparing, self.comparison = None, {}
+            return None
+        drawing, label = comparing.resolve(self.graph, other)
+        keyword = other if isinstance(other, str) and other in comparing.KEYWORDS else None
+        shown = comparing.Comparing(drawing, label, keyword)
+        wire = shown.update(self.graph)
+        self._comparing = shown
+        self._send_comparison(wire)
+        return shown.result
+
+    @property
+    def compared(self) -> Any:
+        """The comparison shown (kc.compare's result, other -> this drawing), or None."""
+        return self._comparing.result if self._comparing is not None else None
+
+    def compare_choices(self) -> dict:
+        """What "Compare with..." offers: {"imported", "saved": bool, "snapshots": [name],
+        "active": what is compared with now, or None}."""
+        from . import comparing
+
+        active = self._comparing.label if self._comparing is not None else None
+        return {**comparing.choices(self.graph), "active": active}
+
+    def _compare_again(self) -> None:
+        self._compare_waits = False
+        shown = self._comparing
+        if shown is None:
+            return
+        try:
+            self._send_comparison(shown.update(self.graph))
+        except (EditError, ValueError, TypeError, RuntimeError) as e:  # said, not raised later
+            self.comparison = {"against": shown.label, "summary": canvas_words(
+                f"The comparison could not be made again: {e}"), "marks": {}, "ghosts": [],
+                "rewired": [], "removed_edges": [], "weights_kept": False}
+
+    def _send_comparison(self, wire: dict) -> None:
+        why, _size = _wire_check(wire)
+        if why is not None:  # too many marks to send: the summary alone
+            wire = {**wire, "marks": {}, "ghosts": [], "rewired": [], "removed_edges": [],
+                    "summary": f"{wire['summary']} (too many to mark: {why})"}
+        self.comparison = wire
 
     def _keep(self) -> None:
         """Write the drawing to its kept file (atomic: a restart mid-write keeps the last one).
@@ -489,7 +557,8 @@ class Canvas(anywidget.AnyWidget):
         started = time.monotonic()
         try:
             self._kept.parent.mkdir(parents=True, exist_ok=True)
-            self.graph.save(self._kept)
+            from ..io.storage import save as write  # (not Graph.save: the drawing as
+            write(self.graph, self._kept)  # last saved is the user's save, not this keep)
         except (EditError, OSError) as e:  # a full disk, a read-only folder: said once, then off
             _log.warning("kerascanvas: the drawing could not be kept in %s (%s); this canvas "
                          "keeps nothing more.", self._kept, e)
@@ -578,12 +647,19 @@ class Canvas(anywidget.AnyWidget):
         if path is not None:
             self.graph.save(path)
             self.path = str(path)
+            self._saved()
             return self.path
         if not self.path:
             raise IntentError("This canvas has no file yet: Save as... names one (in the "
                               "notebook's folder), or make it with kc.Canvas(path=...).")
         self.graph.save(self.path)
+        self._saved()
         return self.path
+
+    def _saved(self) -> None:
+        """A comparison with the drawing as saved now compares with this save."""
+        if self._comparing is not None and self._comparing.keyword == "saved":
+            self._compare_again()
 
     def load(self, path: str | Path | None = None) -> str:
         """Replace the drawing by the one in `path` (the canvas's file when None), which the

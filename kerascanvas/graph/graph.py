@@ -86,6 +86,12 @@ class Graph:
         # The drawing as imported or loaded (from_model, load_keras, load), frozen, to compare
         # against: kc.compare(g.as_imported, g). None for a drawing begun here.
         self.as_imported = None
+        # The drawing as last saved to or loaded from a .kc file (save, load), frozen, to
+        # compare against: kc.compare(g.as_saved, g). None until then.
+        self.as_saved = None
+        # The snapshots taken with a name (g.snapshot("before")), by name: what the canvas's
+        # "Compare with..." offers besides the drawing as imported and as saved.
+        self.snapshots: dict = {}
 
     # ----- building (edits.py) -----------------------------------------------------------------
 
@@ -452,12 +458,26 @@ class Graph:
 
         return graph_state(self)
 
-    def to_html(self, path) -> Any:
+    def to_html(self, path, compare_with=None) -> Any:
         """Write a self-contained read-only interactive view of the drawing to `path` (one HTML
-        file: no kernel, no network; kerascanvas/io/standalone.py). Returns the path."""
+        file: no kernel, no network; kerascanvas/io/standalone.py). Returns the path.
+        compare_with: a snapshot, Graph, keras.Model or file to mark the changes from (as the
+        canvas's "Compare with..." marks them)."""
         from ..io.standalone import to_html
 
-        return to_html(self, path)
+        if compare_with is None:
+            return to_html(self, path)
+        from ..io.compare import compare
+        from ..io.compare_marks import view
+
+        other = compare_with if hasattr(compare_with, "specs") else None
+        result = compare(compare_with, self, type(self))
+        if other is None:  # (a model or a file: imported once more, for the ghosts' classes)
+            from ..io.compare import as_drawing
+
+            other = as_drawing(compare_with, type(self), "other")
+        label = getattr(other, "name", "the other drawing")
+        return to_html(self, path, view(result, other, self, f"{label!r}"))
 
     # ----- teaching views (teaching.py) ----------------------------------------------------
 
@@ -541,23 +561,31 @@ class Graph:
 
     def save(self, path) -> None:
         """Save drawing, configs, positions and weights (atomically: write, then rename)."""
+        from ..io import snapshot
         from ..io.storage import save
 
         save(self, path)
+        self.as_saved = snapshot.take(self, "as saved", snapshot.AS_IMPORTED_WEIGHT_BYTES)
 
     @classmethod
     def load(cls, path) -> Graph:
         from ..io.storage import load
 
-        return _keeping_as_imported(load(path, cls))
+        g = _keeping_as_imported(load(path, cls))
+        g.as_saved = g.as_imported  # (as loaded: the same frozen drawing)
+        return g
 
     def snapshot(self, name: str | None = None):
         """The drawing as it is now, frozen, to compare against later (kc.compare(s, g)): its
         specs and edges (immutable, shared) and one copy of every live layer's weights as numpy
-        arrays; nothing live (io/snapshot.py)."""
+        arrays; nothing live (io/snapshot.py). One given a name is kept in `snapshots` (the
+        canvas's "Compare with..." offers it; a later one of the same name replaces it)."""
         from ..io.snapshot import take
 
-        return take(self, name)
+        taken = take(self, name)
+        if name is not None:
+            self.snapshots[name] = taken
+        return taken
 
     def __repr__(self) -> str:
         d = self._drawing

@@ -32,8 +32,9 @@ _POLICY = ("default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-in
            "img-src data: blob:; font-src data:")
 
 
-def viewer_data(g) -> dict:
-    """Everything the read-only view shows or answers, as JSON-able data."""
+def viewer_data(g, comparison: dict | None = None) -> dict:
+    """Everything the read-only view shows or answers, as JSON-able data. comparison: the
+    changes marked on the drawing (io/compare_marks.py `view`), shown as the canvas shows them."""
     from ..errors import EditError
 
     state = g.state()
@@ -57,7 +58,8 @@ def viewer_data(g) -> dict:
     width, height = folds.size()
     return {"format": FORMAT, "state": state, "explain": explain, "edges": edges, "code": code,
             "palette": kinds.palette(),  # the inspector's forms show a config by it
-            "runs": _runs(g, state), "folded_size": [width, height], "inner": _insides(g, state)}
+            "runs": _runs(g, state), "folded_size": [width, height], "inner": _insides(g, state),
+            "comparison": comparison or {}}
 
 
 def _runs(g, state: dict) -> dict:
@@ -127,9 +129,10 @@ def _viewer_script() -> str:
     return re.sub(r"</(script)", r"<\\/\1", code, flags=re.IGNORECASE)  # (inside JS strings)
 
 
-def html(g) -> str:
-    """The standalone HTML document of `g` (what `to_html` writes)."""
-    data = viewer_data(g)
+def html(g, comparison: dict | None = None) -> str:
+    """The standalone HTML document of `g` (what `to_html` writes), its changes marked when a
+    comparison is given (io/compare_marks.py `view`)."""
+    data = viewer_data(g, comparison)
     title = escape(f"{g.name} · kerascanvas", quote=True)
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<meta http-equiv=\"Content-Security-Policy\" content=\"{_POLICY}\">"
@@ -141,8 +144,8 @@ def html(g) -> str:
             f"<script>{_viewer_script()}</script>\n</body></html>\n")
 
 
-def to_html(g, path) -> Path:
+def to_html(g, path, comparison: dict | None = None) -> Path:
     """Write `g`'s standalone view to `path` (UTF-8); returns the path."""
     path = Path(path)
-    path.write_text(html(g), encoding="utf-8")
+    path.write_text(html(g, comparison), encoding="utf-8")
     return path

@@ -31,6 +31,8 @@ import { exportHtml, exportPng, exportSvg } from "../panels/exporting";
 import { Teacher, sideColumn } from "../teaching/teacher";
 import { TrainingPanel, type TrainingView } from "../training/training";
 import { Toast } from "../panels/toast";
+import { ComparePanel, compareMenu } from "../panels/compare";
+import { type ComparisonView, drawGhosts, drawMarks, markEdges, readComparison } from "../scene/comparemarks";
 import { MiniMap } from "../scene/minimap";
 import { type UiState, UiStore } from "../interaction/ui";
 import { PanZoom, StageView } from "./stageview";
@@ -92,7 +94,8 @@ export class CanvasView {
     this.boxLayer = svg("g");
     this.portLayer = svg("g");
     this.overlay = svg("path", { class: "kc-temp-edge", d: "" });
-    this.world.append(this.edgeLayer, this.boxLayer, this.portLayer, this.overlay);
+    this.ghostLayer = svg("g", { class: "kc-cmp-ghosts" }); // removed layers, while comparing
+    this.world.append(this.edgeLayer, this.ghostLayer, this.boxLayer, this.portLayer, this.overlay);
     this.scene = new Scene(this.boxLayer, this.portLayer, this.edgeLayer);
     this.panZoom = new PanZoom(this.svgEl, this.world, () => this.view, () => this.render());
     this.svgEl.append(this.world);
@@ -119,13 +122,18 @@ export class CanvasView {
     this.flowButton.addEventListener("click", () => this.turnFlow(), { signal: this.abort.signal });
     this.stage.append(this.svgEl, this.start, this.minimap.root, this.flowButton, this.toast.root, this.menu.root, this.quick.root, this.finder.root);
     this.legend = new Legend();
+    this.comparePanel = new ComparePanel(() => void this.client.send("compare", { against: "none" })
+      .then((r) => { if (!r.ok) this.showError(r.error ?? "The comparison did not end."); }), this.abort.signal);
+    this.comparison = readComparison(model.get("comparison"));
+    this.onComparison = () => { this.comparison = readComparison(this.model.get("comparison")); this.render(); };
+    model.on("change:comparison", this.onComparison);
     const teachSide = sideColumn(); // the step player beside the drawing, not under it
     const stageRow = el("div", { class: "kc-stage-row" });
     stageRow.append(this.stage, teachSide);
     this.teacher = this.makeTeacher(teachSide);
     this.world.insertBefore(this.teacher.layer, this.overlay);
     this.code = new CodePanel(this.client, () => this.state.name, (m) => this.notice(m));
-    main.append(this.legend.root, stageRow, this.status, this.notes, this.problemList.root, this.code.root);
+    main.append(this.legend.root, this.comparePanel.root, stageRow, this.status, this.notes, this.problemList.root, this.code.root);
     this.training = new TrainingPanel(model, this.client, (m) => this.showError(m));
     main.append(this.training.root);
     this.onTraining = () => {
@@ -169,6 +177,12 @@ export class CanvasView {
   private quick: QuickAdd;
   private code: CodePanel;
   private legend: Legend;
+  private ghostLayer: SVGGElement;
+  private comparePanel: ComparePanel;
+  /** What the drawing is compared with and its changes (the kernel's `comparison`), or null. */
+  private comparison: ComparisonView | null = null;
+  private onComparison: () => void;
+  private compareMarked: string[] = [];
   private finder: FindBar;
   private pointer: Pointer;
   private focus!: FocusKeeper;
@@ -201,6 +215,7 @@ export class CanvasView {
     this.themed.disconnect();
     this.code.destroy();
     this.model.off("change:training", this.onTraining);
+    this.model.off("change:comparison", this.onComparison);
     this.training.destroy();
     this.teacher.destroy();
     this.client.close();
@@ -338,6 +353,7 @@ export class CanvasView {
     this.scene.update(this.sceneInput());
     markInner(this.boxLayer, this.ui.state.selected); // an inner layer selected (scene/inner.ts)
     this.teacher.decorate();
+    this.drawComparison();
     this.training.showInsights((n) => this.scene.decor(n), this.ui.state.selected, this.state.layers.map((l) => l.name));
     if (this.scene.lagging && !this.abort.signal.aborted) this.idle.soon();
     // the panels under the drawing change with the state, not with the selection or a gesture
@@ -364,6 +380,7 @@ export class CanvasView {
   /** The inspector: the one selected layer's form, or the selected edge's tensor. */
   private showInspector(): void {
     const { selected, edge: edgeKeyed, explanation, inspectorError } = this.ui.state;
+    this.comparePanel.show(this.comparison, selected.size === 1 ? [...selected][0] : null);
     const current = selected.size === 1 ? this.state.layers.find((l) => selected.has(l.name)) ?? null : null;
     const edge = edgeKeyed !== null && explanation && !selected.size ? { key: edgeKeyed, explanation } : null;
     this.panel.show({ layer: current, entry: this.palette.find((p) => p.class_name === current?.class_name),
@@ -396,6 +413,20 @@ export class CanvasView {
   private drawMoving(moving: Set<string>): void {
     this.scene.move(this.sceneInput(), moving);
     this.teacher.decorate();
+    this.drawComparison();
+  }
+
+  /** The comparison's marks on the boxes, its ghosts and rewired edges (scene/comparemarks.ts);
+   * the shape labels under a mark's pill give way to it. */
+  private drawComparison(): void {
+    const view = this.comparison;
+    if (!view && !this.compareMarked.length && !this.ghostLayer.firstChild) return;
+    const at = new Map(this.placed().map((l) => [l.name, l]));
+    const { marked, pills } = drawMarks((n) => this.scene.decor(n, "kc-cmp-decor"), view, this.compareMarked, (n) => at.get(n));
+    this.compareMarked = marked;
+    drawGhosts(this.ghostLayer, view?.ghosts ?? []);
+    markEdges(this.edgeLayer, new Set(view?.rewired ?? []));
+    if (view) this.scene.yieldLabels(pills);
   }
 
   private focusBox(name: string): void {
@@ -669,7 +700,16 @@ export class CanvasView {
       "export-svg": () => { this.scene.catchUp(() => Infinity); exportSvg(this.svgEl, this.placed(), this.state.name); },
       "export-png": () => { this.scene.catchUp(() => Infinity); exportPng(this.svgEl, this.placed(), this.state.name); },
       "export-html": () => exportHtml(this.client, (m) => this.showError(m)),
+      compare: () => void compareMenu(this.client, (entries) => this.openCompareMenu(entries), (m) => this.notice(m), (m) => this.showError(m)),
     }, this.abort.signal);
+  }
+
+  /** "Compare with…"'s choices, in the canvas's menu under the toolbar's Compare button. */
+  private openCompareMenu(entries: [string, () => void][]): void {
+    const stage = this.stage.getBoundingClientRect();
+    const button = this.root.querySelector('[data-action="compare"]')?.getBoundingClientRect();
+    const at = { x: button ? Math.max(0, button.left - stage.left) : 8, y: 4 };
+    this.menu.show(at, entries, () => this.root.focus({ preventScroll: true }), { w: stage.width, h: stage.height });
   }
 
   /** How the drawing flows (the kernel's choice, saved with the drawing). */

@@ -181,4 +181,23 @@ export const CSS = `
 .kc-link { background: none; border: none; padding: 0; margin-top: 4px; color: inherit; text-decoration: underline; cursor: pointer; font: inherit; }
 .kc-ghost { position: fixed; pointer-events: none; z-index: 1000; padding: 2px 8px; border-radius: 3px;
   background: var(--jp-brand-color1, #1976d2); color: #fff; font: 12px sans-serif; }
+/* a comparison (scene/comparemarks.ts, panels/compare.ts): one colour per kind of change, never red */
+.kc-cmp-added { --kc-cmp: hsl(140, 55%, 36%); } .kc-cmp-changed { --kc-cmp: hsl(33, 90%, 42%); }
+.kc-cmp-renamed { --kc-cmp: hsl(210, 70%, 45%); } .kc-cmp-weights { --kc-cmp: hsl(275, 45%, 52%); }
+.kc-cmp-outline { fill: none; stroke: var(--kc-cmp); stroke-width: 2.5; pointer-events: none; }
+.kc-cmp-pill rect { fill: var(--kc-cmp); } .kc-cmp-text { fill: #fff; font-size: 9.5px; font-weight: bold; }
+.kc-cmp-ghost { opacity: 0.6; pointer-events: none; }
+.kc-cmp-ghost > rect { fill: var(--jp-layout-color2, #eee); stroke: var(--jp-ui-font-color2, #777); stroke-width: 1.5; stroke-dasharray: 6 4; }
+.kc-cmp-rewired path.kc-edge-line { stroke: hsl(33, 90%, 45%); stroke-width: 3; }
+.kc-compare { border: 1px solid var(--jp-border-color2, #ddd); border-radius: 3px; padding: 4px 6px; margin: 0 0 4px; font-size: 11px; }
+.kc-compare[hidden] { display: none; }
+.kc-compare-head { display: flex; align-items: center; gap: 8px; justify-content: space-between; }
+.kc-compare-summary { font-weight: bold; overflow-wrap: anywhere; }
+.kc-compare-key { display: flex; flex-wrap: wrap; gap: 10px; margin-top: 2px; color: var(--jp-ui-font-color2, #555); }
+.kc-cmp-swatch { display: inline-block; width: 10px; height: 10px; border-radius: 2px; border: 2px solid var(--kc-cmp, #777); box-sizing: border-box; }
+.kc-cmp-swatch-added { --kc-cmp: hsl(140, 55%, 36%); } .kc-cmp-swatch-changed { --kc-cmp: hsl(33, 90%, 42%); }
+.kc-cmp-swatch-renamed { --kc-cmp: hsl(210, 70%, 45%); } .kc-cmp-swatch-weights { --kc-cmp: hsl(275, 45%, 52%); }
+.kc-cmp-swatch-ghost { border-style: dashed; } .kc-cmp-swatch-rewired { height: 3px; border: none; background: hsl(33, 90%, 45%); }
+.kc-compare-detail { margin: 2px 0 0; padding-left: 16px; } .kc-compare-detail:empty { display: none; }
+.kc-compare-detail li { overflow-wrap: anywhere; font-family: var(--jp-code-font-family, monospace); }
 `;

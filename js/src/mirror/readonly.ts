@@ -21,6 +21,7 @@ export interface ViewerData {
   runs: Record<string, RunView>;             // run (its first layer) -> what folding it shows
   folded_size: [number, number];
   inner: Record<string, InnerView>;          // nested model -> its inside
+  comparison?: unknown;                      // the changes marked (kerascanvas/io/compare_marks.py), {} when none
 }
 
 export const READ_ONLY = "This is a read-only view (exported with g.to_html): open the notebook to edit the drawing.";
@@ -155,7 +156,7 @@ export class ReadOnlyModel {
 
   constructor(private data: ViewerData, height = 640) {
     this.values = { state: data.state, snapshot: data.state, revision: data.state.revision ?? 0, palette: data.palette ?? [],
-      height, path: "", training: {}, train_choices: { optimizers: [], losses: [], metrics: [], strategies: [] } };
+      height, path: "", training: {}, comparison: data.comparison ?? {}, train_choices: { optimizers: [], losses: [], metrics: [], strategies: [] } };
   }
 
   get(key: string): any { return this.values[key]; }

@@ -7,10 +7,12 @@ import { el } from "../base/dom";
 
 export type ToolAction =
   | "undo" | "redo" | "add-layer" | "find" | "arrange" | "fit" | "save" | "save-as" | "load"
-  | "depth-steps" | "forward-pass" | "outputs" | "node-view" | "export-svg" | "export-png" | "export-html";
+  | "depth-steps" | "forward-pass" | "outputs" | "node-view" | "export-svg" | "export-png" | "export-html" | "compare";
 
 export interface ToolButton { label: string; title: string; action: ToolAction }
 export interface ToolGroup { name: string; buttons: ToolButton[] }
+
+const COMPARE: ToolButton = { label: "Compare…", title: "Compare with the drawing as imported, as last saved, or a snapshot: the changes marked on the drawing", action: "compare" };
 
 /** The buttons in named groups. Every canvas saves and loads: one with a file saves to it and
  * loads it again; one without asks for a file name (Save as..., Load...). */
@@ -35,9 +37,9 @@ export function toolbarButtons(hasFile: boolean): ToolGroup[] {
   groups.push({ name: "File", buttons: hasFile
     ? [{ label: "Save", title: "Save drawing and weights to its file", action: "save" },
       { label: "Save as…", title: "Save drawing and weights to another file in the notebook's folder", action: "save-as" },
-      { label: "Load", title: "Load the saved drawing again", action: "load" }]
+      { label: "Load", title: "Load the saved drawing again", action: "load" }, COMPARE]
     : [{ label: "Save as…", title: "Save drawing and weights to a file in the notebook's folder", action: "save-as" },
-      { label: "Load…", title: "Load a drawing saved in the notebook's folder", action: "load" }] });
+      { label: "Load…", title: "Load a drawing saved in the notebook's folder", action: "load" }, COMPARE] });
   return groups;
 }
 

@@ -267,12 +267,13 @@ export class Scene {
   }
 
   /** A group kept with a drawn box, moved with it and untouched by its redraws (training
-   * insights draw their strip there), and the box's size; null when the box is not drawn. */
-  decor(name: string): { g: SVGGElement; width: number; height: number } | null {
+   * insights draw their strip there; `cls` names another such group, as the comparison's marks
+   * have), and the box's size; null when the box is not drawn. */
+  decor(name: string, cls = "kc-decor"): { g: SVGGElement; width: number; height: number } | null {
     const entry = this.boxes.get(name);
     if (!entry) return null;
-    let g = entry.ports.querySelector(":scope > g.kc-decor") as SVGGElement | null;
-    if (!g) { g = svg("g", { class: "kc-decor" }); entry.ports.append(g); }
+    let g = entry.ports.querySelector(`:scope > g.${cls}`) as SVGGElement | null;
+    if (!g) { g = svg("g", { class: cls }); entry.ports.append(g); }
     return { g, width: boxWidth(entry.layer), height: boxHeight(entry.layer) };
   }
 
