@@ -372,13 +372,15 @@ class _CompiledAhead:
             self._later = later
             previous = _ready(previous)
 
-            def spec(a):
+            def spec(a, value=None):
                 return jax.ShapeDtypeStruct(tuple(a.shape), keras.backend.standardize_dtype(
-                    a.dtype))
+                    a.dtype), sharding=_sharding(a if value is None else value))
 
-            # (the variables' own shapes: during fit their values may be lent to Keras's step)
-            shapes = (*([spec(v) for v in vs] for vs in self._variables),
-                      *jax.tree.map(spec, (previous, x, y)))
+            # (the variables' own shapes: during fit their values may be lent to Keras's step;
+            # and their values' places: on a device mesh the program is compiled for the mesh,
+            # each statistic reduced where its shards lie, only the small vector gathered)
+            shapes = (*([spec(v, a) for v, a in zip(vs, held_values(vs))]
+                        for vs in self._variables), *jax.tree.map(spec, (previous, x, y)))
             self._program = later(lambda: _compiled(self._jitted.lower(*shapes)))
 
     @property
@@ -397,7 +399,7 @@ class _CompiledAhead:
             self._program = _compiled(self._jitted.lower(*self._values(), previous, x, y))
         if isinstance(self._program, concurrent.futures.Future):
             self._program = self._program.result()
-        return self._program(*self._values(), previous, x, y)
+        return _call(self._program, *self._values(), previous, x, y)
 
     def _when_compiled(self, x, y, previous) -> tuple[Callable, Any]:
         """A record while the program still compiles (a new model's first records): the values
@@ -413,7 +415,7 @@ class _CompiledAhead:
 
         def run():
             try:
-                vector, copies = _ready(program)(*values, _ready(previous), x, y)
+                vector, copies = _call(_ready(program), *values, _ready(previous), x, y)
             except BaseException as e:
                 now.set_exception(e)
                 raise
@@ -434,6 +436,28 @@ def _compiled(lowered) -> Any:
     if jax.default_backend() == "cpu":
         return lowered.compile(_CPU_COMPILE)
     return lowered.compile()
+
+
+def _sharding(a) -> Any:
+    """Where a JAX array lies (None for a host array, or one a step took: placed as JAX
+    chooses)."""
+    try:
+        return getattr(a, "sharding", None)
+    except Exception:  # noqa: BLE001 - (a deleted array)
+        return None
+
+
+def _call(program, *args) -> Any:
+    """A compiled JAX program on `args`. On a device mesh, a record's weights copied by another
+    program (`Measure.initial`) may lie otherwise than it was compiled for: moved there."""
+    try:
+        return program(*args)
+    except ValueError as e:
+        if "sharding" not in str(e):
+            raise
+        import jax
+
+        return program(*jax.device_put(args, program.input_shardings[0]))
 
 
 def _ready(value) -> Any:
@@ -573,12 +597,21 @@ def measure(model: keras.Model, probe: tuple | None, cache: dict) -> Measure:
     """The measure of `model`, kept in `cache` (the drawing's insights store): a new fit of the
     same model reuses it and its compiled program; it goes with the drawing. A model compiled
     again (another loss, new metrics) gets a new one: the program traced the loss it had."""
-    key = (id(model), probe is None, None if probe is None else _shapes(probe))
+    key = (id(model), probe is None, None if probe is None else _shapes(probe),
+           _placement(model))
     loss = getattr(model, "_compile_loss", None)
     if cache.get("key") != key or cache.get("model") is not model or \
             cache.get("loss") is not loss:
         cache.update(key=key, model=model, loss=loss, measure=Measure(model, probe is not None))
     return cache["measure"]
+
+
+def _placement(model) -> Any:
+    """Where the model's variables lie (JAX: a program is compiled for its arguments' places;
+    a run on a device mesh and one on a single device need their own)."""
+    if not _JAX:
+        return None
+    return tuple(_sharding(a) for a in held_values(model.variables))
 
 
 def _shapes(probe) -> Any:
