@@ -96,10 +96,10 @@ def test_compare_with_imported_saved_another_graph_a_model_and_a_file(tmp_path):
     c = canvas(g)
     g.rename("d", "dense_head")
     assert c.compare_with("imported").renamed == [("d", "dense_head")]
-    assert c.comparison["against"] == "as imported"
+    assert c.comparison["against"] == "the drawing as imported"
     with pytest.raises(EditError, match="not been saved"):
         c.compare_with("saved")
-    assert c.comparison["against"] == "as imported"  # the refusal changed nothing
+    assert c.comparison["against"] == "the drawing as imported"  # the refusal changed nothing
     path = tmp_path / "m.kc"
     c.save(path)
     assert g.as_saved is not None and c.compare_with("saved").same

@@ -37,7 +37,7 @@ afterAll(() => { vi.unstubAllGlobals(); });
 const mark = (over: Partial<CompareMark>): CompareMark => ({ kind: "changed", was: null, differences: [], weights: null, ...over });
 
 const VIEW = {
-  against: "as imported", summary: "1 added, 1 removed, 1 renamed, 1 changed", weights_kept: true,
+  against: "the drawing as imported", summary: "1 added, 1 removed, 1 renamed, 1 changed", weights_kept: true,
   marks: {
     block_1_conv: mark({ kind: "renamed", was: "Conv1" }),
     head: mark({ differences: [["units", "1000", "10"]], weights: null }),
@@ -59,7 +59,7 @@ describe("a comparison on the canvas", () => {
     expect(readComparison({})).toBeNull();
     expect(readComparison(null)).toBeNull();
     expect(readComparison({ against: 3, summary: "x" })).toBeNull();
-    expect(summaryLine(view)).toBe("Compared with as imported: 1 added, 1 removed, 1 renamed, 1 changed");
+    expect(summaryLine(view)).toBe("Compared with the drawing as imported: 1 added, 1 removed, 1 renamed, 1 changed");
   });
 
   it("says what changed on a pill over the box, never wider than the box", () => {

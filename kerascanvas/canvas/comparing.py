@@ -47,7 +47,7 @@ def resolve(graph: Graph, other: Any) -> tuple[Any, str]:
                             "load make the drawing as imported)." if other == "imported" else
                             "This drawing has not been saved or loaded yet (the drawing as "
                             "saved is kept by g.save and Graph.load).")
-        return kept, f"as {other}"
+        return kept, f"the drawing as {other}"
     if isinstance(other, str) and other in graph.snapshots:
         return graph.snapshots[other], f"snapshot {other!r}"
     if isinstance(other, Snapshot):

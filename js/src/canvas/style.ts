@@ -188,7 +188,7 @@ export const CSS = `
 .kc-cmp-pill rect { fill: var(--kc-cmp); } .kc-cmp-text { fill: #fff; font-size: 9.5px; font-weight: bold; }
 .kc-cmp-ghost { opacity: 0.6; pointer-events: none; }
 .kc-cmp-ghost > rect { fill: var(--jp-layout-color2, #eee); stroke: var(--jp-ui-font-color2, #777); stroke-width: 1.5; stroke-dasharray: 6 4; }
-.kc-cmp-rewired path.kc-edge-line { stroke: hsl(33, 90%, 45%); stroke-width: 3; }
+.kc-cmp-rewired path.kc-edge-line { stroke: hsl(175, 70%, 32%); stroke-width: 3; }
 .kc-compare { border: 1px solid var(--jp-border-color2, #ddd); border-radius: 3px; padding: 4px 6px; margin: 0 0 4px; font-size: 11px; }
 .kc-compare[hidden] { display: none; }
 .kc-compare-head { display: flex; align-items: center; gap: 8px; justify-content: space-between; }
@@ -197,7 +197,7 @@ export const CSS = `
 .kc-cmp-swatch { display: inline-block; width: 10px; height: 10px; border-radius: 2px; border: 2px solid var(--kc-cmp, #777); box-sizing: border-box; }
 .kc-cmp-swatch-added { --kc-cmp: hsl(140, 55%, 36%); } .kc-cmp-swatch-changed { --kc-cmp: hsl(33, 90%, 42%); }
 .kc-cmp-swatch-renamed { --kc-cmp: hsl(210, 70%, 45%); } .kc-cmp-swatch-weights { --kc-cmp: hsl(275, 45%, 52%); }
-.kc-cmp-swatch-ghost { border-style: dashed; } .kc-cmp-swatch-rewired { height: 3px; border: none; background: hsl(33, 90%, 45%); }
+.kc-cmp-swatch-ghost { border-style: dashed; } .kc-cmp-swatch-rewired { height: 3px; border: none; background: hsl(175, 70%, 32%); }
 .kc-compare-detail { margin: 2px 0 0; padding-left: 16px; } .kc-compare-detail:empty { display: none; }
 .kc-compare-detail li { overflow-wrap: anywhere; font-family: var(--jp-code-font-family, monospace); }
 `;

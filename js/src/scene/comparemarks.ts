@@ -30,7 +30,7 @@ export interface ComparisonView {
 
 const KINDS: MarkKind[] = ["added", "changed", "renamed", "weights"];
 export const PILL_HEIGHT = 13;
-const PILL_CHAR = 5.6; // px per character of the pill's 9.5 px text (a little generous)
+const PILL_CHAR = 6.4; // px per character of the pill's bold 9.5 px text (a little generous)
 
 /** The trait's value as a comparison, or null (none, or not the shape the kernel sends). */
 export function readComparison(value: unknown): ComparisonView | null {
@@ -115,12 +115,21 @@ export function drawMarks(decor: Decor, view: ComparisonView | null, before: Ite
     const g = svg("g", { class: `kc-cmp kc-cmp-${mark.kind}`, "data-key": key, "data-compare": mark.kind });
     g.append(svg("rect", { class: "kc-cmp-outline", x: -3, y: -3, width: d.width + 6, height: d.height + 6, rx: 8 }));
     const pill = svg("g", { class: "kc-cmp-pill", transform: `translate(${p.x},${p.y})` });
-    pill.append(svg("rect", { width: p.w, height: p.h, rx: 6 }), svg("text", { x: 4, y: 9.5, class: "kc-cmp-text" }, p.text));
-    pill.append(svg("title", {}, [name, ...differenceLines(name, mark)].join("\n")));
+    const back = svg("rect", { width: p.w, height: p.h, rx: 6 });
+    const text = svg("text", { x: 4, y: 9.5, class: "kc-cmp-text" }, p.text);
+    pill.append(back, text, svg("title", {}, [name, ...differenceLines(name, mark)].join("\n")));
     g.append(pill);
     d.g.append(g);
+    fitPill(back, text, p.w, d.width);
   }
   return { marked: Object.keys(marks), pills };
+}
+
+/** The pill's back as wide as its text as drawn (the estimate by characters may fall short of
+ * the font), up to the box's width. */
+function fitPill(back: SVGRectElement, text: SVGTextElement, estimate: number, room: number): void {
+  const drawn = typeof text.getComputedTextLength === "function" ? text.getComputedTextLength() : 0;
+  if (drawn + 8 > estimate) back.setAttribute("width", String(Math.min(room, drawn + 8)));
 }
 
 /** Draws the removed layers as ghosts into `layer` (emptied first): a dashed faint box with the
