@@ -4,7 +4,7 @@
 // box no longer marked), the rewired edges marked, and the "Compare with…" menu's entries.
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { compareEntries } from "../src/panels/compare";
-import { type CompareMark, PILL_HEIGHT, clip, differenceLines, drawGhosts, drawMarks, markEdges, pillRect, pillText,
+import { type CompareMark, PILL_HEIGHT, clip, differenceLines, drawGhosts, drawMarks, ghostLinks, markEdges, pillRect, pillText,
   readComparison, summaryLine } from "../src/scene/comparemarks";
 
 class Node {
@@ -100,8 +100,10 @@ describe("a comparison on the canvas", () => {
     expect(groups.get("extra")!.children).toHaveLength(0);
 
     const ghosts = new Node("g");
-    drawGhosts(ghosts as unknown as SVGGElement, view.ghosts);
-    const [ghost] = ghosts.children;
+    drawGhosts(ghosts as unknown as SVGGElement, view.ghosts, (n) => (n === "head" ? { x: 10, y: 200, w: 160, h: 60 } : undefined));
+    const [link, ghost] = ghosts.children;
+    expect(link.attributes.d).toBe("M400,130 L170,230"); // from the ghost's left to head's right side
+    expect(ghostLinks(view.ghosts[0], () => ({ x: 0, y: 0, w: 100, h: 50 }), "right")).toEqual(["M480,100 L50,50"]);
     expect(ghost.attributes["data-ghost"]).toBe("dropout");
     expect(ghost.attributes.transform).toBe("translate(400,100)");
     expect(ghost.textContent).toContain("removed · Dropout");

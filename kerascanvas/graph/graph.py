@@ -476,8 +476,11 @@ class Graph:
             from ..io.compare import as_drawing
 
             other = as_drawing(compare_with, type(self), "other")
-        label = getattr(other, "name", "the other drawing")
-        return to_html(self, path, view(result, other, self, f"{label!r}"))
+        from ..io.snapshot import Snapshot
+
+        kind = "snapshot" if isinstance(other, Snapshot) else "the drawing"
+        label = f"{kind} {getattr(other, 'name', '?')!r}"
+        return to_html(self, path, view(result, other, self, label))
 
     # ----- teaching views (teaching.py) ----------------------------------------------------
 

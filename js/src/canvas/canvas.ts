@@ -183,6 +183,7 @@ export class CanvasView {
   private comparison: ComparisonView | null = null;
   private onComparison: () => void;
   private compareMarked: string[] = [];
+  private teacherCovered: Rect[] = []; // where the teaching layer's marks hide shape labels
   private finder: FindBar;
   private pointer: Pointer;
   private focus!: FocusKeeper;
@@ -424,9 +425,12 @@ export class CanvasView {
     const at = new Map(this.placed().map((l) => [l.name, l]));
     const { marked, pills } = drawMarks((n) => this.scene.decor(n, "kc-cmp-decor"), view, this.compareMarked, (n) => at.get(n));
     this.compareMarked = marked;
-    drawGhosts(this.ghostLayer, view?.ghosts ?? []);
+    drawGhosts(this.ghostLayer, view?.ghosts ?? [], (n) => {
+      const l = at.get(n);
+      return l ? { x: l.x, y: l.y, w: boxWidth(l), h: boxHeight(l) } : undefined;
+    }, this.flow());
     markEdges(this.edgeLayer, new Set(view?.rewired ?? []));
-    if (view) this.scene.yieldLabels(pills);
+    if (view) this.scene.yieldLabels([...this.teacherCovered, ...pills]);
   }
 
   private focusBox(name: string): void {
@@ -573,7 +577,7 @@ export class CanvasView {
       client: this.client, model: this.model, stage: this.stage, drawing: this.svgEl, side,
       state: () => this.state, placed: () => this.placed(),
       edges: () => drawnEdges(this.state.edges, this.state.layers), routes: () => this.routes, ports: () => this.allPorts,
-      edgeLabels: () => this.scene.edgeLabels(), yieldLabels: (under) => this.scene.yieldLabels(under), selected: () => this.ui.state.selected as Set<string>, render: () => this.render(),
+      edgeLabels: () => this.scene.edgeLabels(), yieldLabels: (under) => { this.teacherCovered = under; this.scene.yieldLabels(under); }, selected: () => this.ui.state.selected as Set<string>, render: () => this.render(),
       select: (name) => this.ui.selectBoxes([name]),
       showError: (m) => this.showError(m), focusCanvas: () => this.root.focus({ preventScroll: true }),
       fit: () => this.fit(),

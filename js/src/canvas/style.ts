@@ -187,6 +187,7 @@ export const CSS = `
 .kc-cmp-outline { fill: none; stroke: var(--kc-cmp); stroke-width: 2.5; pointer-events: none; }
 .kc-cmp-pill rect { fill: var(--kc-cmp); } .kc-cmp-text { fill: #fff; font-size: 9.5px; font-weight: bold; }
 .kc-cmp-ghost { opacity: 0.6; pointer-events: none; }
+.kc-cmp-link { fill: none; stroke: var(--jp-ui-font-color2, #777); stroke-width: 1; stroke-dasharray: 3 4; opacity: 0.45; pointer-events: none; }
 .kc-cmp-ghost > rect { fill: var(--jp-layout-color2, #eee); stroke: var(--jp-ui-font-color2, #777); stroke-width: 1.5; stroke-dasharray: 6 4; }
 .kc-cmp-rewired path.kc-edge-line { stroke: hsl(175, 70%, 32%); stroke-width: 3; }
 .kc-compare { border: 1px solid var(--jp-border-color2, #ddd); border-radius: 3px; padding: 4px 6px; margin: 0 0 4px; font-size: 11px; }

@@ -1,4 +1,4 @@
-import { bounds } from "../mirror/geometry";
+import { type Rect, bounds } from "../mirror/geometry";
 import type { Client } from "../mirror/protocol";
 import type { LayerState } from "../mirror/types";
 
@@ -6,7 +6,7 @@ import type { LayerState } from "../mirror/types";
 // element carrying the style it is drawn with (the theme's colours, the families' bands, fonts)
 // so the file looks as the canvas does anywhere; text stays text. PNG: rasterized at 2x.
 function standalone(svgEl: SVGSVGElement, layers: LayerState[]): { text: string; width: number; height: number } {
-  const b = bounds(layers) ?? { x: 0, y: 0, w: 100, h: 100 };
+  const b = withGhosts(svgEl, bounds(layers) ?? { x: 0, y: 0, w: 100, h: 100 });
   const pad = 20;
   const copy = svgEl.cloneNode(true) as SVGSVGElement;
   inlineStyles(svgEl, copy);
@@ -17,6 +17,15 @@ function standalone(svgEl: SVGSVGElement, layers: LayerState[]): { text: string;
   copy.querySelector(".kc-world")?.removeAttribute("transform");
   copy.querySelectorAll("[tabindex]").forEach((e) => e.removeAttribute("tabindex"));
   return { text: new XMLSerializer().serializeToString(copy), width: b.w + 2 * pad, height: b.h + 2 * pad };
+}
+
+/** The frame `b` grown to hold a comparison's ghosts (scene/comparemarks.ts: beside the drawing). */
+function withGhosts(svgEl: SVGSVGElement, b: Rect): Rect {
+  const ghosts = svgEl.querySelector<SVGGElement>(".kc-cmp-ghosts");
+  if (!ghosts?.firstChild || typeof ghosts.getBBox !== "function") return b;
+  const g = ghosts.getBBox();
+  const x = Math.min(b.x, g.x), y = Math.min(b.y, g.y);
+  return { x, y, w: Math.max(b.x + b.w, g.x + g.width) - x, h: Math.max(b.y + b.h, g.y + g.height) - y };
 }
 
 /** What a drawn element's look depends on (CSS rules and variables in the page, not in a file). */

@@ -132,13 +132,32 @@ function fitPill(back: SVGRectElement, text: SVGTextElement, estimate: number, r
   if (drawn + 8 > estimate) back.setAttribute("width", String(Math.min(room, drawn + 8)));
 }
 
+/** The dashed lines from a ghost to the boxes it was wired to that are drawn (`box`): from the
+ * ghost's side that faces the drawing (its left when the drawing flows down, its top when it
+ * flows right) to the facing side of each box. */
+export function ghostLinks(ghost: Ghost, box: (name: string) => Rect | undefined, flow: "down" | "right"): string[] {
+  const out: string[] = [];
+  for (const name of ghost.near) {
+    const b = box(name);
+    if (!b) continue;
+    out.push(flow === "right"
+      ? `M${ghost.x + ghost.w / 2},${ghost.y} L${b.x + b.w / 2},${b.y + b.h}`
+      : `M${ghost.x},${ghost.y + ghost.h / 2} L${b.x + b.w},${b.y + b.h / 2}`);
+  }
+  return out;
+}
+
 /** Draws the removed layers as ghosts into `layer` (emptied first): a dashed faint box with the
- * name and "removed · class", its tooltip naming the boxes it was wired to. */
-export function drawGhosts(layer: SVGGElement, ghosts: Ghost[]): void {
-  const key = JSON.stringify(ghosts);
+ * name and "removed · class", its tooltip naming the boxes it was wired to, and faint dashed
+ * lines to those boxes (drawn under the boxes). */
+export function drawGhosts(layer: SVGGElement, ghosts: Ghost[], box: (name: string) => Rect | undefined = () => undefined,
+  flow: "down" | "right" = "down"): void {
+  const links = ghosts.map((g) => ghostLinks(g, box, flow));
+  const key = JSON.stringify([ghosts, links]);
   if (layer.getAttribute("data-key") === key) return;
   layer.setAttribute("data-key", key);
   layer.replaceChildren();
+  for (const d of links.flat()) layer.append(svg("path", { class: "kc-cmp-link", d }));
   for (const ghost of ghosts) {
     const g = svg("g", { class: "kc-cmp-ghost", transform: `translate(${ghost.x},${ghost.y})`, "data-ghost": ghost.name,
       role: "img", "aria-label": `removed: ${ghost.name}` });
