@@ -208,3 +208,20 @@ def test_the_standalone_view_carries_the_comparison(tmp_path):
     html = answer["result"]["html"]
     assert "1 added, 1 removed" in html and '"was":"mid"' in html
     assert kc.compare(g.snapshot(), g).same  # exporting changed nothing
+
+
+def test_g_to_html_marks_the_changes_from_what_it_is_given(tmp_path):
+    g = chain()
+    before = g.snapshot("before")
+    edited(g)
+    text = g.to_html(tmp_path / "v.html", compare_with=before).read_text(encoding="utf-8")
+    assert "snapshot 'before'" in text and '"ghosts":[{"name":"drop"' in text
+    assert '"comparison":{}' in g.to_html(tmp_path / "w.html").read_text(encoding="utf-8")
+
+
+def test_a_new_drawing_on_the_canvas_ends_the_comparison(tmp_path):
+    g = chain()
+    c = canvas(g)
+    c.compare_with(g.snapshot())
+    c.graph = chain()
+    assert c.comparison == {} and c.compared is None
