@@ -183,6 +183,7 @@ export class CanvasView {
   private comparison: ComparisonView | null = null;
   private onComparison: () => void;
   private compareMarked: string[] = [];
+  private compareShown = false;
   private teacherCovered: Rect[] = []; // where the teaching layer's marks hide shape labels
   private finder: FindBar;
   private pointer: Pointer;
@@ -421,7 +422,8 @@ export class CanvasView {
    * the shape labels under a mark's pill give way to it. */
   private drawComparison(): void {
     const view = this.comparison;
-    if (!view && !this.compareMarked.length && !this.ghostLayer.firstChild) return;
+    if (!view && !this.compareShown) return;
+    this.compareShown = view !== null; // (once more after it ends: every mark is taken off)
     const at = new Map(this.placed().map((l) => [l.name, l]));
     const { marked, pills } = drawMarks((n) => this.scene.decor(n, "kc-cmp-decor"), view, this.compareMarked, (n) => at.get(n));
     this.compareMarked = marked;
