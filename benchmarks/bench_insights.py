@@ -9,8 +9,8 @@ Every round makes new models for all of them, the variants rotating which goes f
 medians of wall times and of per-round ratios (plain / variant: neighbours share the machine's
 load), and which epochs the canvas recorded. A new model's records may land after its fit returns
 (their program still being made: insights/late.py): the new canvas's time is its fit's, and how
-long after it its records were in is reported apart (untimed, before the edit: a person edits
-seconds later; a fit started sooner waits for them).
+long after it its records were in is reported apart (untimed, before the next step: a person
+edits seconds later; a fit started sooner waits for them), and the same after the edit's fit.
 
     .venv/bin/python benchmarks/bench_insights.py --flow user --rounds 5
     KERAS_BACKEND=jax .venv/bin/python benchmarks/bench_insights.py --flow user
@@ -281,7 +281,8 @@ def user_flow(args) -> None:
     logs = tempfile.TemporaryDirectory()
     held: dict[str, object] = {}  # models and canvases a round's later steps reuse
     recorded: list[list[float]] = []
-    landing: list[float] = []  # seconds from a new canvas's fit's return to its records in
+    # seconds from a new model's fit's return to its records in
+    landing: dict[str, list[float]] = {"canvas_new": [], "canvas_edit": []}
 
     def plain(middle, again=False):
         def run():
@@ -306,12 +307,14 @@ def user_flow(args) -> None:
         canvas.set_data(x, y)
         canvas_fit(canvas)
 
-    def landed():
-        """After the timed fit: how long until its records are in (canvas.insights waits for
-        a new model's records still waiting for their program), and which epochs."""
+    def landed(k):
+        """After a timed fit of a new model: how long until its records are in (canvas.insights
+        waits for records still waiting for their program), and which epochs."""
         started = time.perf_counter()
-        recorded.append(sorted({r["epoch"] for r in held["canvas"].insights["dense"]}))
-        landing.append(time.perf_counter() - started)
+        epochs = sorted({r["epoch"] for r in held["canvas"].insights["dense"]})
+        landing[k].append(time.perf_counter() - started)
+        if k == "canvas_new":
+            recorded.append(epochs)
 
     def canvas_edit():  # (times the edit too: what a user waits for)
         canvas = held["canvas"]
@@ -330,10 +333,11 @@ def user_flow(args) -> None:
                 "canvas_again_off": canvas_steady(False)}
     for k, run in variants.items():
         run()  # warm-up: Keras's and TensorFlow's own first-use costs (not the model's)
-        if k == "canvas_new":
-            landed()
+        if k in ("canvas_new", "canvas_edit"):
+            landed(k)
     recorded.clear()
-    landing.clear()
+    for k in landing:
+        landing[k].clear()
     times: dict[str, list[float]] = {k: [] for k in variants}
     pairs = [("plain_new", "anchor_new"), ("plain_edit", "canvas_edit"),
              ("plain_again", "canvas_again")]
@@ -346,8 +350,8 @@ def user_flow(args) -> None:
         for k in order:
             wall, _ = timed(variants[k])
             times[k].append(wall)
-            if k == "canvas_new":  # (untimed; the edit then comes once they are in)
-                landed()
+            if k in ("canvas_new", "canvas_edit"):  # (untimed; the next step comes once
+                landed(k)                                # they are in)
 
     def ratio(a, b):
         return statistics.median(p / q for p, q in zip(times[a], times[b]))
@@ -367,8 +371,9 @@ def user_flow(args) -> None:
           f"; insights off (the Trainer's own) / plain: "
           f"{ratio('plain_again', 'canvas_again_off'):.3f}")
     print(f"  epochs recorded on a new canvas's fit: {recorded}")
-    print(f"  its records in after its fit returned (a new model's record program still being "
-          f"made): {', '.join(f'{t:.2f}' for t in landing)} s")
+    for k, seconds in landing.items():
+        print(f"  {k}: its records in after its fit returned (a new model's record program "
+              f"still being made): {', '.join(f'{t:.2f}' for t in seconds)} s")
     logs.cleanup()
 
 
