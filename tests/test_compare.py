@@ -222,3 +222,46 @@ def test_operations_hold_no_weights_and_compare_like_layers():
     g = kc.Graph.from_model(keras.Model(inputs, out))  # an `add` box: an operation
     c = kc.compare(g.as_imported, g)
     assert c.same and set(c.weights) == {"hidden", "head"}
+
+
+def test_a_kerashub_backbone_before_and_after_lora():
+    """KerasHub's own recipe (Backbone.enable_lora: LoRA on every query and value, every other
+    weight frozen) on an imported GPT-2 backbone, compared with the drawing as imported: each
+    LoRA layer and each frozen box is a change, nothing else is."""
+    keras_hub = pytest.importorskip("keras_hub")
+    backbone = keras_hub.models.GPT2Backbone(vocabulary_size=50, num_layers=2, num_heads=2,
+                                             hidden_dim=8, intermediate_dim=16,
+                                             max_sequence_length=12)
+    g = kc.Graph.from_model(backbone, trust_custom=True)
+    paths = g.enable_lora(None, 4)
+    c = kc.compare(g.as_imported, g)
+    assert not (c.added or c.removed or c.renamed or any(c.rewired))
+    for path in paths:  # "transformer_layer_0/self_attention/query"
+        top, inner = path.split("/", 1)
+        assert c.changed[top][f"{inner}: lora_rank"] == (None, 4)
+    assert {p.split("/", 1)[0] for p in paths} == {"transformer_layer_0", "transformer_layer_1"}
+    assert all(c.changed[n]["trainable"] == (True, False)
+               for n in ("token_embedding", "position_embedding", "layer_norm"))
+    assert set(c.changed) <= set(g.layers) - {"token_ids", "padding_mask"}
+
+
+def test_two_keras_applications_models():
+    """ResNet50 against ResNet50V2 (a teacher's contrast): each side's layers are the other's
+    added or removed, paired only where class, config and wiring agree; the text says it."""
+    a = kc.Graph.from_model(keras.applications.ResNet50(weights=None, input_shape=(32, 32, 3),
+                                                        classes=10))
+    b = kc.Graph.from_model(keras.applications.ResNet50V2(weights=None, input_shape=(32, 32, 3),
+                                                          classes=10))
+    c = kc.compare(a, b, weights=False)
+    assert not c.same
+    paired = set(b.layers) - set(c.added) - {new for _, new in c.renamed}
+    gone = set(a.layers) - set(c.removed) - {old for old, _ in c.renamed}
+    assert len(paired) == len(gone)  # what is neither added nor removed is in both
+    assert "post_bn" in c.added and "conv1_bn" in c.removed  # V2's pre-activation design
+    assert all(name in b.layers for name in c.changed)
+    # V2's convolutions take no bias (a batch norm before them) and pad before the 3x3
+    assert c.changed["conv2_block1_1_conv"] == {"use_bias": (True, False)}
+    assert c.changed["conv2_block1_2_conv"]["padding"] == ("same", "valid")
+    assert str(c).startswith(
+        f"Comparing 'resnet50' (a) with 'resnet50v2' (b): {len(c.added)} added, "
+        f"{len(c.removed)} removed, {len(c.renamed)} renamed, {len(c.changed)} changed")
