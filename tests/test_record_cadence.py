@@ -8,6 +8,7 @@ never in the training thread."""
 from __future__ import annotations
 
 import threading
+import time
 
 import keras
 import numpy as np
@@ -90,23 +91,34 @@ def test_a_fit_records_its_first_and_last_epochs_and_says_which(monkeypatch):
                     reason="torch runs records eagerly: no program to trace")
 def test_the_record_program_is_traced_off_the_training_thread(monkeypatch):
     """A new model's record program is traced where records are finished (the recorder's
-    worker), never in the training thread: a first fit does not stall on it (issue 45)."""
-    traced_in: list[str] = []
+    worker), never in the training thread, and only once its run has ended (a run going on
+    HOLD_S after its first record has it made then): a first fit neither stalls on it nor
+    shares the CPU with it (issue 45)."""
+    traced_in: list[tuple[str, float]] = []
     stateless = record_program.Measure.stateless
 
     def spying(self, gradient):
         run = stateless(self, gradient)
 
         def traced(*args):  # (called only while tracing under TensorFlow and JAX)
-            traced_in.append(threading.current_thread().name)
+            traced_in.append((threading.current_thread().name, time.monotonic()))
             return run(*args)
         return traced
 
     monkeypatch.setattr(record_program.Measure, "stateless", spying)
+    monkeypatch.setattr(recording, "HOLD_S", 600.0)  # (however slow this machine's fit)
+    epochs_ended: list[float] = []
+
+    class Ends(keras.callbacks.Callback):  # (called after the recorder's own)
+        def on_epoch_end(self, epoch, logs=None):
+            epochs_ended.append(time.monotonic())
+
     canvas = small_canvas()
-    canvas.fit(epochs=3, loss="mean_squared_error", batch_size=16)
-    assert traced_in and all(n.startswith("kerascanvas-insights") for n in traced_in), traced_in
+    canvas.fit(epochs=3, loss="mean_squared_error", batch_size=16, callbacks=[Ends()])
+    # (read first: a new model's program is made as its run ends, its records land after)
     assert canvas.insight_epochs[0] == 1 and canvas.insight_epochs[-1] == 3
+    assert traced_in and all(n.startswith("kerascanvas-insights") for n, _ in traced_in)
+    assert min(at for _, at in traced_in) >= epochs_ended[-1], "traced while the run went on"
     assert canvas.insights["hidden"][-1]["activations"]["units"] == 4
 
 
@@ -130,6 +142,19 @@ def held_program(monkeypatch) -> threading.Event:
 
 @pytest.mark.skipif(keras.backend.backend() == "torch",
                     reason="torch runs records eagerly: no program to wait for")
+def test_only_the_first_job_is_held_until_the_run_ends():
+    submit = recording._worker().submit
+    ended = threading.Event()
+    later = recording._first_held(submit, ended, 600.0)
+    first, second = later(lambda: "program"), later(lambda: "record")
+    time.sleep(0.2)
+    assert not first.done() and not second.done()  # the record waits behind the program
+    ended.set()
+    assert first.result(timeout=10) == "program" and second.result(timeout=10) == "record"
+    fast = recording._first_held(submit, threading.Event(), 0.05)  # or until hold_s pass
+    assert fast(lambda: 1).result(timeout=10) == 1
+
+
 def test_a_run_ends_without_waiting_for_its_record_program(monkeypatch):
     """A fit whose record program is still being made ends (unlocked, one undo step) without
     waiting for it; its records land after, marked with the epochs they were taken at, and

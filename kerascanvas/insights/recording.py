@@ -27,6 +27,8 @@ import math
 import threading
 import time
 import warnings
+import weakref
+from collections.abc import Callable
 from typing import Any
 
 import keras
@@ -121,6 +123,7 @@ class Recorder(keras.callbacks.Callback):
         self._since = 0  # batches since the last record
         self._epoch_started = 0.0
         self._pending: list[concurrent.futures.Future] = []
+        self._ended = threading.Event()
 
     def on_train_begin(self, logs=None):
         model = self.model
@@ -134,18 +137,24 @@ class Recorder(keras.callbacks.Callback):
             warnings.warn(f"Training insights cannot record this model ({type(e).__name__}: "
                           f"{e}); training goes on without them.", RuntimeWarning, stacklevel=1)
         self._unprepared = self._measure is not None
+        self._ended = threading.Event()  # set as the run ends: a held program is made then
         self._last_record_at = time.monotonic()
         self._run_first: int | None = None  # the run's first epoch (Keras's initial_epoch)
 
     def _prepare(self) -> None:
         """The record's program made in the worker (Measure.prepare), at the first record (Keras
-        has traced its own training step by then: the two never trace at once). Not sooner: the
-        compile takes CPU from training while it runs, and a short fit ends before it is done
-        anyway (its records land after it: late.py); started at the first epoch's end it
-        overlaps a third less of a 3-epoch fit than started at its first batch."""
+        has traced its own training step by then: the two never trace at once). A new model's
+        program is made once the run has ended, or HOLD_S after its first record if the run
+        goes on: making it (XLA's compile, a TensorFlow trace, holding the interpreter) takes
+        the CPU a short fit trains on, and such a fit ends before it is done anyway: its records
+        land after it (late.py). A long run has its live records HOLD_S later."""
         self._unprepared = False
         x, y = self._probe if self._probe is not None else (None, None)
-        self._measure.prepare(x, y, self._previous, _worker().submit)
+        later = _worker().submit
+        if self._measure not in _PREPARED:  # (a program made before needs no holding)
+            _PREPARED.add(self._measure)
+            later = _first_held(later, self._ended, HOLD_S)
+        self._measure.prepare(x, y, self._previous, later)
 
     def on_epoch_begin(self, epoch, logs=None):
         if self._run_first is None:
@@ -195,6 +204,7 @@ class Recorder(keras.callbacks.Callback):
             self._every = batches_between(cost, spent, steps)
 
     def on_train_end(self, logs=None):
+        self._ended.set()
         # A batch began after the last record: a loop that ended within an epoch without its
         # on_epoch_end (Keras's own fit ends a stopped epoch with it: that record says the stop)
         if self._since > 0:
@@ -209,6 +219,7 @@ class Recorder(keras.callbacks.Callback):
         model's first records: XLA's compile, a TensorFlow trace): those are returned, to land
         after the run's end (late.py), as they would hold the run's end for seconds. The
         Trainer calls it as a run ends, however it ends."""
+        self._ended.set()
         if self._measure is not None and self._measure.compiling:
             late = [f for f in self._pending if not f.done()]
             self._pending = [f for f in self._pending if f.done()]
@@ -293,6 +304,31 @@ def batches_between(cost: float, epoch_s: float, steps: int) -> int | None:
     batch is a batch's cost: the records in it computed beside it."""
     every = max(MIN_BATCHES_BETWEEN, math.ceil(cost / max(epoch_s / steps, 1e-9) / COST_SHARE))
     return every if every < steps else None
+
+
+HOLD_S = 10.0
+"""How long after a run's first record a new model's record program waits for the run to end
+before it is made anyway (Recorder._prepare)."""
+_PREPARED: weakref.WeakSet = weakref.WeakSet()  # measures whose program was asked for
+
+
+def _first_held(submit: Callable, ended: threading.Event, hold_s: float) -> Callable:
+    """`submit`, but the first job given (making the program) waits in the worker until `ended`
+    is set or `hold_s` have passed; the records after it wait in the worker behind it."""
+    first = [True]
+
+    def later(fn: Callable) -> concurrent.futures.Future:
+        if not first[0]:
+            return submit(fn)
+        first[0] = False
+
+        def held():
+            ended.wait(hold_s)
+            return fn()
+
+        return submit(held)
+
+    return later
 
 
 _WORKER: list[concurrent.futures.ThreadPoolExecutor] = []
