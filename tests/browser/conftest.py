@@ -172,12 +172,23 @@ class Kernel:
     """A second client on the notebook's kernel: run code there and read values back."""
 
     def __init__(self, connection_file: Path):
+        self.connection_file = connection_file
+        self.client = self._connect(30)
+
+    def _connect(self, timeout: float):
         from jupyter_client import BlockingKernelClient
 
-        self.client = BlockingKernelClient(connection_file=str(connection_file))
-        self.client.load_connection_file()
-        self.client.start_channels()
-        self.client.wait_for_ready(timeout=30)
+        client = BlockingKernelClient(connection_file=str(self.connection_file))
+        client.load_connection_file()
+        client.start_channels()
+        client.wait_for_ready(timeout=timeout)
+        return client
+
+    def reconnect(self):
+        """A new client on the kernel after it restarted: the old one's channels can miss the
+        new process's output (a value read just after a restart once waited 60 s for it)."""
+        self.close()
+        self.client = self._connect(60)
 
     def run(self, code: str) -> str:
         """Execute code; returns its stdout; raises with the traceback if it failed."""

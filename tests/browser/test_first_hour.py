@@ -83,6 +83,7 @@ def test_a_mouse_made_drawing_on_the_datas_input_survives_a_kernel_restart(lab, 
     page.keyboard.press("Control+Enter")
     box(page, "flatten").wait_for(timeout=60_000)
     wait_edges(page, 1)
+    kernel.reconnect()
     assert kernel.value("sorted(canvas.graph.layers)") == ["flatten", "input_layer"]
     assert kernel.value("canvas.graph.model.output.shape[1]") == 64
     assert "Restored from" in page.locator(".kc-notes").text_content()
