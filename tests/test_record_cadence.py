@@ -140,8 +140,6 @@ def held_program(monkeypatch) -> threading.Event:
     return release
 
 
-@pytest.mark.skipif(keras.backend.backend() == "torch",
-                    reason="torch runs records eagerly: no program to wait for")
 def test_only_the_first_job_is_held_until_the_run_ends():
     submit = recording._worker().submit
     ended = threading.Event()
@@ -155,6 +153,8 @@ def test_only_the_first_job_is_held_until_the_run_ends():
     assert fast(lambda: 1).result(timeout=10) == 1
 
 
+@pytest.mark.skipif(keras.backend.backend() == "torch",
+                    reason="torch runs records eagerly: no program to wait for")
 def test_a_run_ends_without_waiting_for_its_record_program(monkeypatch):
     """A fit whose record program is still being made ends (unlocked, one undo step) without
     waiting for it; its records land after, marked with the epochs they were taken at, and
