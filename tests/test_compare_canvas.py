@@ -8,21 +8,10 @@ from __future__ import annotations
 import json
 
 import pytest
+from test_compare import chain  # (the same four-layer chain the comparison tests edit)
 
 import kerascanvas as kc
 from kerascanvas.errors import EditError
-
-
-def chain() -> kc.Graph:
-    g = kc.Graph(name="chain")
-    g.add_input((6,), name="x")
-    g.add_layer("Dense", units=5, name="hidden")
-    g.add_layer("Dropout", rate=0.1, name="drop")
-    g.add_layer("Dense", units=4, name="mid")
-    g.add_layer("Dense", units=3, name="head")
-    for src, dst in [("x", "hidden"), ("hidden", "drop"), ("drop", "mid"), ("mid", "head")]:
-        g.connect(src, dst)
-    return g
 
 
 def canvas(g: kc.Graph) -> kc.Canvas:
