@@ -659,3 +659,23 @@ def test_records_thinned_at_the_memory_cap_are_a_file_that_loads():
         again = insights.Insights()
         again.load_json(text, "a file", ("a", "b"))
     assert again.cell["records"] == store.cell["records"]
+
+
+def test_a_layer_unfrozen_between_runs_is_recorded_with_its_gradients(data, every_epoch):
+    """The record program reads the model's trainable variables in order: unfreezing a layer
+    changes that order on the same model, so the next run needs a program of its own (the CI
+    JAX pass stopped recording with 'Invalid variable value in StatelessScope')."""
+    canvas = kc.Canvas(drawn())
+    canvas.set_data(*data)
+    canvas.graph.set_trainable("dense", False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        canvas.fit(epochs=1, batch_size=32)
+        # (unfrozen before the first run's records land: their program may be made after it)
+        canvas.graph.set_trainable("dense", True)
+        canvas.fit(epochs=1, batch_size=32)
+        insights.of(canvas.graph).settle()
+    first, second = canvas.insights["dense"]
+    assert first["epoch"] == 1 and second["epoch"] == 2
+    assert first["gradients"]["kernel"]["norm"] is None  # frozen: no gradient
+    assert second["gradients"]["kernel"]["norm"] > 0

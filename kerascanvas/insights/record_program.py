@@ -248,13 +248,18 @@ class Measure:
         with_gradients, activations = self.with_gradients, self.activations
 
         def run(t, n, m, previous, x, y):
-            def outputs_of(trainable):
+            # (each Keras call gets the values in its own model's order, read when it is traced:
+            # a late record's program may be traced after a layer was frozen or unfrozen)
+            def ordered(trainable, model):
                 values = {id(v): a for v, a in zip(tv, trainable)} | \
                     {id(v): a for v, a in zip(ntv, n)}
+                return ([values[id(v)] for v in model.trainable_variables],
+                        [values[id(v)] for v in model.non_trainable_variables])
+
+            def outputs_of(trainable):
                 outputs, _, losses = forward.stateless_call(
-                    [values[id(v)] for v in forward.trainable_variables],
-                    [values[id(v)] for v in forward.non_trainable_variables], x,
-                    return_losses=True, training=PROBE_TRAINING)
+                    *ordered(trainable, forward), x, return_losses=True,
+                    training=PROBE_TRAINING)
                 return _listed(outputs), losses
 
             def loss_of(trainable):
@@ -263,8 +268,8 @@ class Measure:
                     model._losses_override = losses
                 try:
                     loss, _ = model.stateless_compute_loss(
-                        trainable, n, m, x=x, y=y, y_pred=measure.y_pred(outputs),
-                        training=PROBE_TRAINING)
+                        *ordered(trainable, model), m, x=x, y=y,
+                        y_pred=measure.y_pred(outputs), training=PROBE_TRAINING)
                 finally:
                     if losses:
                         model._losses_override = []
@@ -596,9 +601,11 @@ def _listed(outputs) -> list:
 def measure(model: keras.Model, probe: tuple | None, cache: dict) -> Measure:
     """The measure of `model`, kept in `cache` (the drawing's insights store): a new fit of the
     same model reuses it and its compiled program; it goes with the drawing. A model compiled
-    again (another loss, new metrics) gets a new one: the program traced the loss it had."""
+    again (another loss, new metrics) gets a new one: the program traced the loss it had, and
+    so does one whose trainable variables changed (a layer frozen or unfrozen on the same model:
+    the program takes the trainable and the other variables' values apart, in their order)."""
     key = (id(model), probe is None, None if probe is None else _shapes(probe),
-           _placement(model))
+           _placement(model), tuple(id(v) for v in model.trainable_variables))
     loss = getattr(model, "_compile_loss", None)
     if cache.get("key") != key or cache.get("model") is not model or \
             cache.get("loss") is not loss:

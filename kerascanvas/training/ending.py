@@ -106,9 +106,13 @@ class Ending:
         return failed
 
     def _records_landed(self) -> None:
-        """A record of an ended run landed (the worker thread): the panel and strips hear it."""
+        """A record of an ended run landed (the worker thread): the panel and strips hear it.
+        While the run is still ending, its last update (forced, in _release) carries it; until
+        then updates stay within UPDATES_PER_SECOND."""
+        with self._lock:
+            ended = self._status["state"] != "running"
         try:
-            self._emit(force=True)
+            self._emit(force=ended)
         except Exception:  # noqa: BLE001, S110 - the next update says it
             pass
 
