@@ -15,6 +15,9 @@ edits seconds later; a fit started sooner waits for them), and the same after th
     .venv/bin/python benchmarks/bench_insights.py --flow user --rounds 5
     KERAS_BACKEND=jax .venv/bin/python benchmarks/bench_insights.py --flow user
 
+`--flow trainer` (issue 45): the Trainer's own cost in steady state (insights off), a canvas
+fitting again against plain `fit` again, at one batch, one epoch and three epochs.
+
 `--flow steady` (issue 21): throughput of `Trainer.fit` with insights recorded
 (weights, gradients on the probe batch, activations, once per epoch) against plain `model.fit`,
 and against `Trainer.fit(insights=False)`, and of `canvas.fit` with insights (the Train button's
@@ -159,10 +162,7 @@ def measure(name: str, plain: keras.Model, graph: kc.Graph, x, y, args) -> None:
     def run_plain():  # in a thread of its own, as the Trainer runs fit: under torch on these
         # machines a fit in the main thread ran 10 to 30 times slower than the same fit in a
         # thread (its intra-op thread pool), which would flatter the Trainer
-        thread = threading.Thread(target=lambda: plain.fit(x, y, verbose=0, callbacks=[clock],
-                                                           **fit))
-        thread.start()
-        thread.join()
+        in_a_thread(lambda: plain.fit(x, y, verbose=0, callbacks=[clock], **fit))
 
     def run_trainer(on: bool):
         def run():
@@ -265,10 +265,21 @@ def mlp_canvas() -> kc.Canvas:
 
 
 def in_a_thread(fn) -> None:
-    """fn in a thread of its own, as the Trainer runs fit (see run_plain in `measure`)."""
-    thread = threading.Thread(target=fn)
+    """fn in a thread of its own, as the Trainer runs fit (see run_plain in `measure`); its
+    error raised here (an anchor that failed at once once timed as faster than plain fit)."""
+    failed: list[BaseException] = []
+
+    def run():
+        try:
+            fn()
+        except BaseException as e:  # noqa: BLE001 - raised again in the caller
+            failed.append(e)
+
+    thread = threading.Thread(target=run)
     thread.start()
     thread.join()
+    if failed:
+        raise failed[0]
 
 
 def user_flow(args) -> None:
@@ -377,19 +388,54 @@ def user_flow(args) -> None:
     logs.cleanup()
 
 
+def trainer_flow(args) -> None:
+    """The Trainer's own cost in steady state (issue 45): a canvas fitting again with insights
+    off against plain `fit` again of one Keras model (in a thread, as the Trainer runs it),
+    interleaved, at three fit lengths: one batch (all fixed per-fit work: the undo snapshot,
+    checks, the run's record and updates), one epoch and three epochs of the user flow's MLP."""
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(MLP_SAMPLES, 16)).astype("float32")
+    y = (x[:, :3].argmax(1)).astype("int64")
+    canvas, loss, plain = mlp_canvas(), mlp_loss(), mlp_plain(32)
+    canvas.set_data(x, y)
+    print(f"\nthe Trainer's own cost: 16-32-32-3 MLP, {MLP_SAMPLES:,} samples, insights off, "
+          f"{args.rounds * 2} rounds each")
+    for label, epochs, batch in (("one batch", 1, MLP_SAMPLES), ("one epoch", 1, MLP_BATCH),
+                                 (f"{MLP_EPOCHS} epochs", MLP_EPOCHS, MLP_BATCH)):
+        def run_plain(epochs=epochs, batch=batch):
+            in_a_thread(lambda: plain.fit(x, y, epochs=epochs, batch_size=batch, verbose=0))
+
+        def run_canvas(epochs=epochs, batch=batch):
+            canvas.fit(optimizer="adam", learning_rate=1e-3, loss=loss, insights=False,
+                       epochs=epochs, batch_size=batch)
+
+        for run in (run_plain, run_canvas):
+            run()  # warm-up: this length's dataset and steps
+        times: dict[str, list[float]] = {"plain": [], "canvas": []}
+        for r in range(args.rounds * 2):
+            order = (("plain", run_plain), ("canvas", run_canvas))
+            for k, run in order[::-1] if r % 2 else order:
+                times[k].append(timed(run)[0])
+        ratio = statistics.median(p / c for p, c in zip(times["plain"], times["canvas"]))
+        extra = statistics.median(c - p for p, c in zip(times["plain"], times["canvas"]))
+        print(f"  {label:9}: plain {statistics.median(times['plain']):.3f} s, canvas "
+              f"{statistics.median(times['canvas']):.3f} s; plain / canvas {ratio:.3f} "
+              f"(goal >= 0.97), {extra * 1000:+.1f} ms a fit")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--flow", choices=("user", "steady"), default="user")
+    parser.add_argument("--flow", choices=("user", "trainer", "steady"), default="user")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--epochs", type=int, default=2)
     parser.add_argument("--repeat", type=int, default=4)
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--models", default="digits,residual")
     args = parser.parse_args()
-    if args.flow == "user":
+    if args.flow in ("user", "trainer"):
         print(f"keras {keras.__version__}, backend {keras.backend.backend()}, python "
               f"{platform.python_version()}, device: {device_description()}")
-        user_flow(args)
+        (user_flow if args.flow == "user" else trainer_flow)(args)
         return
     x, y = digits()
     x, y = np.concatenate([x] * args.repeat), np.concatenate([y] * args.repeat)

@@ -131,7 +131,7 @@ class Recorder(keras.callbacks.Callback):
             self._probe = (_as_inputs(model, self._probe[0]), self._probe[1])
         try:
             self._measure = measure(model, self._probe, self._store.compiled)
-            self._previous = self._measure.initial()
+            self._previous = self._measure.initial(later=_worker().submit)
         except Exception as e:  # noqa: BLE001 - a model recording cannot follow: train without
             self._measure = None
             warnings.warn(f"Training insights cannot record this model ({type(e).__name__}: "
