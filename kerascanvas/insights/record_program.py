@@ -545,16 +545,22 @@ class _Deferred:
         # Without AutoGraph: the record has no control flow on tensors, and AutoGraph's
         # rewriting of its code and Keras's took 4.7 s of a 6.1 s trace of a 4-layer MLP)
         self._copy = tf.function(functools.partial(pack), autograph=False)
+        # (the copy runs op by op until the worker has traced it too: its trace in the training
+        # thread, at a new model's run's start, cost 60-100 ms of a small MLP's first fit)
+        self._pack, self._copy_traced = pack, False
         self._measure, self._record = measure, record
         self._program = tf.function(functools.partial(record), autograph=False)
         self._probe: tuple = (None, None, (None, None))  # (x, y as given, as tensors)
         self._tracing: concurrent.futures.Future | None = None  # prepare's trace
 
     def initial(self) -> list:
-        return self._copy()
+        return self._copied()
+
+    def _copied(self) -> list:
+        return self._copy() if self._copy_traced else self._pack()
 
     def __call__(self, x, y, previous) -> tuple[Callable, list]:
-        packed = self._copy()
+        packed = self._copied()
         args = (packed, previous, *self._tensors(x, y))
         return functools.partial(self._run, args), packed
 
@@ -584,6 +590,8 @@ class _Deferred:
                 self._record, run=self._measure.without_gradients()), autograph=False)
             program.get_concrete_function(*args)
             self._program = program
+        self._copy.get_concrete_function()
+        self._copy_traced = True
 
     def _tensors(self, x, y) -> tuple:
         seen_x, seen_y, tensors = self._probe
