@@ -67,3 +67,22 @@ def test_a_pending_box_counts_nothing_until_it_is_called():
     assert g.param_counts() == {"total": 0, "trainable": 0, "non_trainable": 0}
     g.connect("x", "head")
     assert g.param_counts() == {"total": 15, "trainable": 15, "non_trainable": 0}
+
+
+def test_a_box_cut_off_from_the_input_keeps_its_weights_but_not_the_models_count():
+    """Its layer keeps its weights (wire it back and they are there), but it is left out of the
+    model: the counts and the canvas's footer figure are Keras's (found by test_diffs, seed
+    1079: the canvas said 40 parameters of a 20-parameter model)."""
+    g = kc.Graph()
+    g.add_input((4,), name="x")
+    g.add_layer("Dense", units=4, name="cut")
+    g.add_layer("Dense", units=4, name="kept")
+    g.connect("x", "cut")
+    g.connect("x", "kept")
+    g.set_outputs([("kept", 0, 0)])
+    g.disconnect(("x", 0, 0), "cut")
+    assert g.left_out == ["cut"] and g.keras_layer("cut").built
+    assert keras_counts(g.model) == g.param_counts() == {"total": 20, "trainable": 20,
+                                                         "non_trainable": 0}
+    assert g.state()["model"]["params"] == 20
+    assert g.weight_bytes() == 80

@@ -79,10 +79,11 @@ class Reads:
         """{"total", "trainable", "non_trainable"}: the parameters of every live layer, counted
         as Keras counts a model's (each variable once, however many layers hold it; a frozen
         layer's weights, and BatchNormalization's statistics, non-trainable). A box still
-        pending holds no weights yet and counts none."""
+        pending holds no weights yet and counts none; a box left out of the model (`left_out`:
+        a layer cut off from the Inputs keeps its weights) counts none."""
         seen: set[int] = set()
         counts = {"trainable": 0, "non_trainable": 0}
-        for layer in self.network.objects.values():
+        for layer in self._model_objects():
             for v in getattr(layer, "weights", ()):  # (an operation has none)
                 if id(v) not in seen:  # by its own flag, as a model counts (flags.py)
                     seen.add(id(v))
@@ -94,8 +95,13 @@ class Reads:
         counts it (each variable once, by its dtype: quantization shrinks it)."""
         from keras.src.utils.summary_utils import weight_memory_size  # (Keras's summary's own)
 
-        return weight_memory_size([v for layer in self.network.objects.values()
+        return weight_memory_size([v for layer in self._model_objects()
                                    for v in getattr(layer, "weights", ())])
+
+    def _model_objects(self) -> list:
+        """The live layers of the model's boxes (those `left_out` are not the model's)."""
+        left = set(self.left_out) if self.inputs else set()
+        return [layer for name, layer in self.network.objects.items() if name not in left]
 
     def call_record(self, name: str, call: int):
         """(inputs, outputs, shapes) of a complete call (network.CallRecord), or None if pending."""

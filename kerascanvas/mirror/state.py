@@ -148,7 +148,8 @@ def _structure(g, p: Parts, previous: Parts | None, quick: bool = False) -> None
 def _model_counts(g, p: Parts) -> dict:
     """The model's parameter counts and weight memory: the boxes' sum, or, where a box kept as
     its object holds another box's layer (tied weights), each variable once (g.param_counts)."""
-    entries = p.layers.values()
+    left = set(g.left_out) if g.inputs else set()  # (a box cut off from the Inputs keeps its
+    entries = [e for name, e in p.layers.items() if name not in left]  # weights, not the model's)
     if any(entry["made_from"] == "object" for entry in entries):
         counts = g.param_counts()
         return {"params": counts["total"], "trainable_params": counts["trainable"],

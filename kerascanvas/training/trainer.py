@@ -16,8 +16,6 @@ so KERAS_BACKEND=jax or torch work too.
 from __future__ import annotations
 
 import collections
-import contextlib
-import math
 import threading
 import time
 import traceback
@@ -48,7 +46,7 @@ from .data import (
 from .devices import Engine, choose_engine, device_description
 from .ending import LOCK_MESSAGE, RUN_START, Ending
 from .given import Given
-from .reporting import UPDATES_PER_SECOND, Reporting
+from .reporting import UPDATES_PER_SECOND, Reporting, logged_floats
 
 __all__ = ["DataError", "Trainer", "TrainingError", "choices", "device_description"]
 
@@ -102,24 +100,6 @@ class _Progress(keras.callbacks.Callback):
     def on_epoch_end(self, epoch, logs=None):
         if self._trainer._epoch_ended(epoch, logs or {}):
             self._fitted.stop_training = True
-
-
-def _finite(loss: Any) -> bool:
-    """Whether a logged loss is finite (one that is no number counts as finite: not ours)."""
-    try:
-        return loss is None or math.isfinite(float(loss))
-    except (TypeError, ValueError):
-        return True
-
-
-def _floats(logs: Mapping) -> dict[str, float]:
-    out = {}
-    for k, v in logs.items():
-        try:
-            out[str(k)] = float(v)
-        except (TypeError, ValueError):
-            pass
-    return out
 
 
 # ----- the trainer ------------------------------------------------------------------------------
@@ -436,51 +416,11 @@ class Trainer(Reporting, Ending, Given):
         self._emit()
         return bad
 
-    def _losses_bad(self) -> bool:
-        """Whether a loss noted since the last look is NaN or infinite, the first one named.
-        Keras's batch loss is the epoch's running mean: once one batch's loss is not finite,
-        no later one in the epoch is; so the latest finite clears every batch before it."""
-        unchecked = []
-        with contextlib.suppress(IndexError):
-            while True:
-                unchecked.append(self._unchecked.popleft())
-        if not unchecked:
-            return False
-        unchecked.sort(key=lambda entry: entry[0])
-        if _finite(unchecked[-1][1]):
-            return False
-        batch, loss = next((b, v) for b, v in unchecked if not _finite(v))
-        with self._lock:
-            self._fold_batch()
-            where = (self._status["epoch"], batch + 1)
-            if self._nan is None or where < self._nan_at:  # name the first
-                self._nan_at = where
-                self._nan = (f"The loss became {float(loss)} at epoch {where[0]}, batch "
-                             f"{where[1]}: training stopped. Try a lower learning rate, or "
-                             f"check the data for NaN or infinite values.")
-        return True
-
-    def _fold_batch(self) -> None:
-        """The latest batch end into the status (under self._lock)."""
-        pending = self._pending
-        if pending is None or pending is self._folded:
-            return
-        self._folded = pending
-        batch, logs = pending
-        s = self._status
-        s["batch"] = max(s["batch"], batch + 1)
-        s["logs"] = _floats(logs)
-        done = (s["epoch"] - 1) * (s["batches"] or 0) + s["batch"]
-        elapsed = time.monotonic() - self._started
-        s["elapsed_s"] = elapsed
-        if s["batches"] and done:
-            s["eta_s"] = elapsed / done * (s["epochs"] * s["batches"] - done)
-
     def _epoch_ended(self, epoch: int, logs: Mapping) -> bool:
         """An epoch ended (every batch end of it has run: Keras waits for them); True when
         training must stop (a loss since the last update was not finite)."""
         bad = self._losses_bad()
-        values = _floats(logs)
+        values = logged_floats(logs)
         with self._lock:
             self._fold_batch()
             for k, v in values.items():
