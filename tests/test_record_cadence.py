@@ -106,6 +106,14 @@ def test_the_record_program_is_traced_off_the_training_thread(monkeypatch):
         return traced
 
     monkeypatch.setattr(record_program.Measure, "stateless", spying)
+    stacked_in: list[str] = []  # (JAX compiled the run's first baseline in the training thread)
+    stacked = record_program.tensor_stats.stacked
+
+    def stacking(*args, **kwargs):
+        stacked_in.append(threading.current_thread().name)
+        return stacked(*args, **kwargs)
+
+    monkeypatch.setattr(record_program.tensor_stats, "stacked", stacking)
     monkeypatch.setattr(recording, "HOLD_S", 600.0)  # (however slow this machine's fit)
     epochs_ended: list[float] = []
 
@@ -119,6 +127,7 @@ def test_the_record_program_is_traced_off_the_training_thread(monkeypatch):
     assert canvas.insight_epochs[0] == 1 and canvas.insight_epochs[-1] == 3
     assert traced_in and all(n.startswith("kerascanvas-insights") for n, _ in traced_in)
     assert min(at for _, at in traced_in) >= epochs_ended[-1], "traced while the run went on"
+    assert stacked_in and "kerascanvas-fit" not in stacked_in
     assert canvas.insights["hidden"][-1]["activations"]["units"] == 4
 
 
