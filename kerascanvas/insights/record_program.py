@@ -385,7 +385,6 @@ class _CompiledAhead:
 
         if self._program is None:
             self._later = later
-            previous = _ready(previous)
 
             def spec(a, value=None):
                 return jax.ShapeDtypeStruct(tuple(a.shape), keras.backend.standardize_dtype(
@@ -394,9 +393,14 @@ class _CompiledAhead:
             # (the variables' own shapes: during fit their values may be lent to Keras's step;
             # and their values' places: on a device mesh the program is compiled for the mesh,
             # each statistic reduced where its shards lie, only the small vector gathered)
-            shapes = (*([spec(v, a) for v, a in zip(vs, held_values(vs))]
-                        for vs in self._variables), *jax.tree.map(spec, (previous, x, y)))
-            self._program = later(lambda: _compiled(self._jitted.lower(*shapes)))
+            variables = [[spec(v, a) for v, a in zip(vs, held_values(vs))]
+                         for vs in self._variables]
+
+            def compiled():  # (in the worker: `previous` may be a Future made there before)
+                shapes = jax.tree.map(spec, (_ready(previous), x, y))
+                return _compiled(self._jitted.lower(*variables, *shapes))
+
+            self._program = later(compiled)
 
     @property
     def compiling(self) -> bool:

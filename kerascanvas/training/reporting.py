@@ -1,12 +1,10 @@
 """What a training run reports: its status (state, epoch, batch, logs) taken in from batch
 ends, the history and curve of its epochs, and updates to subscribers at most
-UPDATES_PER_SECOND times a second, each with a look at the losses since the last (a non-finite
-one stops the run) (Trainer's methods, split from trainer.py by concern).
+UPDATES_PER_SECOND times a second (Trainer's methods, split from trainer.py by concern).
 """
 
 from __future__ import annotations
 
-import contextlib
 import math
 import time
 import warnings
@@ -26,14 +24,6 @@ def _finite(value: Any) -> Any:
     if isinstance(value, list):
         return [_finite(v) for v in value]
     return value
-
-
-def _loss_finite(loss: Any) -> bool:
-    """Whether a logged loss is finite (one that is no number counts as finite: not ours)."""
-    try:
-        return loss is None or math.isfinite(float(loss))
-    except (TypeError, ValueError):
-        return True
 
 
 def logged_floats(logs: Mapping) -> dict[str, float]:
@@ -129,30 +119,6 @@ class Reporting:
                 except Exception as e:  # noqa: BLE001 - a display error must not end training
                     warnings.warn(f"A training update callback failed: {e!r}", RuntimeWarning,
                                   stacklevel=1)
-
-    def _losses_bad(self) -> bool:
-        """Whether a loss noted since the last look is NaN or infinite, the first one named.
-        Keras's batch loss is the epoch's running mean: once one batch's loss is not finite,
-        no later one in the epoch is; so the latest finite clears every batch before it."""
-        unchecked = []
-        with contextlib.suppress(IndexError):
-            while True:
-                unchecked.append(self._unchecked.popleft())
-        if not unchecked:
-            return False
-        unchecked.sort(key=lambda entry: entry[0])
-        if _loss_finite(unchecked[-1][1]):
-            return False
-        batch, loss = next((b, v) for b, v in unchecked if not _loss_finite(v))
-        with self._lock:
-            self._fold_batch()
-            where = (self._status["epoch"], batch + 1)
-            if self._nan is None or where < self._nan_at:  # name the first
-                self._nan_at = where
-                self._nan = (f"The loss became {float(loss)} at epoch {where[0]}, batch "
-                             f"{where[1]}: training stopped. Try a lower learning rate, or "
-                             f"check the data for NaN or infinite values.")
-        return True
 
     def _fold_batch(self) -> None:
         """The latest batch end into the status (under self._lock)."""
