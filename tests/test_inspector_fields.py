@@ -153,9 +153,17 @@ def test_every_layers_fields_are_its_get_config(graphs, model):
         assert any("/" in p for p, _ in seen)
 
 
+def decoder_box(g) -> str:
+    """The KerasHub decoder's box, by its layer's class: its drawing name is TransformerDecoder_1
+    where another class of that name was trusted first in this process (the keras.io translation
+    model of corpus_models: the torch CI pass ran test_corpus before this file on one worker)."""
+    return next(n for n in g.layers
+                if isinstance(g.keras_layer(n), keras_hub.layers.TransformerDecoder))
+
+
 def test_a_transformer_decoder_is_shown_as_it_is(graphs):
     g = graphs("gpt2")
-    name = next(n for n, d in g.layers.items() if d["class_name"] == "TransformerDecoder")
+    name = decoder_box(g)
     fields = {f["name"]: f for f in inspect_layer(g, name)["fields"]}
     activation = fields["activation"]
     assert activation["value"] == GELU and activation["text"] == "keras_hub>gelu_approximate"
@@ -172,7 +180,7 @@ def test_a_transformer_decoder_is_shown_as_it_is(graphs):
 
 def test_editable_fields_are_ones_configure_takes(graphs):
     g = graphs("gpt2")
-    name = next(n for n, d in g.layers.items() if d["class_name"] == "TransformerDecoder")
+    name = decoder_box(g)
     fields = inspect_layer(g, name)["fields"]
     g.configure(name, dropout=0.2, intermediate_dim=32, activation="gelu", trainable=False)
     after = {f["name"]: f["value"] for f in inspect_layer(g, name)["fields"]}
