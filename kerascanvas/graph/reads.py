@@ -45,6 +45,7 @@ class Reads:
         self._model = _UNSET
         self._problems: list[Problem] = []
         self._found: tuple[Problem, ...] | None = None  # problems_before_keras, made once
+        self._left_out: tuple[str, ...] | None = None  # left_out, made once
         self._depth: DepthMap | None = None
         self._outputs: list[Triple] | None = None
 
@@ -203,6 +204,11 @@ class Reads:
         left out of the model, as node editors leave out what is not connected, instead of
         making it None. A box wired into the Input's part of the drawing is never left out: its
         pending call is a problem there."""
+        if self._left_out is None:  # (read by problems, the footer and the counts per change)
+            self._left_out = tuple(self._find_left_out())
+        return list(self._left_out)
+
+    def _find_left_out(self) -> list[str]:
         d = self.drawing
         neighbours: dict[str, set[str]] = {n: set() for n in d.layers}
         for e in d.edges:
