@@ -16,7 +16,9 @@ edits seconds later; a fit started sooner waits for them), and the same after th
     KERAS_BACKEND=jax .venv/bin/python benchmarks/bench_insights.py --flow user
 
 `--flow trainer` (issue 45): the Trainer's own cost in steady state (insights off), a canvas
-fitting again against plain `fit` again, at one batch, one epoch and three epochs.
+fitting again against plain `fit` again, at one batch, one epoch and three epochs; and, as the
+two fits' ratio moves by more than 3% on a shared machine, the Trainer's own code timed by the
+clock around it (`own_time`) as a share of the fit.
 
 `--flow steady` (issue 21): throughput of `Trainer.fit` with insights recorded
 (weights, gradients on the probe batch, activations, once per epoch) against plain `model.fit`,
@@ -418,9 +420,77 @@ def trainer_flow(args) -> None:
                 times[k].append(timed(run)[0])
         ratio = statistics.median(p / c for p, c in zip(times["plain"], times["canvas"]))
         extra = statistics.median(c - p for p, c in zip(times["plain"], times["canvas"]))
+        # (plain fit's own harness, a thread started and joined, counted the same way and
+        # taken off: the Trainer starts its thread as plain fit's run here does)
+        harness = statistics.median(own_time(run_plain)[0] for _ in range(args.rounds))
+        own = [(o - harness, w) for o, w in (own_time(run_canvas) for _ in range(args.rounds))]
         print(f"  {label:9}: plain {statistics.median(times['plain']):.3f} s, canvas "
               f"{statistics.median(times['canvas']):.3f} s; plain / canvas {ratio:.3f} "
               f"(goal >= 0.97), {extra * 1000:+.1f} ms a fit")
+        print(f"             the Trainer's own code: median {statistics.median(o for o, _ in own) * 1000:.1f} ms "
+              f"of a {statistics.median(w for _, w in own):.3f} s fit = "
+              f"{statistics.median(o / w for o, w in own) * 100:.2f}% (goal <= 3%; "
+              f"{', '.join(f'{o / w * 100:.2f}' for o, w in own)}; plain fit's thread "
+              f"{harness * 1000:.1f} ms taken off)")
+
+
+def own_time(run_canvas) -> tuple[float, float]:
+    """(seconds spent in the Trainer's own code, the fit's wall seconds) of one `run_canvas()`:
+    the fit's wall time less Keras's `fit` call in the training thread (the checks, compile
+    check, undo snapshot, thread start, the run's sealing and last update), plus the CPU time
+    of the Trainer's callbacks inside it (all of them, in whichever thread: the batch ends run
+    in Keras's executor beside training; their wall time there counts waits for the
+    interpreter lock while training holds it, which is not their cost).
+    Counted by the clock around each call, not by comparing two noisy fits: on this shared
+    2-core machine neighbouring fits vary by more than the 3% goal."""
+    from kerascanvas.training import trainer as trainer_module
+
+    spent = [0.0]
+    patched = {}
+
+    calls = [0]
+
+    def clocked(fn):  # (the CPU time of the calling thread: not its waits for the GIL)
+        def call(*a, **k):
+            calls[0] += 1
+            start = time.thread_time()
+            try:
+                return fn(*a, **k)
+            finally:
+                spent[0] += time.thread_time() - start
+        return call
+
+    # the clock's own cost per call (two clock reads: a system call each), taken off below
+    noop, n = clocked(lambda: None), 20_000
+    for _ in range(n):
+        noop()
+    clock_s, spent[0], calls[0] = spent[0] / n, 0.0, 0
+
+    progress = trainer_module._Progress
+    for name in [n for n in vars(progress) if n.startswith("on_")]:  # (the hooks it has)
+        patched[(progress, name)] = progress.__dict__[name]
+        setattr(progress, name, clocked(progress.__dict__[name]))
+    keras_fit = [0.0]
+    model_fit = keras.Model.__dict__.get("fit")
+
+    def fit(self, *a, **k):
+        start = time.perf_counter()
+        try:
+            return super(keras.Model, self).fit(*a, **k)
+        finally:
+            keras_fit[0] += time.perf_counter() - start
+
+    keras.Model.fit = fit
+    try:
+        wall, _ = timed(run_canvas)
+    finally:
+        for (cls, name), fn in patched.items():
+            setattr(cls, name, fn)
+        if model_fit is None:
+            del keras.Model.fit
+        else:
+            keras.Model.fit = model_fit
+    return wall - keras_fit[0] + max(0.0, spent[0] - calls[0] * clock_s), wall
 
 
 def main() -> None:

@@ -205,6 +205,28 @@ def test_stop_mid_epoch_keeps_the_weights(data):
     g.configure("dense_1", units=4)  # editing works again
 
 
+def test_a_stop_before_keras_begins_its_fit_still_stops_after_one_batch(data):
+    """Stop pressed as the run starts, before Keras's fit resets the model's stop flag: the run
+    still stops, after its first batch (the Trainer asks no callback per batch begun)."""
+    x, y = data
+    g = mlp()
+    trainer = Trainer(g)
+    trainer.set_data(x, y)
+    pressed = []
+
+    def press_once(snapshot):  # (the first update: "running", sent before the thread starts)
+        if not pressed:
+            pressed.append(snapshot["status"]["state"])
+            trainer.stop()
+
+    trainer.on_update(press_once)
+    trainer.fit(epochs=3, batch_size=1, block=True)
+    status = trainer.status
+    assert pressed == ["running"] and status["state"] == "stopped", (pressed, status)
+    assert status["epoch"] == 1 and status["batch"] == 1, status
+    assert g.lock_reason is None
+
+
 @pytest.fixture
 def kernel_interrupts():
     """SIGINT raises KeyboardInterrupt, as in a kernel running a cell (whatever an earlier test

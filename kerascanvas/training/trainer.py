@@ -79,6 +79,11 @@ class _Progress(keras.callbacks.Callback):
 
     def on_train_begin(self, logs=None):
         self._trainer._began(self.params)
+        # Stop pressed before Keras's fit reset the model's flag: stop after the first batch.
+        # (Later presses set the flag themselves: Trainer.stop. No check per batch begun: a
+        # callback per batch costs a batch of a small model a few percent.)
+        if self._trainer._stop_requested.is_set():
+            self._fitted.stop_training = True
 
     def on_epoch_begin(self, epoch, logs=None):
         model, trainer = self.model, self._trainer
@@ -88,10 +93,6 @@ class _Progress(keras.callbacks.Callback):
         trainer._epoch_weights = RUN_START if epoch == trainer._first_epoch and \
             model is trainer._fitted_for else weights_now(model)
         trainer._epoch_began(epoch)
-
-    def on_train_batch_begin(self, batch, logs=None):
-        if self._trainer._stop_requested.is_set():
-            self._fitted.stop_training = True  # Keras checks it after this batch ends
 
     def on_train_batch_end(self, batch, logs=None):
         if self._trainer._batch_ended(batch, logs or {}):
