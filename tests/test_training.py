@@ -198,6 +198,8 @@ def test_stop_mid_epoch_keeps_the_weights(data):
     status = trainer.status
     assert status["state"] == "stopped", status
     assert status["epoch"] == 1 and status["batch"] < status["batches"] == 1797
+    # the curve ends where the run stopped, not at the end of an epoch it did not finish
+    assert trainer.curve[-1]["epoch"] == pytest.approx(status["batch"] / 1797)
     after = g.model.get_weights()
     assert all(np.isfinite(w).all() for w in after)
     assert any(not np.allclose(a, b) for a, b in zip(after, before))

@@ -427,9 +427,12 @@ class Trainer(Reporting, Ending, Given):
             self._fold_batch()
             for k, v in values.items():
                 self._epochs.setdefault(k, []).append(v)
-            if self._status["batches"] is None:
-                self._status["batches"] = self._status["batch"]
-            self._curve_point(float(self._status["epoch"]),
+            s = self._status
+            if s["batches"] is None:
+                s["batches"] = s["batch"]
+            # (an epoch stopped part way ends its curve where it stopped, not at its end)
+            done = min(1.0, s["batch"] / s["batches"]) if s["batches"] else 1.0
+            self._curve_point(s["epoch"] - 1 + done,
                               {k: v for k, v in values.items() if not k.startswith("val_")},
                               epoch_end=True)
         self._emit()

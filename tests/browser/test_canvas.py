@@ -205,6 +205,27 @@ def test_train_button_draws_curves_and_the_run_finishes_in_the_kernel(lab, page)
     kernel.close()
 
 
+def test_stop_pressed_right_after_train_stops_the_run_in_its_first_epoch(lab, page):
+    """Train then Stop at once: the stop reaches the kernel before Keras's fit has begun (it
+    resets the model's stop flag as it begins); the run still stops in its first epoch, keeps
+    its weights, and the canvas can be edited again."""
+    kernel = open_canvas(page, lab, "train-stop.ipynb", TRAINABLE, "head")
+    page.locator(".kc-training summary").click()
+    page.locator('.kc-training [aria-label="epochs"]').fill("50")
+    page.locator('.kc-training [aria-label="Train"]').click()
+    page.locator('.kc-training [aria-label="Stop"]').click()
+    page.wait_for_function("() => document.querySelector('.kc-training [role=status]')"
+                           ".textContent.startsWith('stopped')", timeout=120_000)
+    status = kernel.value("canvas.trainer.status")
+    assert status["state"] == "stopped" and status["epoch"] == 1, status
+    assert len(kernel.value("canvas.history").get("loss", [])) <= 1
+    assert kernel.value("canvas.graph.lock_reason") is None
+    kernel.run('canvas.graph.configure("head", units=12)')  # editing works again
+    assert kernel.value("canvas.graph.keras_layer('head').units") == 12
+    screenshot(page, "canvas-training-stopped")
+    kernel.close()
+
+
 def test_clicking_an_edge_shows_its_keras_tensor_and_producer(lab, page):
     kernel = open_canvas(page, lab, "edge.ipynb", SHARED, "shared")
     page.locator('.kc-svg [aria-label="edge right.0.0 to shared.1.0"]').focus()
